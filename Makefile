@@ -1,0 +1,31 @@
+# The two commands: `make play` and `make test`. Both build .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: play test screenshots bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+play: $(STAMP)
+	$(BIN)/xmas-tui play chip-n-dale --players 4
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check xmas_tui netcode tests
+
+screenshots: $(STAMP)
+	$(BIN)/python -m xmas_tui.ui.screenshots screenshots
+
+bench: $(STAMP)
+	$(BIN)/python -m netcode.bench echo
+
+clean:
+	rm -rf $(VENV) build *.egg-info
