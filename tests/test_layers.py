@@ -1,0 +1,48 @@
+"""The layers point one way: engines are pure, the network knows no game."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def imported_modules(folder: pathlib.Path) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in folder.rglob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module.split(".")[0])
+        found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden"),
+    [
+        ("xmas_tui/games", {"textual", "asyncio", "netcode", "socket", "time", "random", "rich"}),
+        ("xmas_tui/bots", {"textual", "asyncio", "netcode", "socket", "time", "random"}),
+        ("netcode", {"xmas_tui", "textual"}),
+    ],
+)
+def test_layer_imports_nothing_it_must_not(folder: str, forbidden: set[str]) -> None:
+    path = ROOT / folder
+    assert path.is_dir()
+    offenders = {
+        module: sorted(names & forbidden)
+        for module, names in imported_modules(path).items()
+        if names & forbidden
+    }
+    assert not offenders, f"{folder} imports what it must not: {offenders}"
+
+
+def test_engines_never_import_the_rest_of_the_app() -> None:
+    for module, names in imported_modules(ROOT / "xmas_tui/games").items():
+        text = (ROOT / module).read_text()
+        assert "xmas_tui.ui" not in text and "xmas_tui.bots" not in text, module

@@ -1,0 +1,258 @@
+"""The one card model every game shares: handles, zones, faces, visibility.
+
+Everything secret in these games is the face of a card (or tile, or a sealed
+choice written on a card). So a game's state keeps its cards here and nowhere
+else:
+
+* the **structure** is public: named zones ("deck", "tree.3", "hand.1", …)
+  holding cards named by **handles**, opaque integers;
+* the **face table** maps each handle to its face (a short string), and a
+  visibility mask says who may see that face *now*: nobody, some seats, or
+  everyone (spectators included).
+
+``Cards.view(seat)`` is the only way faces leave: the structure with the faces
+that seat may see. No game writes its own redaction.
+
+Rules of the model:
+
+* The top of a zone is its **last** element (``deck[-1]`` is drawn first).
+* A **shuffle renames**: shuffled cards get fresh handles, so nobody can follow
+  a card through it, and their faces become hidden from everyone.
+* Turning a card face down hides it from everyone, even those who saw it: the
+  model never remembers for a player.
+* A **sealed choice** (a secret simultaneous decision) is a card whose face is
+  the choice, in the zone ``sealed.<seat>``, visible to its owner only. Sealed
+  cards are not game components and are left out of ``component_count``.
+
+Must not touch: rules of any particular game, clocks, I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .rng import Rng
+
+#: Visibility masks: bit ``s`` set means seat ``s`` may see the face.
+NOBODY = 0
+#: Everyone, spectators included (all bits set).
+EVERYONE = -1
+
+SEALED_PREFIX = "sealed."
+
+def seat_mask(*seats: int) -> int:
+    """The visibility mask for exactly these seats."""
+    mask = 0
+    for seat in seats:
+        mask |= 1 << seat
+    return mask
+
+
+def may_see(mask: int, seat: int | None) -> bool:
+    """Whether ``seat`` (``None`` for a spectator) may see a face with this mask."""
+    if mask == EVERYONE:
+        return True
+    return seat is not None and bool(mask >> seat & 1)
+
+
+class CardError(Exception):
+    """A misuse of the card model by an engine (a bug, never a player's error)."""
+
+
+class Cards:
+    """Zones of handles, the face table and who may see each face."""
+
+    __slots__ = ("zones", "_faces", "_seen", "_where", "_next")
+
+    def __init__(self) -> None:
+        self.zones: dict[str, list[int]] = {}
+        self._faces: dict[int, str] = {}
+        self._seen: dict[int, int] = {}
+        self._where: dict[int, str] = {}
+        self._next = 1
+
+    # ----------------------------------------------------------------- making
+    def _make(self, zone: str, face: str, visible: int) -> int:
+        if not isinstance(face, str):
+            raise CardError(f"a face is a string, not {type(face).__name__}")
+        handle = self._next
+        self._next += 1
+        self._faces[handle] = face
+        self._seen[handle] = visible
+        self._where[handle] = zone
+        self.zones.setdefault(zone, []).append(handle)
+        return handle
+
+    def new_deck(self, zone: str, faces: Iterable[str], rng: Rng) -> list[int]:
+        """Create face-down cards in ``zone``, shuffled before they get handles.
+
+        Handles are given in the shuffled order, so a handle says nothing about
+        the face behind it.
+        """
+        order = list(faces)
+        rng.shuffle(order)
+        return [self._make(zone, face, NOBODY) for face in order]
+
+    def declare_zone(self, zone: str) -> None:
+        """Make an empty zone exist, so views show it before it holds a card."""
+        self.zones.setdefault(zone, [])
+
+    # -------------------------------------------------------------- reading
+    def zone(self, zone: str) -> list[int]:
+        """The handles in a zone, bottom to top (a live list: do not mutate)."""
+        return self.zones.get(zone, _EMPTY)
+
+    def face(self, handle: int) -> str:
+        """The face of a card. Engines know every face; views do not."""
+        try:
+            return self._faces[handle]
+        except KeyError:
+            raise CardError(f"no card has handle {handle}") from None
+
+    def faces(self, zone: str) -> list[str]:
+        return [self._faces[h] for h in self.zone(zone)]
+
+    def where(self, handle: int) -> str:
+        try:
+            return self._where[handle]
+        except KeyError:
+            raise CardError(f"no card has handle {handle}") from None
+
+    def visibility(self, handle: int) -> int:
+        return self._seen[handle]
+
+    def is_public(self, handle: int) -> bool:
+        return self._seen[handle] == EVERYONE
+
+    def __contains__(self, handle: object) -> bool:
+        return handle in self._faces
+
+    def top(self, zone: str) -> int | None:
+        cards = self.zone(zone)
+        return cards[-1] if cards else None
+
+    def component_count(self) -> int:
+        """How many game components exist (sealed choices are not components)."""
+        return sum(
+            len(cards) for name, cards in self.zones.items() if not name.startswith(SEALED_PREFIX)
+        )
+
+    def component_faces(self) -> list[str]:
+        """Every component's face, sorted: a fingerprint of the whole set."""
+        return sorted(
+            self._faces[h]
+            for name, cards in self.zones.items()
+            if not name.startswith(SEALED_PREFIX)
+            for h in cards
+        )
+
+    # --------------------------------------------------------------- moving
+    def move(self, handle: int, to: str, *, visible: int | None = None, index: int | None = None) -> None:
+        """Move a card to the top of ``to`` (or to ``index``), optionally setting who sees it."""
+        source = self.where(handle)
+        self.zones[source].remove(handle)
+        target = self.zones.setdefault(to, [])
+        if index is None:
+            target.append(handle)
+        else:
+            target.insert(index, handle)
+        self._where[handle] = to
+        if visible is not None:
+            self._seen[handle] = visible
+
+    def draw(self, source: str, to: str, *, visible: int | None = None) -> int | None:
+        """Move the top card of ``source`` to ``to``; ``None`` if ``source`` is empty."""
+        handle = self.top(source)
+        if handle is not None:
+            self.move(handle, to, visible=visible)
+        return handle
+
+    # ----------------------------------------------------------- visibility
+    def show(self, handle: int, seat: int | None = None) -> None:
+        """Let one seat see a face, or everyone when ``seat`` is ``None``."""
+        if seat is None:
+            self._seen[handle] = EVERYONE
+        elif self._seen[handle] != EVERYONE:
+            self._seen[handle] |= 1 << seat
+
+    def hide(self, handle: int) -> None:
+        """Turn a card face down: nobody may see it any more."""
+        self._seen[handle] = NOBODY
+
+    def set_visible(self, handle: int, mask: int) -> None:
+        self._seen[handle] = mask
+
+    # -------------------------------------------------------------- shuffle
+    def shuffle(self, zones: Sequence[str], rng: Rng, *, into: str | None = None) -> list[int]:
+        """Shuffle the cards of ``zones`` together and give them fresh handles.
+
+        With ``into``, every card ends in that zone (e.g. the discard pile
+        becomes the deck); otherwise each zone keeps its size and the cards
+        are dealt back in order. The shuffled cards are face down to everyone.
+        Returns the new handles, in the order dealt.
+        """
+        old = [h for z in zones for h in self.zone(z)]
+        faces = [self._faces[h] for h in old]
+        sizes = [len(self.zone(z)) for z in zones]
+        for handle in old:
+            del self._faces[handle], self._seen[handle], self._where[handle]
+        for z in zones:
+            self.zones[z] = []
+        rng.shuffle(faces)
+        fresh: list[int] = []
+        if into is not None:
+            self.zones.setdefault(into, [])
+            fresh = [self._make(into, face, NOBODY) for face in faces]
+        else:
+            it = iter(faces)
+            for z, size in zip(zones, sizes, strict=True):
+                fresh.extend(self._make(z, next(it), NOBODY) for _ in range(size))
+        return fresh
+
+    # ------------------------------------------------------- sealed choices
+    def seal(self, seat: int, choice: str) -> int:
+        """Record a secret choice of ``seat``: a card only that seat may see."""
+        zone = f"{SEALED_PREFIX}{seat}"
+        if self.zone(zone):
+            raise CardError(f"seat {seat} has already sealed a choice")
+        return self._make(zone, choice, seat_mask(seat))
+
+    def sealed(self, seat: int) -> str | None:
+        """The sealed choice of ``seat`` (engine side), or ``None``."""
+        cards = self.zone(f"{SEALED_PREFIX}{seat}")
+        return self._faces[cards[0]] if cards else None
+
+    def unseal_all(self) -> dict[int, str]:
+        """Open every sealed choice at once and remove them from the table."""
+        opened: dict[int, str] = {}
+        for name in [z for z in self.zones if z.startswith(SEALED_PREFIX)]:
+            for handle in self.zones.pop(name):
+                opened[int(name[len(SEALED_PREFIX) :])] = self._faces.pop(handle)
+                del self._seen[handle], self._where[handle]
+        return opened
+
+    # ----------------------------------------------------------------- view
+    def view(self, seat: int | None) -> tuple[dict[str, tuple[int, ...]], dict[int, str]]:
+        """Every zone's handles, and the faces ``seat`` (``None``: a spectator) may see now."""
+        faces = self._faces
+        if seat is None:
+            visible = {h: faces[h] for h, mask in self._seen.items() if mask == EVERYONE}
+        else:
+            bit = 1 << seat
+            visible = {h: faces[h] for h, mask in self._seen.items() if mask & bit}
+        return {name: tuple(cards) for name, cards in self.zones.items()}, visible
+
+    def snapshot(self) -> list:
+        """The full table (faces and visibility included) as plain data, for digests."""
+        return [
+            self._next,
+            sorted(
+                (name, [(h, self._faces[h], self._seen[h]) for h in cards])
+                for name, cards in self.zones.items()
+            ),
+        ]
+
+
+_EMPTY: list[int] = []

@@ -1,0 +1,403 @@
+"""The engine protocol every game implements, and the plain data it speaks.
+
+Owns: ``Game`` (the protocol, as a base class), ``Action``, ``Event``,
+``View``, ``Result``, ``Ruling``, the typed errors, the generic ``view()`` and
+the digest of a state. Every game is driven through these names only: the UI,
+the bots, the simulator and the network never reach into a game's module.
+
+Must not touch: Textual, asyncio, the network, clocks, files. An engine is a
+pure function of (state, seat, action, rng).
+
+The protocol (DESIGN.md):
+
+* ``setup(options, players, rng) -> state``
+* ``to_act(state) -> frozenset[int]``  (several seats for simultaneous choices)
+* ``legal_actions(state, seat) -> list[Action]``
+* ``apply(state, seat, action, rng) -> list[Event]``  (validates first)
+* ``view(state, seat | None) -> View``  (generic: public fields + visible faces)
+* ``result(state) -> Result | None``
+
+A state is a dataclass with a ``cards: Cards`` field; every other field is
+public structure and appears in every view. Secrets live only as card faces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import msgpack
+
+from .cards import Cards
+from .rng import Rng
+
+# ---------------------------------------------------------------- errors
+
+
+class ActionError(Exception):
+    """A player's action was refused; the state is unchanged."""
+
+
+class InvalidAction(ActionError):
+    """The action is malformed: unknown kind, wrong arity, wrong types."""
+
+
+class IllegalAction(ActionError):
+    """A well-formed action that the rules forbid now; ``rule`` names the rule broken."""
+
+    def __init__(self, rule: str) -> None:
+        super().__init__(rule)
+        self.rule = rule
+
+
+# ---------------------------------------------------------------- plain data
+
+
+_SCALARS = (str, int, type(None), bool, float, bytes)
+
+
+def plain(value: Any) -> Any:
+    """Convert a public value to msgpack-ready plain data (lists, dicts, scalars)."""
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(plain(v) for v in value)
+    if isinstance(value, Mapping):
+        return {(k if isinstance(k, str) else str(k)): plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise TypeError(f"{type(value).__name__} is not plain data")
+
+
+def pack(value: Any) -> bytes:
+    return msgpack.packb(plain(value), use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=True)
+
+
+# ---------------------------------------------------------------- actions
+
+_ARG_TYPES = (int, str)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A player's move: a frozen value with a text form and a wire form.
+
+    Subclasses set ``kind`` and declare int or str fields (or ``tuple[int, ...]``
+    as the last field). Text form: ``"flip 3"``; wire form: ``["flip", 3]``.
+    """
+
+    kind: ClassVar[str] = ""
+
+    def args(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
+    def text(self) -> str:
+        parts = [self.kind]
+        for arg in self.args():
+            parts.extend(str(a) for a in arg) if isinstance(arg, tuple) else parts.append(str(arg))
+        return " ".join(parts)
+
+    def to_wire(self) -> list:
+        return [self.kind, *(list(a) if isinstance(a, tuple) else a for a in self.args())]
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def _build(cls: type[Action], raw: Sequence[Any]) -> Action:
+    fields = dataclasses.fields(cls)
+    values: list[Any] = []
+    rest = list(raw)
+    for i, f in enumerate(fields):
+        is_tuple = "tuple" in str(f.type)
+        if is_tuple:
+            if i != len(fields) - 1:
+                raise InvalidAction(f"{cls.kind}: bad action definition")
+            items = rest[0] if len(rest) == 1 and isinstance(rest[0], list) else rest
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in items):
+                raise InvalidAction(f"{cls.kind} takes whole numbers")
+            values.append(tuple(items))
+            rest = []
+            break
+        if not rest:
+            raise InvalidAction(f"{cls.kind} needs {len(fields)} argument(s)")
+        v = rest.pop(0)
+        want = int if "int" in str(f.type) else str
+        if want is int and isinstance(v, str):
+            try:
+                v = int(v)
+            except ValueError:
+                raise InvalidAction(f"{cls.kind}: {v!r} is not a number") from None
+        if not isinstance(v, want) or isinstance(v, bool):
+            raise InvalidAction(f"{cls.kind}: {v!r} is not a {want.__name__}")
+        values.append(v)
+    if rest:
+        raise InvalidAction(f"{cls.kind} takes {len(fields)} argument(s)")
+    return cls(*values)
+
+
+# ---------------------------------------------------------------- events, views, results
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, for the log. Events are public: never a hidden face."""
+
+    kind: str
+    text: str
+    seat: int | None = None
+
+    def to_wire(self) -> list:
+        return [self.kind, self.text, self.seat]
+
+    @classmethod
+    def from_wire(cls, raw: Sequence[Any]) -> Event:
+        kind, text, seat = raw
+        return cls(kind, text, seat)
+
+
+@dataclass(frozen=True)
+class View:
+    """What one seat (or a spectator, ``seat=None``) may see: plain data.
+
+    ``zones`` holds every zone's handles (bottom to top); ``faces`` holds only
+    the faces this seat may see now. A handle missing from ``faces`` is face down.
+    """
+
+    game: str
+    seat: int | None
+    public: Mapping[str, Any]
+    zones: Mapping[str, tuple[int, ...]]
+    faces: Mapping[int, str]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.public[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.public.get(key, default)
+
+    def zone(self, name: str) -> tuple[int, ...]:
+        return self.zones.get(name, ())
+
+    def face(self, handle: int) -> str | None:
+        return self.faces.get(handle)
+
+    def faces_in(self, name: str) -> list[str]:
+        """The faces this seat may see in a zone (hidden cards left out)."""
+        faces = self.faces
+        return [faces[h] for h in self.zones.get(name, ()) if h in faces]
+
+    def cards(self, name: str) -> list[tuple[int, str | None]]:
+        """A zone as (handle, face or None), bottom to top."""
+        faces = self.faces
+        return [(h, faces.get(h)) for h in self.zones.get(name, ())]
+
+    def to_wire(self) -> dict:
+        return {
+            "game": self.game,
+            "seat": self.seat,
+            "public": plain(self.public),
+            "zones": {name: list(cards) for name, cards in self.zones.items()},
+            "faces": sorted([h, f] for h, f in self.faces.items()),
+        }
+
+    @classmethod
+    def from_wire(cls, raw: Mapping[str, Any]) -> View:
+        return cls(
+            game=raw["game"],
+            seat=raw["seat"],
+            public=raw["public"],
+            zones={name: tuple(cards) for name, cards in raw["zones"].items()},
+            faces={h: f for h, f in raw["faces"]},
+        )
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of a game: scores, winners and how ties were broken."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    tiebreak: str = ""
+    details: tuple[str, ...] = ()
+
+    def to_wire(self) -> dict:
+        return plain(self)
+
+    @classmethod
+    def from_wire(cls, raw: Mapping[str, Any]) -> Result:
+        return cls(
+            tuple(raw["scores"]), tuple(raw["winners"]), raw["tiebreak"], tuple(raw["details"])
+        )
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """Our decision where a rulebook is silent: a title, the ruling, and why."""
+
+    topic: str
+    ruling: str
+
+
+def rank_winners(
+    scores: Sequence[int], tiebreaks: Sequence[tuple[str, Sequence[int]]]
+) -> tuple[tuple[int, ...], str]:
+    """Winners by highest score, then by each named tie-break in turn (higher wins).
+
+    Returns the winning seats and the name of the tie-break that decided, or
+    "" if none was needed, or "shared win" if every tie-break left a tie.
+    """
+    best = max(scores)
+    leaders = [s for s, score in enumerate(scores) if score == best]
+    if len(leaders) == 1:
+        return tuple(leaders), ""
+    for name, values in tiebreaks:
+        top = max(values[s] for s in leaders)
+        leaders = [s for s in leaders if values[s] == top]
+        if len(leaders) == 1:
+            return tuple(leaders), name
+    return tuple(leaders), "shared win"
+
+
+# ---------------------------------------------------------------- the protocol
+
+
+@dataclass
+class BaseState:
+    """Fields every game's state has. Subclasses add public fields; faces live in ``cards``."""
+
+    players: tuple[str, ...]
+    cards: Cards = field(default_factory=Cards)
+
+
+class Game(ABC):
+    """One game's rules. Subclasses are stateless; the state is passed in."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: The action classes of this game.
+    actions: ClassVar[tuple[type[Action], ...]]
+    #: A short account of the rules, shown by ``xmas-tui rules`` and the help screen.
+    rules: ClassVar[str]
+    #: Our rulings where the rulebook is silent.
+    rulings: ClassVar[tuple[Ruling, ...]]
+    #: Keys for the help screen and README: (key, what it does).
+    keys: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: A safe upper bound on actions in one game, for tests that every game ends.
+    max_actions: ClassVar[int] = 10_000
+
+    _public_fields: ClassVar[dict[type, tuple[str, ...]]] = {}
+
+    # -- to implement
+    @abstractmethod
+    def setup(self, options: Mapping[str, Any], players: Sequence[str], rng: Rng) -> Any: ...
+
+    @abstractmethod
+    def to_act(self, state: Any) -> frozenset[int]: ...
+
+    @abstractmethod
+    def legal_actions(self, state: Any, seat: int) -> list[Action]: ...
+
+    @abstractmethod
+    def why_illegal(self, state: Any, seat: int, action: Action) -> str:
+        """The rule an action breaks (called only when it is not legal)."""
+
+    @abstractmethod
+    def _apply(self, state: Any, seat: int, action: Action, rng: Rng) -> list[Event]:
+        """Carry out a legal action."""
+
+    @abstractmethod
+    def result(self, state: Any) -> Result | None: ...
+
+    # -- given
+    def check_players(self, n: int) -> None:
+        if not self.min_players <= n <= self.max_players:
+            raise ValueError(
+                f"{self.title} is for {self.min_players}-{self.max_players} players, not {n}"
+            )
+
+    def is_legal(self, state: Any, seat: int, action: Action) -> bool:
+        """Whether ``action`` is among ``legal_actions``; games may answer faster.
+
+        The conformance test holds every game's answer to its ``legal_actions``.
+        """
+        return action in self.legal_actions(state, seat)
+
+    def apply(self, state: Any, seat: int, action: Action, rng: Rng) -> list[Event]:
+        """Validate, then apply. Refused actions raise and change nothing."""
+        if not isinstance(action, self.actions):
+            raise InvalidAction(f"{action!r} is not a {self.title} action")
+        if not isinstance(seat, int) or not 0 <= seat < len(state.players):
+            raise InvalidAction(f"there is no seat {seat!r}")
+        acting = self.to_act(state)
+        if seat not in acting:
+            raise IllegalAction("It is not your turn." if acting else "The game is over.")
+        if not self.is_legal(state, seat, action):
+            raise IllegalAction(self.why_illegal(state, seat, action))
+        return self._apply(state, seat, action, rng)
+
+    def parse_action(self, raw: str | Sequence[Any]) -> Action:
+        """An action from its text form (``"flip 3"``) or wire form (``["flip", 3]``)."""
+        if isinstance(raw, str):
+            parts: list[Any] = raw.split()
+        elif isinstance(raw, (list, tuple)):
+            parts = list(raw)
+        else:
+            raise InvalidAction(f"an action is text or a list, not {type(raw).__name__}")
+        if not parts or not isinstance(parts[0], str):
+            raise InvalidAction("an action starts with its kind")
+        by_kind = {cls.kind: cls for cls in self.actions}
+        cls = by_kind.get(parts[0])
+        if cls is None:
+            raise InvalidAction(
+                f"{parts[0]!r} is not a {self.title} action (try: {', '.join(sorted(by_kind))})"
+            )
+        return _build(cls, parts[1:])
+
+    def public_fields(self, state: Any) -> tuple[str, ...]:
+        cls = type(state)
+        names = Game._public_fields.get(cls)
+        if names is None:
+            names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "cards")
+            Game._public_fields[cls] = names
+        return names
+
+    def view(self, state: Any, seat: int | None) -> View:
+        """What ``seat`` may see: every public field, and the faces visible to it. Generic."""
+        public = {name: getattr(state, name) for name in self.public_fields(state)}
+        zones, faces = state.cards.view(seat)
+        return View(self.id, seat, public, zones, faces)
+
+    def digest(self, state: Any) -> str:
+        """A hash of the whole state, faces included (for tests and replays)."""
+        public = {name: plain(getattr(state, name)) for name in self.public_fields(state)}
+        return hashlib.sha256(pack([public, state.cards.snapshot()])).hexdigest()
+
+    def public_digest(self, state: Any) -> str:
+        """A hash of what a spectator sees: identical on every honest peer."""
+        return hashlib.sha256(pack(self.view(state, None).to_wire())).hexdigest()
+
+    def options_from(self, players: int, **extra: Any) -> dict[str, Any]:
+        return {"players": players, **extra}
+
+    def describe_rules(self) -> str:
+        """The rules and our rulings, as text for ``xmas-tui rules`` and help."""
+        lines = [self.title, "=" * len(self.title), "", self.rules.strip(), "", "Our rulings", "-----------"]
+        for r in self.rulings:
+            lines.append(f"* {r.topic}: {r.ruling}")
+        if self.keys:
+            lines += ["", "Keys", "----"]
+            lines += [f"  {key:<12} {what}" for key, what in self.keys]
+        return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""Headless bot games: one game played out, and many summed into figures.
+
+Owns: the loop that drives an engine with bots (each fed only its own view),
+and the figures ``xmas-tui simulate`` prints. Used by the CLI, the tests and
+the benchmarks, so they all play exactly the same games.
+
+Must not touch: the UI, the network. It reads the clock only to report
+games per second, never to drive a game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .bots import Bot, make_bot
+from .games import Action, Event, Game, Result, Rng
+
+
+def bot_names(n: int) -> list[str]:
+    return ["Holly", "Noel", "Ivy", "Jasper", "Carol", "Rudy"][:n] + [f"Bot {i}" for i in range(6, n)]
+
+
+@dataclass
+class Playout:
+    """One finished game: its final state, its result and the actions taken."""
+
+    state: object
+    result: Result
+    actions: list[tuple[int, Action]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+
+Hook = Callable[[Game, object, int, Action], None]
+
+
+def play_game(
+    game: Game,
+    players: int,
+    seed: int | str | bytes,
+    bots: Sequence[str] | str = "random",
+    *,
+    options: dict | None = None,
+    before_apply: Hook | None = None,
+    keep_events: bool = False,
+) -> Playout:
+    """Play one whole game between bots. ``before_apply`` lets a test inspect each step."""
+    kinds = [bots] * players if isinstance(bots, str) else list(bots)
+    rng = Rng(seed)
+    state = game.setup(options or {}, bot_names(players), rng)
+    seats: list[Bot] = [make_bot(game.id, kind, seat, rng.fork(f"bot/{seat}")) for seat, kind in enumerate(kinds)]
+    watchers = [bot for bot in seats if bot.uses_view]
+    playout = Playout(state, None)  # type: ignore[arg-type]
+    for _ in range(game.max_actions):
+        acting = game.to_act(state)
+        if not acting:
+            break
+        for bot in watchers:
+            bot.observe(game.view(state, bot.seat))
+        seat = min(acting)
+        bot = seats[seat]
+        legal = game.legal_actions(state, seat)
+        action = bot.choose(game.view(state, seat) if bot.uses_view else None, legal)
+        if before_apply is not None:
+            before_apply(game, state, seat, action)
+        events = game.apply(state, seat, action, rng)
+        playout.actions.append((seat, action))
+        if keep_events:
+            playout.events.extend(events)
+    result = game.result(state)
+    if result is None:
+        raise RuntimeError(f"{game.id} did not end within {game.max_actions} actions (seed {seed!r})")
+    playout.result = result
+    return playout
+
+
+def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random") -> dict:
+    """Play ``games`` bot games and return the figures (the JSON of ``simulate --json``)."""
+    wins = [0] * players
+    ties = 0
+    actions = 0
+    scores = [0] * players
+    started = time.perf_counter()
+    for i in range(games):
+        playout = play_game(game, players, f"{seed}/{i}", bot)
+        actions += len(playout.actions)
+        if len(playout.result.winners) > 1:
+            ties += 1
+        for w in playout.result.winners:
+            wins[w] += 1
+        for s, points in enumerate(playout.result.scores):
+            scores[s] += points
+    seconds = time.perf_counter() - started
+    return {
+        "game": game.id,
+        "games": games,
+        "players": players,
+        "seed": seed,
+        "bot": bot,
+        "seconds": round(seconds, 4),
+        "games_per_second": round(games / seconds, 1) if seconds else None,
+        "mean_actions": round(actions / games, 2),
+        "mean_score": round(sum(scores) / (games * players), 2),
+        "wins_by_seat": wins,
+        "ties": ties,
+    }
