@@ -70,7 +70,10 @@ class Checker:
         # Actions that are not legal now are refused and change nothing.
         for candidate in {*self.pool[-200:], *(a for acts in legal_by_seat.values() for a in acts)}:
             for s in range(len(state.players)):
-                if candidate in legal_by_seat[s]:
+                listed = candidate in legal_by_seat[s]
+                if not game.open_actions:
+                    assert game.is_legal(state, s, candidate) == listed, (s, candidate)
+                if listed or (game.open_actions and game.is_legal(state, s, candidate)):
                     continue
                 with pytest.raises(ActionError):
                     game.apply(state, s, candidate, _NO_RNG)

@@ -297,6 +297,9 @@ class Game(ABC):
     keys: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: A safe upper bound on actions in one game, for tests that every game ends.
     max_actions: ClassVar[int] = 10_000
+    #: True for games whose actions carry free values (a reaction time in ms):
+    #: ``legal_actions`` then lists representatives and ``is_legal`` decides.
+    open_actions: ClassVar[bool] = False
 
     _public_fields: ClassVar[dict[type, tuple[str, ...]]] = {}
 
