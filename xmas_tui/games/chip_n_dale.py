@@ -357,6 +357,8 @@ player with more Treasure cards.
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
         kind = type(action)
+        if seat != state.turn and state.phase != "pass":
+            return False
         if state.phase == "flip" and kind is Flip:
             slot = action.slot
             return 0 <= slot < TREE_SLOTS and bool(state.cards.zones[SLOT_ZONES[slot]]) and slot not in state.flipped
