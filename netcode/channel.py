@@ -1,0 +1,850 @@
+"""The sans-IO transport: a reliable ordered channel plus unreliable messages.
+
+Owns: per-peer protocol state (`Connection`) and the multiplexer that serves
+many peers on one socket (`Endpoint`): packet sequence numbers and acks,
+retransmission, redundancy, fragmentation, reordering, heartbeats, round-trip
+estimates, silence detection, and the events handed to the application.
+
+Must not touch: sockets, clocks, asyncio, games or the UI. Every method that
+needs the time takes ``now`` (seconds, any monotonic origin); callers feed in
+datagrams and timer ticks and take out datagrams and events, exactly like
+aioquic's ``QuicConnection`` or h11's ``Connection``. After any call, a caller
+should call `datagrams_to_send` and re-arm its timer from `next_timer`.
+
+How it works, in short:
+
+* Every datagram has a fresh packet sequence number and carries the highest
+  packet number received from the peer plus a 64-bit bitfield of the ones
+  before it. Any packet that carries reliable data or a heartbeat is acked at
+  once (no delayed acks).
+* Reliable messages are cut into units (one per message, or one per fragment
+  of a message above about a kilobyte) with consecutive unit ids. A unit is
+  done when any packet that carried it is acked. A packet is declared lost
+  when two later packets are acked (fast retransmit), and every unit has its
+  own RFC 6298 timeout (30 ms floor, 1.5x backoff). Small unacked units also
+  ride redundantly in the next few packets that go out anyway, so one lost
+  datagram rarely costs a round trip.
+* The receiver keeps a bounded reorder buffer keyed by unit id, delivers in
+  order exactly once, and reassembles fragments.
+* Intake is defensive: size, MAC, strict decode (see `netcode.envelope`), then
+  a replay window over packet numbers, all before any state changes. Refusals
+  are counted by reason in ``drops`` and never raise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, deque
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from netcode.envelope import (
+    MAX_DATAGRAM,
+    MAX_FRAGMENTS,
+    Dropped,
+    Envelope,
+    Kind,
+    check_peer_id,
+    decode_payload,
+    encode_payload,
+    header_overhead,
+    open_datagram,
+    seal,
+    unit_overhead,
+)
+
+Address = Hashable
+
+_ACK_BITS = 64
+_ACK_MASK = (1 << _ACK_BITS) - 1
+_INF = float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Tunables of one connection; the defaults suit a LAN game table."""
+
+    max_datagram: int = 1200  # whole UDP payload we send; fragments above this
+    max_message: int = 256 * 1024  # largest reliable message, encoded
+    window: int = 512  # reliable units in flight / reorder buffer size
+    max_pending: int = 8192  # units queued behind the window before send fails
+    max_unreliable_queue: int = 256
+    max_events: int = 4096  # undelivered events held per peer
+    min_rto: float = 0.030
+    max_rto: float = 3.0
+    initial_rto: float = 0.25
+    rto_backoff: float = 1.5
+    min_reorder_window: float = 0.002  # a packet overtaken by this little is not lost
+    redundancy: int = 3  # extra piggybacked copies of a small unacked unit
+    redundancy_max_unit: int = 512  # units above this size are never piggybacked
+    heartbeat_interval: float = 0.05
+    silence_timeout: float = 0.8  # heard nothing for this long: the peer is gone
+    connect_timeout: float = 10.0  # never heard at all for this long: gone
+    rtt_event_interval: float = 0.5  # at most one RttUpdated per peer per interval
+    replay_window: int = 1024  # packet numbers remembered for replay checks
+    max_sent_records: int = 4096
+
+    def __post_init__(self) -> None:
+        if not 200 <= self.max_datagram <= MAX_DATAGRAM:
+            raise ValueError(f"max_datagram must be in [200, {MAX_DATAGRAM}]")
+
+
+# -- events -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A reliable message from `peer`, in order, exactly once."""
+
+    peer: int
+    payload: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Unreliable:
+    """An unreliable message from `peer` (may be lost or reordered, never duplicated)."""
+
+    peer: int
+    payload: Any
+
+
+@dataclass(frozen=True, slots=True)
+class PeerJoined:
+    """An endpoint heard from a peer it did not know yet."""
+
+    peer: int
+    address: Address
+
+
+@dataclass(frozen=True, slots=True)
+class PeerGone:
+    """`peer` went silent ("silent"), never answered ("unreachable"), left ("closed"),
+    or we closed it ("local")."""
+
+    peer: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RttUpdated:
+    """New smoothed round-trip estimate for `peer` (seconds)."""
+
+    peer: int
+    rtt: float
+    rttvar: float
+    rto: float
+
+
+Event = Delivered | Unreliable | PeerJoined | PeerGone | RttUpdated
+
+
+class SendQueueFull(Exception):
+    """send_reliable was refused: too much is queued for this peer already."""
+
+
+class PeerClosed(Exception):
+    """The peer is gone; nothing more can be sent to it."""
+
+
+# -- internals ----------------------------------------------------------------
+
+
+class SeqWindow:
+    """Which recent packet numbers were seen: the highest and a bitmask below it."""
+
+    __slots__ = ("highest", "mask", "size", "_full")
+
+    def __init__(self, size: int) -> None:
+        self.highest = 0
+        self.mask = 0  # bit i set <=> highest - i was seen
+        self.size = size
+        self._full = (1 << size) - 1
+
+    def status(self, seq: int) -> str | None:
+        """None if `seq` is new, else "replay" or "stale" (too old to tell)."""
+        offset = self.highest - seq
+        if offset < 0:
+            return None
+        if offset >= self.size:
+            return "stale"
+        return "replay" if (self.mask >> offset) & 1 else None
+
+    def mark(self, seq: int) -> None:
+        offset = self.highest - seq
+        if offset < 0:
+            self.mask = ((self.mask << -offset) | 1) & self._full
+            self.highest = seq
+        elif offset < self.size:
+            self.mask |= 1 << offset
+
+    def ack_fields(self) -> tuple[int, int]:
+        return self.highest, (self.mask >> 1) & _ACK_MASK
+
+
+class _OutUnit:
+    __slots__ = (
+        "id",
+        "data",
+        "index",
+        "count",
+        "cost",
+        "sends",
+        "copies",
+        "last_sent",
+        "last_seq",
+        "timeouts",
+        "resend_at",
+    )
+
+    def __init__(self, uid: int, data: bytes, index: int, count: int) -> None:
+        self.id = uid
+        self.data = data
+        self.index = index
+        self.count = count
+        self.cost = len(data) + unit_overhead(count > 1)
+        self.sends = 0
+        self.copies = 0
+        self.last_sent = -_INF
+        self.last_seq = 0
+        self.timeouts = 0
+        self.resend_at = _INF
+
+    def wire(self) -> list:
+        if self.count > 1:
+            return [self.id, self.data, self.index, self.count]
+        return [self.id, self.data]
+
+
+class _Sent:
+    __slots__ = ("time", "units")
+
+    def __init__(self, time: float, units: tuple[int, ...]) -> None:
+        self.time = time
+        self.units = units
+
+
+class Connection:
+    """Protocol state toward one remote peer. Sans-IO: feed it, drain it."""
+
+    def __init__(
+        self,
+        key: bytes,
+        table_id: bytes,
+        local_id: int,
+        peer_id: int,
+        address: Address,
+        now: float,
+        config: Config | None = None,
+    ) -> None:
+        self.key = key
+        self.table_id = table_id
+        self.local_id = check_peer_id(local_id)
+        self.peer_id = check_peer_id(peer_id)
+        self.address = address
+        self.config = config = config or Config()
+        self.created = now
+        self.last_heard: float | None = None
+        self.last_sent = -_INF
+        self.gone_reason: str | None = None
+        # packets
+        self._next_seq = 1
+        self._replay = SeqWindow(config.replay_window)
+        self._acks = SeqWindow(_ACK_BITS + 1)
+        self._ack_pending = False
+        self._largest_acked = 0
+        self._sent: dict[int, _Sent] = {}
+        self._close_copies = 0
+        # reliable, outgoing
+        self._next_unit = 0
+        self._pending: deque[_OutUnit] = deque()
+        self._unacked: dict[int, _OutUnit] = {}
+        self._resend: set[int] = set()
+        self._unreliable: deque[bytes] = deque()
+        self._budget = config.max_datagram - header_overhead(table_id)
+        self._fragment_size = self._budget - unit_overhead(True)
+        # reliable, incoming
+        self._recv_next = 0
+        self._recv_buffer: dict[int, tuple[bytes, int, int]] = {}
+        self._partial: list[bytes] = []
+        self._partial_count = 0
+        self._events: deque[Event] = deque()
+        # round trip (RFC 6298)
+        self.srtt: float | None = None
+        self.latest_rtt: float | None = None
+        self.min_rtt = _INF
+        self.rttvar = 0.0
+        self.rto = config.initial_rto
+        self._last_rtt_event = -_INF
+        # accounting
+        self.drops: Counter[str] = Counter()
+        self.counters: Counter[str] = Counter()
+
+    # -- application side -----------------------------------------------------
+
+    @property
+    def gone(self) -> bool:
+        return self.gone_reason is not None
+
+    def send_reliable(self, payload: Any) -> None:
+        """Queue `payload` (plain msgpack data) for in-order exactly-once delivery."""
+        if self.gone:
+            raise PeerClosed(f"peer {self.peer_id} is gone ({self.gone_reason})")
+        data = encode_payload(payload)
+        cfg = self.config
+        if len(data) > cfg.max_message:
+            raise ValueError(f"message of {len(data)} bytes exceeds {cfg.max_message}")
+        if _needs_check(payload):
+            decode_payload(data, cfg.max_message)  # fail here, not at the receiver
+        size = self._fragment_size
+        if len(data) + unit_overhead(False) <= self._budget:
+            count = 1
+        else:
+            count = -(-len(data) // size)
+        if count > MAX_FRAGMENTS:
+            raise ValueError("message needs too many fragments")
+        if len(self._pending) + count > cfg.max_pending:
+            raise SendQueueFull(f"{len(self._pending)} units already queued for {self.peer_id}")
+        uid = self._next_unit
+        if count == 1:
+            self._pending.append(_OutUnit(uid, data, 0, 1))
+        else:
+            for index in range(count):
+                chunk = data[index * size : (index + 1) * size]
+                self._pending.append(_OutUnit(uid + index, chunk, index, count))
+        self._next_unit = uid + count
+
+    def send_unreliable(self, payload: Any) -> None:
+        """Queue one unreliable message; it must fit in a single datagram."""
+        if self.gone:
+            raise PeerClosed(f"peer {self.peer_id} is gone ({self.gone_reason})")
+        data = encode_payload(payload)
+        if len(data) + 3 > self._budget:
+            raise ValueError(f"unreliable message of {len(data)} bytes does not fit a datagram")
+        if _needs_check(payload):
+            decode_payload(data, self.config.max_message)
+        if len(self._unreliable) >= self.config.max_unreliable_queue:
+            self._unreliable.popleft()
+            self.counters["unreliable_shed"] += 1
+        self._unreliable.append(data)
+
+    def close(self, now: float) -> None:
+        """Leave: tell the peer (a few unreliable CLOSE datagrams) and stop."""
+        if self.gone:
+            return
+        self._close_copies = 3
+        self._set_gone("local")
+
+    def next_event(self) -> Event | None:
+        if not self._events:
+            self._deliver_ready()
+            if not self._events:
+                return None
+        return self._events.popleft()
+
+    def events(self) -> Iterator[Event]:
+        """Drain the events that are ready (a generator; stop early if you like)."""
+        while (event := self.next_event()) is not None:
+            yield event
+
+    @property
+    def unacked(self) -> int:
+        """Reliable units sent or queued and not yet acknowledged."""
+        return len(self._unacked) + len(self._pending)
+
+    # -- network side ---------------------------------------------------------
+
+    def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
+        """Take one datagram off the wire. Never raises; bad input is counted."""
+        try:
+            envelope = open_datagram(data, self.key, self.local_id, self.table_id)
+        except Dropped as dropped:
+            self.drops[dropped.reason] += 1
+            return
+        if envelope.sender != self.peer_id:
+            self.drops["unknown_peer"] += 1
+            return
+        self.receive_envelope(envelope, address, now, len(data))
+
+    def receive_envelope(self, env: Envelope, address: Address, now: float, size: int) -> None:
+        """Intake after authentication (the `Endpoint` decodes once for all peers)."""
+        status = self._replay.status(env.seq)
+        if status is not None:
+            self.drops[status] += 1
+            return
+        if self.gone:
+            self.drops["gone"] += 1
+            return
+        self._replay.mark(env.seq)
+        self.counters["packets_received"] += 1
+        self.counters["bytes_received"] += size
+        self.last_heard = now
+        self.address = address
+        self._on_ack(env.ack, env.ack_bits, now)
+        kind = env.kind
+        accepted = True
+        if kind is Kind.DATA:
+            units, unreliables = env.body
+            for unit in units:
+                accepted = self._accept_unit(unit) and accepted
+            if units:
+                self._deliver_ready()
+            for item in unreliables:
+                self._accept_unreliable(item)
+            eliciting = bool(units)
+        elif kind is Kind.HEARTBEAT:
+            eliciting = True
+        elif kind is Kind.CLOSE:
+            self._set_gone("closed")
+            return
+        else:
+            eliciting = False
+        if accepted:
+            self._acks.mark(env.seq)
+        if eliciting:
+            self._ack_pending = True
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        """Everything due now, sealed and addressed."""
+        out: list[tuple[bytes, Address]] = []
+        if self.gone:
+            while self._close_copies:
+                self._close_copies -= 1
+                out.append((self._seal(Kind.CLOSE, None, now), self.address))
+            return out
+        heartbeat_due = now >= self.last_sent + self.config.heartbeat_interval
+        while True:
+            units, unreliables, budget = self._fill()
+            if not (units or unreliables or self._ack_pending or heartbeat_due):
+                break
+            if self.config.redundancy and self._unacked:
+                self._piggyback(units, budget, now)
+            if units or unreliables:
+                seq = self._next_seq
+                for unit in units:
+                    unit.sends += 1
+                    unit.last_sent = now
+                    unit.last_seq = seq
+                    unit.resend_at = now + self._unit_rto(unit)
+                if units:
+                    self._record(seq, now, tuple([u.id for u in units]))
+                body = [[u.wire() for u in units], unreliables]
+                out.append((self._seal(Kind.DATA, body, now), self.address))
+            elif heartbeat_due:
+                self._record(self._next_seq, now, ())
+                out.append((self._seal(Kind.HEARTBEAT, None, now), self.address))
+            else:
+                out.append((self._seal(Kind.ACK, None, now), self.address))
+            heartbeat_due = False
+        return out
+
+    def next_timer(self) -> float | None:
+        """When `handle_timer` should next be called (absolute time), or None."""
+        if self.gone:
+            return None
+        cfg = self.config
+        if self.last_heard is None:
+            when = self.created + cfg.connect_timeout
+        else:
+            when = self.last_heard + cfg.silence_timeout
+        beat = self.last_sent + cfg.heartbeat_interval
+        if beat < when:
+            when = beat
+        resend = self._resend
+        for unit in self._unacked.values():
+            if unit.resend_at < when and unit.id not in resend:
+                when = unit.resend_at
+        return when
+
+    def handle_timer(self, now: float) -> None:
+        if self.gone:
+            return
+        cfg = self.config
+        if self.last_heard is None:
+            if now >= self.created + cfg.connect_timeout:
+                self._set_gone("unreachable")
+                return
+        elif now >= self.last_heard + cfg.silence_timeout:
+            self._set_gone("silent")
+            return
+        resend = self._resend
+        for unit in self._unacked.values():
+            if unit.resend_at <= now and unit.id not in resend:
+                unit.timeouts += 1
+                unit.resend_at = _INF
+                resend.add(unit.id)
+                self.counters["timeouts"] += 1
+
+    # -- internals ------------------------------------------------------------
+
+    def _seal(self, kind: Kind, body: Any, now: float) -> bytes:
+        seq = self._next_seq
+        self._next_seq = seq + 1
+        ack, bits = self._acks.ack_fields()
+        data = seal(
+            self.key, self.peer_id, self.table_id, self.local_id, seq, ack, bits, kind, body
+        )
+        self._ack_pending = False
+        self.last_sent = now
+        self.counters["packets_sent"] += 1
+        self.counters["bytes_sent"] += len(data)
+        return data
+
+    def _record(self, seq: int, now: float, units: tuple[int, ...]) -> None:
+        sent = self._sent
+        sent[seq] = _Sent(now, units)
+        if len(sent) > self.config.max_sent_records:
+            oldest = next(iter(sent))
+            self._lose(oldest, sent.pop(oldest))
+
+    def _unit_rto(self, unit: _OutUnit) -> float:
+        rto = self.rto * self.config.rto_backoff**unit.timeouts if unit.timeouts else self.rto
+        return min(rto, self.config.max_rto)
+
+    def _fill(self) -> tuple[list[_OutUnit], list[bytes], int]:
+        """Pick units (resends first, then new ones) and unreliables for one packet."""
+        budget = self._budget
+        units: list[_OutUnit] = []
+        if self._resend:
+            unacked = self._unacked
+            for uid in sorted(self._resend):
+                unit = unacked[uid]
+                if unit.cost > budget:
+                    break
+                units.append(unit)
+                budget -= unit.cost
+                self._resend.discard(uid)
+                self.counters["resent_units"] += 1
+        pending = self._pending
+        if pending:
+            unacked = self._unacked
+            limit = (next(iter(unacked)) if unacked else pending[0].id) + self.config.window
+            while pending:
+                unit = pending[0]
+                if unit.id >= limit or unit.cost > budget:
+                    break
+                pending.popleft()
+                unacked[unit.id] = unit
+                units.append(unit)
+                budget -= unit.cost
+        unreliables: list[bytes] = []
+        queue = self._unreliable
+        while queue and len(queue[0]) + 3 <= budget:
+            item = queue.popleft()
+            unreliables.append(item)
+            budget -= len(item) + 3
+        return units, unreliables, budget
+
+    def _piggyback(self, units: list[_OutUnit], budget: int, now: float) -> None:
+        """Add redundant copies of older small unacked units that still fit."""
+        cfg = self.config
+        in_packet = {u.id for u in units}
+        for unit in self._unacked.values():
+            if (
+                unit.copies < cfg.redundancy
+                and unit.cost <= cfg.redundancy_max_unit
+                and unit.cost <= budget
+                and unit.last_sent < now
+                and unit.id not in in_packet
+            ):
+                unit.copies += 1
+                units.append(unit)
+                budget -= unit.cost
+                self.counters["redundant_units"] += 1
+                if budget < 16:
+                    break
+
+    def _on_ack(self, ack: int, bits: int, now: float) -> None:
+        sent = self._sent
+        if ack == 0 or not sent:
+            return
+        unacked = self._unacked
+        newest_sample: float | None = None
+        for seq in list(sent):
+            if seq > ack:
+                break
+            offset = ack - seq
+            if offset == 0 or (offset <= _ACK_BITS and (bits >> (offset - 1)) & 1):
+                record = sent.pop(seq)
+                if offset == 0:
+                    newest_sample = now - record.time
+                for uid in record.units:
+                    unit = unacked.pop(uid, None)
+                    if unit is not None:
+                        self._resend.discard(uid)
+        if ack > self._largest_acked:
+            self._largest_acked = ack
+        if newest_sample is not None:
+            self._rtt_sample(newest_sample, now)
+        # RACK-style loss detection: a packet sent before one that was acked is
+        # lost once it has been out longer than that round trip plus a reorder
+        # window (a quarter of the minimum round trip), so jitter is not loss.
+        latest = self.latest_rtt
+        if latest is None:
+            return
+        deadline = now - latest - max(self.config.min_reorder_window, self.min_rtt / 4)
+        horizon = self._largest_acked
+        while sent:
+            seq = next(iter(sent))
+            if seq >= horizon:
+                break
+            record = sent[seq]
+            if record.time > deadline:
+                break
+            del sent[seq]
+            self._lose(seq, record)
+
+    def _lose(self, seq: int, record: _Sent) -> None:
+        """A packet is presumed lost: resend what it carried, unless sent again since."""
+        unacked = self._unacked
+        for uid in record.units:
+            unit = unacked.get(uid)
+            if unit is not None and unit.last_seq == seq:
+                self._resend.add(uid)
+                self.counters["fast_resends"] += 1
+
+    def _rtt_sample(self, sample: float, now: float) -> None:
+        cfg = self.config
+        self.latest_rtt = sample
+        if sample < self.min_rtt:
+            self.min_rtt = sample
+        if self.srtt is None:
+            self.srtt = sample
+            self.rttvar = sample / 2
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - sample)
+            self.srtt = 0.875 * self.srtt + 0.125 * sample
+        self.rto = min(cfg.max_rto, max(cfg.min_rto, self.srtt + max(0.001, 4 * self.rttvar)))
+        if now - self._last_rtt_event >= cfg.rtt_event_interval:
+            self._last_rtt_event = now
+            self._push(RttUpdated(self.peer_id, self.srtt, self.rttvar, self.rto))
+
+    def _push(self, event: Event) -> bool:
+        if len(self._events) >= self.config.max_events:
+            self.drops["event_queue_full"] += 1
+            return False
+        self._events.append(event)
+        return True
+
+    def _accept_unit(self, unit: tuple) -> bool:
+        """Buffer one incoming unit; False if it could not be taken (do not ack)."""
+        uid = unit[0]
+        offset = uid - self._recv_next
+        if offset < 0 or uid in self._recv_buffer:
+            self.counters["duplicate_units"] += 1
+            return True
+        if offset >= self.config.window:
+            self.drops["beyond_window"] += 1
+            return False
+        if len(unit) == 2:
+            self._recv_buffer[uid] = (unit[1], 0, 1)
+        else:
+            self._recv_buffer[uid] = (unit[1], unit[2], unit[3])
+        return True
+
+    def _deliver_ready(self) -> None:
+        buffer = self._recv_buffer
+        events = self._events
+        limit = self.config.max_events
+        while self._recv_next in buffer and len(events) < limit:
+            chunk, index, count = buffer.pop(self._recv_next)
+            self._recv_next += 1
+            partial = self._partial
+            if partial and (index != len(partial) or count != self._partial_count):
+                # a fragmented message was cut short: drop what we had of it
+                partial.clear()
+                self.drops["bad_fragment"] += 1
+            if count == 1:
+                data = chunk
+            else:
+                if index != len(partial):
+                    self.drops["bad_fragment"] += 1
+                    continue
+                self._partial_count = count
+                partial.append(chunk)
+                if index != count - 1:
+                    continue
+                data = b"".join(partial)
+                partial.clear()
+            try:
+                payload = decode_payload(data, self.config.max_message)
+            except Dropped as dropped:
+                self.drops[dropped.reason] += 1
+                continue
+            events.append(Delivered(self.peer_id, payload))
+
+    def _accept_unreliable(self, data: bytes) -> None:
+        try:
+            payload = decode_payload(data, self.config.max_datagram)
+        except Dropped as dropped:
+            self.drops[dropped.reason] += 1
+            return
+        self._push(Unreliable(self.peer_id, payload))
+
+    def _set_gone(self, reason: str) -> None:
+        self.gone_reason = reason
+        self._pending.clear()
+        self._unacked.clear()
+        self._resend.clear()
+        self._unreliable.clear()
+        self._sent.clear()
+        # PeerGone goes past the event bound: it must never be lost.
+        self._events.append(PeerGone(self.peer_id, reason))
+
+
+def _needs_check(payload: Any) -> bool:
+    """Only containers can hide something the strict decoder refuses (non-str keys)."""
+    return isinstance(payload, dict | list | tuple)
+
+
+# -- many peers on one socket ---------------------------------------------------
+
+
+class Endpoint:
+    """All connections of one local peer, sharing one socket and one table key.
+
+    Datagrams from unknown senders that pass the MAC open a new connection
+    (up to `max_peers`) when `accept_unknown` is set; a peer that went away is
+    remembered for a while so its late datagrams do not bring it back.
+    """
+
+    def __init__(
+        self,
+        key: bytes,
+        table_id: bytes,
+        local_id: int | None = None,
+        config: Config | None = None,
+        *,
+        accept_unknown: bool = True,
+        max_peers: int = 16,
+        tombstones: int = 256,
+    ) -> None:
+        self.key = key
+        self.table_id = table_id
+        self.local_id = check_peer_id(
+            local_id if local_id is not None else int.from_bytes(os.urandom(4), "big")
+        )
+        self.config = config or Config()
+        self.accept_unknown = accept_unknown
+        self.max_peers = max_peers
+        self.peers: dict[int, Connection] = {}
+        self._departed: deque[int] = deque(maxlen=tombstones)
+        self._departed_set: set[int] = set()
+        self._events: deque[Event] = deque()
+        self._drops: Counter[str] = Counter()
+        self._retired_drops: Counter[str] = Counter()
+        self._retired_counters: Counter[str] = Counter()
+
+    # -- application side -----------------------------------------------------
+
+    def connect(self, peer_id: int, address: Address, now: float) -> Connection:
+        """Start talking to `peer_id` at `address` (idempotent)."""
+        conn = self.peers.get(peer_id)
+        if conn is None:
+            if peer_id == self.local_id:
+                raise ValueError("cannot connect to ourselves")
+            conn = Connection(
+                self.key, self.table_id, self.local_id, peer_id, address, now, self.config
+            )
+            self.peers[peer_id] = conn
+            self._departed_set.discard(peer_id)
+        return conn
+
+    def peer(self, peer_id: int) -> Connection:
+        try:
+            return self.peers[peer_id]
+        except KeyError:
+            raise PeerClosed(f"no peer {peer_id}") from None
+
+    def send_reliable(self, peer_id: int, payload: Any) -> None:
+        self.peer(peer_id).send_reliable(payload)
+
+    def send_unreliable(self, peer_id: int, payload: Any) -> None:
+        self.peer(peer_id).send_unreliable(payload)
+
+    def close(self, peer_id: int, now: float) -> None:
+        self.peer(peer_id).close(now)
+
+    def next_event(self) -> Event | None:
+        if self._events:
+            return self._events.popleft()
+        for conn in self.peers.values():
+            event = conn.next_event()
+            if event is not None:
+                return event
+        return None
+
+    def events(self) -> Iterator[Event]:
+        while (event := self.next_event()) is not None:
+            yield event
+
+    @property
+    def drops(self) -> Counter[str]:
+        """Refused datagrams and messages, by reason (all peers, past and present)."""
+        total = self._drops + self._retired_drops
+        for conn in self.peers.values():
+            total.update(conn.drops)
+        return total
+
+    @property
+    def counters(self) -> Counter[str]:
+        total = Counter(self._retired_counters)
+        for conn in self.peers.values():
+            total.update(conn.counters)
+        return total
+
+    # -- network side ---------------------------------------------------------
+
+    def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
+        """Take one datagram off the socket. Never raises; bad input is counted."""
+        try:
+            env = open_datagram(data, self.key, self.local_id, self.table_id)
+        except Dropped as dropped:
+            self._drops[dropped.reason] += 1
+            return
+        conn = self.peers.get(env.sender)
+        if conn is None:
+            if env.sender in self._departed_set:
+                self._drops["departed_peer"] += 1
+                return
+            if not self.accept_unknown or len(self.peers) >= self.max_peers:
+                self._drops["unknown_peer"] += 1
+                return
+            if env.sender == self.local_id:
+                self._drops["unknown_peer"] += 1
+                return
+            conn = self.connect(env.sender, address, now)
+            self._events.append(PeerJoined(env.sender, address))
+        conn.receive_envelope(env, address, now, len(data))
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
+        out: list[tuple[bytes, Address]] = []
+        for conn in self.peers.values():
+            out.extend(conn.datagrams_to_send(now))
+        self._reap()
+        return out
+
+    def next_timer(self) -> float | None:
+        best: float | None = None
+        for conn in self.peers.values():
+            when = conn.next_timer()
+            if when is not None and (best is None or when < best):
+                best = when
+        return best
+
+    def handle_timer(self, now: float) -> None:
+        for conn in list(self.peers.values()):
+            conn.handle_timer(now)
+
+    def _reap(self) -> None:
+        """Forget connections that are gone once their events and CLOSEs are out."""
+        for peer_id, conn in list(self.peers.items()):
+            if conn.gone and not conn._close_copies:
+                self._events.extend(conn.events())
+                del self.peers[peer_id]
+                self._retired_drops.update(conn.drops)
+                self._retired_counters.update(conn.counters)
+                if len(self._departed) == self._departed.maxlen:
+                    self._departed_set.discard(self._departed[0])
+                self._departed.append(peer_id)
+                self._departed_set.add(peer_id)

@@ -1,0 +1,273 @@
+"""The wire envelope: one msgpack array per datagram, sealed with a MAC.
+
+Owns: the datagram layout, the table key derivation, the MAC, the intake
+limits and the strict decoding of everything an envelope may carry.
+
+Layout (a msgpack fixarray of 9)::
+
+    [version, table_id, sender, seq, ack, ack_bits, kind, body, mac]
+
+``mac`` is the last element, always a 16-byte bin, so it sits in the last 18
+bytes of the datagram and is checked before a single byte is decoded. It is a
+keyed BLAKE2b over everything before it, personalised with the receiver's id,
+so a datagram sent to one seat cannot be replayed to another.
+
+``body`` depends on ``kind``: nil for ACK, HEARTBEAT and CLOSE; for DATA it is
+``[units, unreliables]`` where a unit is ``[id, data]`` or, for a fragment,
+``[id, data, index, count]``, and each unreliable is one bin. Application
+payloads travel as msgpack bytes inside bins and are decoded only when
+delivered (`decode_payload`), with their own limits.
+
+Must not touch: connection state, sockets, clocks. Everything here is a pure
+function of its arguments; a bad datagram raises `Dropped` with a short reason
+and nothing else happens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import unicodedata
+from dataclasses import dataclass
+from enum import IntEnum
+from functools import lru_cache
+from typing import Any
+
+import msgpack
+
+VERSION = 1
+MAC_SIZE = 16
+#: msgpack header of a 16-byte bin: the MAC trailer starts with these two bytes.
+MAC_HEADER = b"\xc4\x10"
+TRAILER_SIZE = len(MAC_HEADER) + MAC_SIZE
+#: Datagrams longer than this are dropped before anything is looked at.
+MAX_DATAGRAM = 1400
+#: The smallest well-formed envelope (all fields one byte, empty table id).
+MIN_DATAGRAM = 9 + TRAILER_SIZE
+MAX_TABLE_ID = 32
+MAX_UNITS_PER_DATAGRAM = 256
+MAX_FRAGMENTS = 256
+_ID_LIMIT = 1 << 63
+_ACK_BITS = 64
+_ACK_MASK = (1 << _ACK_BITS) - 1
+
+
+class Kind(IntEnum):
+    ACK = 0  # acks only; never acked itself
+    DATA = 1  # reliable units and/or unreliable payloads
+    HEARTBEAT = 2  # proof of life that asks for an ack (round-trip samples)
+    CLOSE = 3  # the sender is leaving
+
+
+class Dropped(Exception):
+    """A datagram or payload was refused; `reason` names the counter to bump."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    version: int
+    table_id: bytes
+    sender: int
+    seq: int
+    ack: int
+    ack_bits: int
+    kind: Kind
+    body: Any
+
+
+def _normalise_code(join_code: str) -> bytes:
+    return unicodedata.normalize("NFKC", join_code).strip().upper().encode("utf-8")
+
+
+@lru_cache(maxsize=64)
+def table_key(join_code: str, table_id: bytes) -> bytes:
+    """The 32-byte key every datagram of a table is MACed with.
+
+    scrypt over the join code (trimmed, NFKC, case-insensitive) salted with the
+    table id, so a code only opens the table it was made for. Deliberately
+    slow (tens of milliseconds), and cached per (code, table) in-process.
+    """
+    if not isinstance(table_id, bytes) or len(table_id) > MAX_TABLE_ID:
+        raise ValueError(f"table id must be at most {MAX_TABLE_ID} bytes")
+    return hashlib.scrypt(
+        _normalise_code(join_code),
+        salt=b"xmas-tui table key v1:" + table_id,
+        n=1 << 14,
+        r=8,
+        p=1,
+        dklen=32,
+    )
+
+
+def _mac(key: bytes, receiver: int, content: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(
+        content, key=key, digest_size=MAC_SIZE, person=receiver.to_bytes(8, "little")
+    ).digest()
+
+
+def _check_id(value: int, what: str) -> None:
+    if not 0 <= value < _ID_LIMIT:
+        raise ValueError(f"{what} must be in [0, 2**63)")
+
+
+def check_peer_id(peer_id: int) -> int:
+    """Peer ids are non-negative ints below 2**63 (they personalise the MAC)."""
+    if not isinstance(peer_id, int) or isinstance(peer_id, bool):
+        raise TypeError("peer id must be an int")
+    _check_id(peer_id, "peer id")
+    return peer_id
+
+
+def seal(
+    key: bytes,
+    receiver: int,
+    table_id: bytes,
+    sender: int,
+    seq: int,
+    ack: int,
+    ack_bits: int,
+    kind: int,
+    body: Any,
+) -> bytes:
+    """Encode and MAC one envelope; the result is the whole datagram."""
+    packed = msgpack.packb([VERSION, table_id, sender, seq, ack, ack_bits, int(kind), body])
+    # A fixarray of 8 is one header byte (0x98); the MAC makes it 9 (0x99).
+    content = b"\x99" + packed[1:]
+    return content + MAC_HEADER + _mac(key, receiver, content)
+
+
+def header_overhead(table_id: bytes) -> int:
+    """Worst-case bytes of a DATA envelope that are not units or unreliables."""
+    # array(1) version(1) table_id(2+n) sender/seq/ack/bits(4*9) kind(1)
+    # body array(1) + two list headers(2*3) + mac trailer(18)
+    return 1 + 1 + 2 + len(table_id) + 4 * 9 + 1 + 1 + 2 * 3 + TRAILER_SIZE
+
+
+def unit_overhead(fragmented: bool) -> int:
+    """Worst-case msgpack bytes around one unit's data."""
+    return 1 + 9 + 3 + (6 if fragmented else 0)
+
+
+#: Container limits for decoding an envelope (the datagram is small anyway).
+_ENVELOPE_LIMITS = {
+    "max_bin_len": MAX_DATAGRAM,
+    "max_str_len": 64,
+    "max_array_len": MAX_UNITS_PER_DATAGRAM,
+    "max_map_len": 0,
+    "max_ext_len": 0,
+}
+
+
+def open_datagram(data: bytes, key: bytes, receiver: int, table_id: bytes) -> Envelope:
+    """Check, authenticate and decode one datagram, or raise `Dropped`.
+
+    Order matters: size first, then the MAC over the raw bytes, and only then
+    msgpack decoding with strict limits and a full shape check.
+    """
+    size = len(data)
+    if size > MAX_DATAGRAM:
+        raise Dropped("oversized")
+    if size < MIN_DATAGRAM:
+        raise Dropped("truncated")
+    view = memoryview(data)
+    if view[-TRAILER_SIZE:-MAC_SIZE] != MAC_HEADER:
+        raise Dropped("no_mac")
+    if not hmac.compare_digest(_mac(key, receiver, view[:-TRAILER_SIZE]), view[-MAC_SIZE:]):
+        raise Dropped("bad_mac")
+    try:
+        fields = msgpack.unpackb(
+            data, raw=False, strict_map_key=True, use_list=False, **_ENVELOPE_LIMITS
+        )
+    except Exception as exc:  # any decoding failure is the sender's problem, not ours
+        raise Dropped("malformed") from exc
+    if type(fields) is not tuple or len(fields) != 9:
+        raise Dropped("malformed")
+    version, tid, sender, seq, ack, ack_bits, kind, body, _mac_field = fields
+    if type(version) is not int or version != VERSION:
+        raise Dropped("version")
+    if tid != table_id:
+        raise Dropped("wrong_table")
+    if (
+        type(sender) is not int
+        or type(seq) is not int
+        or type(ack) is not int
+        or type(ack_bits) is not int
+        or not 0 <= sender < _ID_LIMIT
+        or not 0 < seq < _ID_LIMIT
+        or not 0 <= ack < _ID_LIMIT
+        or not 0 <= ack_bits <= _ACK_MASK
+        or type(kind) is not int
+    ):
+        raise Dropped("malformed")
+    try:
+        kind = Kind(kind)
+    except ValueError as exc:
+        raise Dropped("malformed") from exc
+    if kind is Kind.DATA:
+        _check_data_body(body)
+    elif body is not None:
+        raise Dropped("malformed")
+    return Envelope(version, tid, sender, seq, ack, ack_bits, kind, body)
+
+
+def _check_data_body(body: Any) -> None:
+    if type(body) is not tuple or len(body) != 2:
+        raise Dropped("malformed")
+    units, unreliables = body
+    if type(units) is not tuple or type(unreliables) is not tuple:
+        raise Dropped("malformed")
+    if not units and not unreliables:
+        raise Dropped("malformed")
+    for unit in units:
+        if type(unit) is not tuple:
+            raise Dropped("malformed")
+        n = len(unit)
+        if n == 2:
+            uid, chunk = unit
+        elif n == 4:
+            uid, chunk, index, count = unit
+            if (
+                type(index) is not int
+                or type(count) is not int
+                or not 2 <= count <= MAX_FRAGMENTS
+                or not 0 <= index < count
+            ):
+                raise Dropped("malformed")
+        else:
+            raise Dropped("malformed")
+        if type(uid) is not int or not 0 <= uid < _ID_LIMIT or type(chunk) is not bytes:
+            raise Dropped("malformed")
+    for item in unreliables:
+        if type(item) is not bytes:
+            raise Dropped("malformed")
+
+
+def encode_payload(payload: Any) -> bytes:
+    """Application payload to bytes; only plain msgpack data is accepted."""
+    try:
+        return msgpack.packb(payload, strict_types=False)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"payload is not plain msgpack data: {exc}") from exc
+
+
+def decode_payload(data: bytes, max_size: int) -> Any:
+    """Decode a delivered payload with limits, or raise `Dropped("bad_payload")`."""
+    if len(data) > max_size:
+        raise Dropped("bad_payload")
+    try:
+        return msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            max_bin_len=max_size,
+            max_str_len=max_size,
+            max_array_len=max_size,
+            max_map_len=max_size // 2,
+            max_ext_len=0,
+        )
+    except Exception as exc:
+        raise Dropped("bad_payload") from exc
