@@ -1,0 +1,153 @@
+"""The ``xmas-tui`` command: its verbs, flags and one-line errors.
+
+Owns: parsing the command line and turning a bad argument into one clear
+line on stderr and exit code 2 (never a traceback). Starting the UI is
+deferred to ``xmas_tui.ui`` so that ``rules`` and ``simulate`` never load
+Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from .bots import BOT_KINDS
+from .games import GAMES, Game, get_game
+
+EXIT_USAGE = 2
+MAX_NAME = 16
+
+
+class UsageError(Exception):
+    """A bad command-line argument: printed as one line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def game_arg(value: str) -> Game:
+    try:
+        return get_game(value)
+    except KeyError as exc:
+        raise argparse.ArgumentTypeError(exc.args[0]) from None
+
+
+def name_arg(value: str) -> str:
+    name = " ".join(value.split())
+    if not name:
+        raise argparse.ArgumentTypeError("a name needs at least one letter")
+    if len(name) > MAX_NAME:
+        raise argparse.ArgumentTypeError(f"a name is at most {MAX_NAME} characters")
+    if not name.isprintable():
+        raise argparse.ArgumentTypeError("a name must be printable text")
+    return name
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return number
+
+
+def seed_arg(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed {value!r} is not a whole number") from None
+
+
+def pace_arg(value: str) -> float:
+    try:
+        pace = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"pace {value!r} is not a number of seconds") from None
+    if not 0.05 <= pace <= 4:
+        raise argparse.ArgumentTypeError("pace is between 0.05 and 4 seconds")
+    return pace
+
+
+def build_parser() -> Parser:
+    games = ", ".join(sorted(GAMES))
+    parser = Parser(
+        prog="xmas-tui",
+        description="Christmas tabletop games in the terminal. With no verb, opens the lobby.",
+    )
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
+
+    play = verbs.add_parser("play", help="you against bots on this terminal")
+    play.add_argument("game", type=game_arg, metavar="GAME", help=games)
+    play.add_argument("--players", type=positive_int, default=None, help="seats at the table, you included")
+    play.add_argument("--seed", type=seed_arg, default=None, help="the same seed deals the same game")
+    play.add_argument("--name", type=name_arg, default="You", help="your name at the table")
+    play.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how the bots play")
+    play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
+
+    rules = verbs.add_parser("rules", help="the rules and our rulings")
+    rules.add_argument("game", type=game_arg, metavar="GAME", help=games)
+
+    sim = verbs.add_parser("simulate", help="many bot games, headless, with figures")
+    sim.add_argument("game", type=game_arg, metavar="GAME", help=games)
+    sim.add_argument("--games", type=positive_int, default=100)
+    sim.add_argument("--players", type=positive_int, default=None)
+    sim.add_argument("--seed", type=seed_arg, default=1)
+    sim.add_argument("--bot", choices=BOT_KINDS, default="random")
+    sim.add_argument("--json", action="store_true", help="end with one JSON line of figures")
+    return parser
+
+
+def players_for(game: Game, players: int | None) -> int:
+    n = players if players is not None else min(max(4, game.min_players), game.max_players)
+    if not game.min_players <= n <= game.max_players:
+        raise UsageError(
+            f"{game.id} is for {game.min_players}-{game.max_players} players, not {n}"
+        )
+    return n
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.verb == "rules":
+        print(args.game.describe_rules())
+        return 0
+    if args.verb == "simulate":
+        from .simulate import simulate
+
+        n = players_for(args.game, args.players)
+        figures = simulate(args.game, args.games, n, args.seed, args.bot)
+        if not args.json:
+            print(
+                f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "
+                f"{figures['games_per_second']} games/s, {figures['mean_actions']} actions a game"
+            )
+            print(f"wins by seat: {figures['wins_by_seat']}, shared wins: {figures['ties']}")
+        print(json.dumps(figures) if args.json else "", end="\n" if args.json else "")
+        return 0
+    from .ui.app import run_app
+
+    if args.verb == "play":
+        n = players_for(args.game, args.players)
+        return run_app(game=args.game, players=n, seed=args.seed, name=args.name, bot=args.bot, pace=args.pace)
+    return run_app()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except UsageError as exc:
+        print(f"xmas-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

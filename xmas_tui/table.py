@@ -1,0 +1,163 @@
+"""The seam between the UI and whoever runs the rules: a ``Table``.
+
+Owns: the ``Table`` interface the UI talks to (send my action, receive my
+view), its ``Snapshot`` (everything one seat may know right now), and
+``LocalTable``, which runs the engine in-process with bots at a human pace.
+A networked table implements the same interface; the UI cannot tell which,
+and never holds the full state.
+
+Must not touch: Textual. It may use asyncio (bots wait between moves).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .bots import Bot, make_bot
+from .games import Action, Event, Game, Result, Rng, View
+
+DEFAULT_PACE = 0.9
+MIN_PACE = 0.05
+MAX_PACE = 4.0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What my seat may know now: my view, my legal actions, who acts, the log, the result."""
+
+    view: View
+    legal: tuple[Action, ...]
+    to_act: frozenset[int]
+    log: tuple[Event, ...]
+    result: Result | None
+
+    @property
+    def seat(self) -> int | None:
+        return self.view.seat
+
+    @property
+    def my_turn(self) -> bool:
+        return bool(self.legal)
+
+
+Listener = Callable[[Snapshot], None]
+
+
+class Table(ABC):
+    """A game table as one seat sees it."""
+
+    game: Game
+    seat: int
+    players: tuple[str, ...]
+    pace: float
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener`` with a fresh snapshot after every change."""
+        self._listeners.append(listener)
+
+    def _publish(self) -> None:
+        snapshot = self.snapshot()
+        for listener in list(self._listeners):
+            listener(snapshot)
+
+    def set_pace(self, seconds: float) -> float:
+        self.pace = min(MAX_PACE, max(MIN_PACE, seconds))
+        return self.pace
+
+    @abstractmethod
+    def snapshot(self) -> Snapshot: ...
+
+    @abstractmethod
+    async def send(self, action: Action) -> None:
+        """Play my action; raises ``ActionError`` (with the rule broken) if it is refused."""
+
+    @abstractmethod
+    async def run(self) -> None:
+        """Drive the table until the game ends."""
+
+
+class LocalTable(Table):
+    """The engine in this process: me at one seat, bots at the others."""
+
+    def __init__(
+        self,
+        game: Game,
+        players: Sequence[str],
+        seat: int,
+        *,
+        bot: str = "smart",
+        seed: int | str = 0,
+        pace: float = DEFAULT_PACE,
+        options: dict | None = None,
+    ) -> None:
+        super().__init__()
+        self.game = game
+        self.players = tuple(players)
+        self.seat = seat
+        self.pace = pace
+        self.seed = seed
+        self._rng = Rng(seed)
+        self._state = game.setup(options or {}, self.players, self._rng)
+        self.bots: dict[int, Bot] = {
+            s: make_bot(game.id, bot, s, self._rng.fork(f"bot/{s}"))
+            for s in range(len(self.players))
+            if s != seat
+        }
+        self._log: list[Event] = [Event("start", f"{game.title}: {', '.join(self.players)}.")]
+        self._wake = asyncio.Event()
+        self._observe()
+
+    # -------------------------------------------------------------- reading
+    def snapshot(self) -> Snapshot:
+        game, state = self.game, self._state
+        return Snapshot(
+            view=game.view(state, self.seat),
+            legal=tuple(game.legal_actions(state, self.seat)),
+            to_act=game.to_act(state),
+            log=tuple(self._log),
+            result=game.result(state),
+        )
+
+    # -------------------------------------------------------------- acting
+    async def send(self, action: Action) -> None:
+        self._play(self.seat, action)
+
+    def _play(self, seat: int, action: Action) -> None:
+        events = self.game.apply(self._state, seat, action, self._rng)
+        self._log.extend(events)
+        self._observe()
+        self._publish()
+        self._wake.set()
+
+    def _observe(self) -> None:
+        for bot in self.bots.values():
+            if bot.uses_view:
+                bot.observe(self.game.view(self._state, bot.seat))
+
+    def bot_step(self) -> bool:
+        """Let one bot whose turn it is act; False if no bot may act now."""
+        acting = sorted(self.game.to_act(self._state) & self.bots.keys())
+        if not acting:
+            return False
+        seat = acting[0]
+        bot = self.bots[seat]
+        legal = self.game.legal_actions(self._state, seat)
+        view = self.game.view(self._state, seat) if bot.uses_view else None
+        self._play(seat, bot.choose(view, legal))
+        return True
+
+    async def run(self) -> None:
+        self._publish()
+        while self.game.result(self._state) is None:
+            if self.game.to_act(self._state) & self.bots.keys():
+                await asyncio.sleep(self.pace)
+                self.bot_step()
+            else:
+                self._wake.clear()
+                await self._wake.wait()

@@ -1,0 +1,1 @@
+"""The Textual app: screens, boards and styles. Talks to a ``Table`` only."""

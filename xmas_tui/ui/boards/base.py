@@ -1,0 +1,84 @@
+"""What every game's board widget provides to the table screen.
+
+Owns: the ``Board`` base widget (it draws one seat's ``Snapshot`` and posts
+``Board.ActionChosen`` when the player picks an action), the ``PlayerLine``
+the side panel shows, and helpers that map a key or a click to a legal action.
+
+Must not touch: the table or the engine state. A board sees only a snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual.message import Message
+from textual.widget import Widget
+
+from xmas_tui.games import Action, Game
+from xmas_tui.table import Snapshot
+
+
+@dataclass(frozen=True)
+class PlayerLine:
+    """One player in the side panel: name, score, a short summary, and markers."""
+
+    seat: int
+    name: str
+    score: str
+    summary: str = ""
+    acting: bool = False
+    marker: str = ""
+
+
+def legal_where(snapshot: Snapshot, test: Callable[[Action], bool]) -> Action | None:
+    """The first of my legal actions that passes ``test``, or None."""
+    return next((a for a in snapshot.legal if test(a)), None)
+
+
+class Board(Widget, can_focus=True):
+    """A game's board: draws a snapshot, turns keys and clicks into actions."""
+
+    game: Game
+
+    class ActionChosen(Message):
+        """The player chose an action on the board."""
+
+        def __init__(self, action: Action) -> None:
+            super().__init__()
+            self.action = action
+
+    def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.snapshot = snapshot
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Draw a new snapshot (called after every change at the table)."""
+        self.snapshot = snapshot
+        self.redraw()
+
+    def redraw(self) -> None:
+        raise NotImplementedError
+
+    def status_line(self) -> str:
+        """One line for the top bar: round, event, whose turn."""
+        raise NotImplementedError
+
+    def prompt_line(self) -> str:
+        """What I can do now (or whom we are waiting for)."""
+        raise NotImplementedError
+
+    def player_lines(self) -> list[PlayerLine]:
+        raise NotImplementedError
+
+    def choose(self, action: Action | None) -> bool:
+        """Post ``action`` if there is one; True if posted."""
+        if action is None:
+            self.app.bell()
+            return False
+        self.post_message(self.ActionChosen(action))
+        return True
+
+    def player_name(self, seat: int) -> str:
+        players = self.snapshot.view["players"]
+        return "You" if seat == self.snapshot.seat else players[seat]

@@ -1,0 +1,291 @@
+"""The Chip 'n' Dale board: the tree of six, the piles, my Treasures.
+
+Draws only what the snapshot shows: a card turned face down again is drawn
+face down, whatever was seen before (it is a memory game; the screen must not
+remember for the player).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Grid, Horizontal, Vertical
+from textual.events import Click
+from textual.widgets import Static
+
+from xmas_tui.games import Action
+from xmas_tui.games.chip_n_dale import (
+    EVENT_TEXT,
+    EVENT_TITLES,
+    GAME,
+    NAMES,
+    PLUTO_LIMIT,
+    SLOT_ZONES,
+    STAR_EVENTS,
+    Continue,
+    Stop,
+    right_of,
+    score,
+    treasure,
+)
+
+from .base import Board, PlayerLine, legal_where
+
+PLUTO = "☻"
+#: Colour and the two lines drawn on a face-up card, by kind.
+LOOK: dict[str, tuple[str, str, str]] = {
+    "ornament-chip": ("#ff6b6b", "Ornament", "Chip"),
+    "ornament-dale": ("#ff9f43", "Ornament", "Dale"),
+    "candy-chip": ("#f8f8f8", "Candy Cane", "Chip"),
+    "candy-dale": ("#ff8fab", "Candy Cane", "Dale"),
+    "popcorn": ("#ffe66d", "Popcorn", ""),
+    "acorn": ("#c8a165", "Acorn", ""),
+    "bell": ("#ffd700", "Bell", ""),
+}
+SHORT = {
+    "ornament-chip": "Orn·C",
+    "ornament-dale": "Orn·D",
+    "candy-chip": "Cane·C",
+    "candy-dale": "Cane·D",
+    "popcorn": "Popcorn",
+    "acorn": "Acorn",
+    "bell": "Bell",
+}
+ORDER = list(LOOK)
+
+
+def card_text(face: str) -> Text:
+    kind, plutos = treasure(face)
+    colour, line1, line2 = LOOK[kind]
+    text = Text(f"{line1}\n", style=f"bold {colour}")
+    text.append(f"{line2:<5}", style=colour)
+    text.append(PLUTO * plutos, style="bold #9ad0ff")
+    return text
+
+
+def summary(faces: list[str]) -> str:
+    """A one-line count of a collection: ``OrnC1 D2 · Cane C1 · Pop 3 · Acorn 1 · Bell 2``."""
+    kinds = Counter(treasure(f)[0] for f in faces)
+    parts = []
+    if kinds["ornament-chip"] or kinds["ornament-dale"]:
+        parts.append(f"Orn C{kinds['ornament-chip']}D{kinds['ornament-dale']}")
+    if kinds["candy-chip"] or kinds["candy-dale"]:
+        parts.append(f"Cane C{kinds['candy-chip']}D{kinds['candy-dale']}")
+    for kind, label in (("popcorn", "Pop"), ("acorn", "Acorn"), ("bell", "Bell")):
+        if kinds[kind]:
+            parts.append(f"{label} {kinds[kind]}")
+    return " ".join(parts) or "no Treasures yet"
+
+
+class SlotCard(Static):
+    """One place in the tree. Click to flip, collect, peek or take it."""
+
+    def __init__(self, slot: int) -> None:
+        super().__init__(id=f"slot-{slot}", classes="card")
+        self.slot = slot
+        self.border_title = str(slot + 1)
+
+    def on_click(self, event: Click) -> None:
+        board = self.screen.query_one(ChipNDaleBoard)
+        board.action_slot(self.slot)
+
+
+class TreasureChip(Static):
+    """One of my Treasures. Click to choose it (discard, swap, pass)."""
+
+    def __init__(self, handle: int, face: str, selected: bool) -> None:
+        kind, plutos = treasure(face)
+        label = Text(f"{SHORT[kind]}{PLUTO * plutos}", style=LOOK[kind][0])
+        super().__init__(label, classes="chip -selected" if selected else "chip")
+        self.handle = handle
+
+    def on_click(self, event: Click) -> None:
+        board = self.screen.query_one(ChipNDaleBoard)
+        board.pick_card(self.handle)
+
+
+class ChipNDaleBoard(Board):
+    game = GAME
+
+    BINDINGS = [
+        Binding("1", "slot(0)", "Slot", key_display="1-6", tooltip="Flip, collect, peek or take the Treasure in that slot", id="cnd.slot"),
+        *[Binding(str(n + 1), f"slot({n})", f"Slot {n + 1}", show=False, id=f"cnd.slot{n + 1}") for n in range(1, 6)],
+        Binding("s", "stop", "Stop", tooltip="Stop flipping and collect", id="cnd.stop"),
+        Binding("left", "move(-1)", "Prev", show=False, id="cnd.left"),
+        Binding("right", "move(1)", "Next", show=False, id="cnd.right"),
+        Binding("enter", "pick", "Choose", key_display="←→⏎", tooltip="Choose one of your Treasures", id="cnd.pick"),
+        Binding("c", "carry_on", "Continue", show=False, tooltip="Shuffle the shown tree", id="cnd.continue"),
+    ]
+
+    def __init__(self, snapshot, *, id: str | None = None) -> None:
+        super().__init__(snapshot, id=id)
+        self.selected = 0
+
+    # -------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tree"):
+            yield Static(id="star-top", classes="star")
+            for row in ((0,), (1, 2), (3, 4, 5)):
+                with Center():
+                    with Horizontal(classes="tree-row"):
+                        for slot in row:
+                            yield SlotCard(slot)
+        yield Static(id="piles")
+        yield Static(id="mine-title")
+        yield Grid(id="mine")
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    # -------------------------------------------------------------- drawing
+    def redraw(self) -> None:
+        snap = self.snapshot
+        view = snap.view
+        me = snap.seat
+        phase = view["phase"]
+        flipped = set(view["flipped"])
+        peeked = set(view["peeked"])
+        for slot, zone in enumerate(SLOT_ZONES):
+            card = self.query_one(f"#slot-{slot}", SlotCard)
+            cards = view.cards(zone)
+            card.set_classes("card")
+            if not cards:
+                card.update(Text("\n  empty", style="dim"))
+                card.add_class("-empty")
+                continue
+            _, face = cards[0]
+            if face is None:
+                card.update(Text("░░░░░░░░░\n░░░░░░░░░", style="#2e7d32"))
+                card.add_class("-down")
+            else:
+                card.update(card_text(face))
+                if slot in flipped:
+                    card.add_class("-flipped")
+                if slot in peeked and me == view["turn"]:
+                    card.add_class("-peeked")
+            if any(getattr(a, "slot", None) == slot for a in snap.legal):
+                card.add_class("-choosable")
+        star = view["star"]
+        if star is None:
+            self.query_one("#star-top", Static).update(Text("★", style="bold #ffd700"))
+        else:
+            self.query_one("#star-top", Static).update(Text(f"★ with {self.player_name(star)}", style="#ffd700"))
+        deck = len(view.zone("deck"))
+        discard = view.faces_in("discard")
+        counting = phase in ("flip", "collect")
+        top = f" ({NAMES[treasure(discard[-1])[0]]} on top)" if discard and not counting else ""
+        piles = Text(f"Deck {deck} · Discard {len(discard)}{top}")
+        if counting:
+            style = "bold red" if view["caught"] else "bold #9ad0ff"
+            piles.append(f" · Pluto {view['plutos']}/{PLUTO_LIMIT} {PLUTO * view['plutos']}", style=style)
+        offered = view.faces_in("swap")
+        if offered:
+            piles.append(f" · Offered: {NAMES[treasure(offered[0])[0]]}", style="#ffd700")
+        self.query_one("#piles", Static).update(piles)
+        mine = view.cards(f"collection.{me}") if me is not None else []
+        faces = [f for _, f in mine if f]
+        points = score(faces).total
+        self.query_one("#mine-title", Static).update(
+            Text.assemble(("Your Treasures ", "bold"), (f"{points} points", "bold #ffd700"), f" · {len(mine)} cards")
+        )
+        if mine:
+            self.selected = min(self.selected, len(mine) - 1)
+        grid = self.query_one("#mine", Grid)
+        grid.remove_children()
+        ordered = sorted(mine, key=lambda hf: (ORDER.index(treasure(hf[1] or "acorn/0")[0]), hf[0]))
+        self._ordered = [h for h, _ in ordered]
+        picking = any(hasattr(a, "card") for a in snap.legal)
+        grid.mount_all(
+            TreasureChip(h, f or "acorn/0", picking and i == self.selected) for i, (h, f) in enumerate(ordered)
+        )
+        grid.set_class(picking, "-picking")
+
+    def status_line(self) -> str:
+        view = self.snapshot.view
+        event = view["event"]
+        total = view["round"] + len(view["events"])
+        if event is None:
+            return f"{GAME.title} · game over"
+        star = " ★" if event in STAR_EVENTS else ""
+        return f"Round {view['round']}/{total} · Event: {EVENT_TITLES[event]}{star} · {self.player_name(view['turn'])}'s turn"
+
+    def prompt_line(self) -> str:
+        snap = self.snapshot
+        view = snap.view
+        phase = view["phase"]
+        if snap.result is not None:
+            return "The game is over."
+        if not snap.my_turn:
+            if phase == "pass":
+                waiting = ", ".join(self.player_name(s) for s in sorted(snap.to_act))
+                return f"Waiting for {waiting} to choose a Treasure to pass."
+            return f"{self.player_name(view['turn'])} is playing. Event: {EVENT_TEXT.get(view['event'] or '', '')}"
+        if phase == "flip":
+            need = 2 - len(view["flipped"])
+            base = "Flip a Treasure: press 1-6 or click it."
+            return base + (" Press s to stop and collect." if any(isinstance(a, Stop) for a in snap.legal) else f" Flip {need} more before you may stop.")
+        if phase == "collect":
+            n = view["to_collect"]
+            caught = "Pluto caught you! " if view["caught"] else ""
+            return f"{caught}Collect {n} face-up Treasure{'s' if n > 1 else ''}: press its slot number."
+        if phase == "discard":
+            return "Collect three: choose one of your Treasures to discard (←/→ then Enter, or click)."
+        if phase == "peek":
+            return f"Peek: choose a face-down Treasure to look at ({2 - len(view['peeked'])} left). Only you will see it."
+        if phase == "give":
+            return "Swap: choose one of your Treasures to put into the tree (←/→ then Enter, or click)."
+        if phase == "take":
+            return "Swap: choose the tree slot whose Treasure you take (1-6)."
+        if phase == "pass":
+            me = snap.seat or 0
+            right = self.player_name(right_of(me, len(view["players"])))
+            return f"Choose a Treasure to pass to {right} (←/→ then Enter). It stays secret until all have chosen."
+        if phase == "tree-shown":
+            return "The whole tree is face up — remember it! Press c to shuffle it face down."
+        return ""
+
+    def player_lines(self) -> list[PlayerLine]:
+        view = self.snapshot.view
+        lines = []
+        for seat, name in enumerate(view["players"]):
+            faces = view.faces_in(f"collection.{seat}")
+            marker = "★" if view["star"] == seat else ""
+            lines.append(
+                PlayerLine(seat, name, f"{score(faces).total} pts", summary(faces), seat in self.snapshot.to_act, marker)
+            )
+        return lines
+
+    # -------------------------------------------------------------- input
+    def action_slot(self, slot: int) -> None:
+        self.choose(legal_where(self.snapshot, lambda a: getattr(a, "slot", None) == slot))
+
+    def action_stop(self) -> None:
+        self.choose(legal_where(self.snapshot, lambda a: isinstance(a, Stop)))
+
+    def action_carry_on(self) -> None:
+        self.choose(legal_where(self.snapshot, lambda a: isinstance(a, Continue)))
+
+    def action_move(self, step: int) -> None:
+        if self._ordered:
+            self.selected = (self.selected + step) % len(self._ordered)
+            for i, chip in enumerate(self.query(TreasureChip)):
+                chip.set_class(i == self.selected, "-selected")
+
+    def action_pick(self) -> None:
+        if any(isinstance(a, Continue) for a in self.snapshot.legal):
+            self.action_carry_on()
+        elif self._ordered:
+            self.pick_card(self._ordered[self.selected])
+
+    def pick_card(self, handle: int) -> None:
+        if handle in self._ordered:
+            self.selected = self._ordered.index(handle)
+        self.choose(legal_where(self.snapshot, lambda a: getattr(a, "card", None) == handle))
+
+    _ordered: list[int] = []
+
+    def describe(self, action: Action) -> str:
+        return action.text()

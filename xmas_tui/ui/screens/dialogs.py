@@ -1,0 +1,90 @@
+"""Dialogs over the table: the rules and rulings, and the end of a game."""
+
+from __future__ import annotations
+
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from xmas_tui.games import Game, Result
+
+
+class RulesScreen(ModalScreen[None]):
+    """The rules, our rulings where the book is silent, and the keys."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="rules.close")]
+
+    def __init__(self, game: Game) -> None:
+        super().__init__()
+        self.game = game
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="rules-box", classes="dialog"):
+            with VerticalScroll(id="rules-scroll"):
+                yield Static(self.game.describe_rules(), id="rules-text")
+            yield Static("↑/↓ scroll · Esc close", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#rules-box").border_title = f"Rules · {self.game.title}"
+        self.query_one("#rules-scroll").focus()
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        self.dismiss(None)
+
+
+class EndScreen(ModalScreen[str]):
+    """Scores, winners and the tie-break used. Returns "again", "lobby" or "quit"."""
+
+    BINDINGS = [
+        Binding("n", "choose('again')", "New game", id="end.again"),
+        Binding("l,escape", "choose('lobby')", "Lobby", id="end.lobby"),
+        Binding("q", "choose('quit')", "Quit", id="end.quit"),
+    ]
+
+    def __init__(self, game: Game, players: tuple[str, ...], result: Result, me: int | None) -> None:
+        super().__init__()
+        self.game = game
+        self.players = players
+        self.result = result
+        self.me = me
+
+    def compose(self) -> ComposeResult:
+        result = self.result
+        winners = " and ".join(self.players[w] for w in result.winners)
+        if self.me in result.winners:
+            headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style="bold #ffd700")
+        else:
+            headline = Text(f"{winners} win{'s' if len(result.winners) == 1 else ''}.", style="bold")
+        if result.tiebreak:
+            headline.append(f"\nTie broken by: {result.tiebreak}.", style="italic")
+        table = RichTable(box=None, expand=True, header_style="bold #9be39b")
+        table.add_column("")
+        table.add_column("Player")
+        table.add_column("Points", justify="right")
+        table.add_column("How", overflow="fold")
+        order = sorted(range(len(self.players)), key=lambda s: -result.scores[s])
+        for seat in order:
+            crown = "★" if seat in result.winners else ""
+            name = self.players[seat] + (" (you)" if seat == self.me else "")
+            how = result.details[seat] if seat < len(result.details) else ""
+            table.add_row(crown, name, str(result.scores[seat]), how)
+        with Vertical(id="end-box", classes="dialog"):
+            yield Static(headline, id="end-headline")
+            yield Static(table, id="end-scores")
+            with Horizontal(id="end-buttons"):
+                yield Button("New game (n)", id="again", variant="success")
+                yield Button("Lobby (l)", id="lobby")
+                yield Button("Quit (q)", id="quit", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#end-box").border_title = f"{self.game.title} · final scores"
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id or "lobby")
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)

@@ -1,0 +1,121 @@
+"""The lobby: choose a game, the number of players, the bots and your name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from xmas_tui.games import GAMES, Game
+from xmas_tui.ui.boards import BOARDS
+
+BANNER = "❄  x m a s - t u i  ❄"
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """A local game to start: you against bots."""
+
+    game: Game
+    players: int
+    name: str = "You"
+    bot: str = "smart"
+    seed: int | None = None
+    pace: float = 0.9
+
+
+def playable_games() -> list[Game]:
+    return [GAMES[gid] for gid in GAMES if gid in BOARDS]
+
+
+def default_players(game: Game) -> int:
+    return min(max(4, game.min_players), game.max_players)
+
+
+class LobbyScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", key_display="^s", tooltip="Start the game", id="lobby.start"),
+        Binding("question_mark,f1", "rules", "Rules", key_display="?", tooltip="Rules of the chosen game", id="lobby.rules"),
+        Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="lobby.quit"),
+    ]
+
+    def __init__(self, last: GameConfig | None = None) -> None:
+        super().__init__()
+        self.last = last
+
+    def compose(self) -> ComposeResult:
+        games = playable_games()
+        first = self.last.game if self.last else games[0]
+        with Vertical(id="lobby-box"):
+            yield Static(Text(BANNER, style="bold #ffd700", justify="center"), id="banner")
+            yield Static("Play against bots on this terminal.", id="lobby-sub")
+            with Grid(id="lobby-form"):
+                yield Label("Game")
+                yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game")
+                yield Label("Players")
+                yield Select(self._player_options(first), value=self.last.players if self.last else default_players(first), allow_blank=False, id="players")
+                yield Label("Bots")
+                yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot")
+                yield Label("Your name")
+                yield Input(value=self.last.name if self.last else "You", max_length=16, id="name")
+            with Horizontal(id="lobby-buttons"):
+                yield Button("Start", variant="success", id="start")
+                yield Button("Rules", id="rules")
+            yield Static(id="lobby-about")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._shown_game = self.game.id
+        self.query_one("#lobby-box").border_title = "Lobby"
+        self._describe()
+        self.query_one("#start", Button).focus()
+
+    @staticmethod
+    def _player_options(game: Game) -> list[tuple[str, int]]:
+        return [(f"{n} (you + {n - 1} bot{'s' if n > 2 else ''})", n) for n in range(max(2, game.min_players), game.max_players + 1)]
+
+    @property
+    def game(self) -> Game:
+        return GAMES[str(self.query_one("#game", Select).value)]
+
+    def _describe(self) -> None:
+        game = self.game
+        self.query_one("#lobby-about", Static).update(
+            Text(f"{game.min_players}-{game.max_players} players · press ? for the rules", style="dim")
+        )
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "game" and event.value != self._shown_game:
+            self._shown_game = str(event.value)
+            game = self.game
+            players = self.query_one("#players", Select)
+            players.set_options(self._player_options(game))
+            players.value = default_players(game)
+            self._describe()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        elif event.button.id == "rules":
+            self.action_rules()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_start()
+
+    def action_rules(self) -> None:
+        self.app.show_rules(self.game)
+
+    def action_start(self) -> None:
+        name = " ".join(self.query_one("#name", Input).value.split()) or "You"
+        config = GameConfig(
+            game=self.game,
+            players=int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
+            name=name[:16],
+            bot=str(self.query_one("#bot", Select).value),
+        )
+        self.app.start_game(config)

@@ -1,0 +1,120 @@
+"""The table screen: one seat's view of a game in progress, for any game.
+
+Owns: the layout around a game's board (status bar, players, log, prompt),
+sending my chosen actions to the ``Table``, showing a refused action's rule,
+and the bot pace. Must not touch: the engine state (it holds a snapshot only).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static
+
+from xmas_tui.games import ActionError
+from xmas_tui.table import Snapshot, Table
+from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+
+
+class PlayersPanel(Static):
+    """Every player: name, score, a summary; who acts now is marked."""
+
+    def show_lines(self, lines: list[PlayerLine], me: int | None) -> None:
+        text = Text()
+        for i, line in enumerate(lines):
+            if i:
+                text.append("\n")
+            arrow = "▶ " if line.acting else "  "
+            style = "bold #ffd700" if line.acting else "bold"
+            you = " (you)" if line.seat == me else ""
+            text.append(arrow, style="#ffd700")
+            text.append(f"{line.name}{you}", style=style)
+            text.append(f" {line.marker}" if line.marker else "", style="#ffd700")
+            text.append(f"  {line.score}\n", style="#9be39b")
+            text.append(f"  {line.summary}", style="dim")
+        self.update(text)
+
+
+class TableScreen(Screen[None]):
+    """A game in progress. The board is the game's; the rest is shared."""
+
+    BINDINGS = [
+        Binding("question_mark,f1", "help", "Rules", key_display="?", tooltip="The rules and our rulings", id="table.help"),
+        Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", tooltip="Bots move faster (+) or slower (-)", id="table.faster"),
+        Binding("minus", "pace(1)", "Slower", show=False, tooltip="Bots move slower", id="table.slower"),
+        Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="table.leave"),
+    ]
+
+    def __init__(self, table: Table) -> None:
+        super().__init__()
+        self.table = table
+        self.snapshot = table.snapshot()
+        self._logged = 0
+        self._ended = False
+
+    def compose(self) -> ComposeResult:
+        board_cls = BOARDS[self.table.game.id]
+        yield Static(id="status")
+        with Horizontal(id="table-main"):
+            yield board_cls(self.snapshot, id="board")
+            with Vertical(id="side"):
+                yield PlayersPanel(id="players-panel")
+                yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
+        yield Static(id="prompt")
+        yield Footer()
+
+    @property
+    def board(self) -> Board:
+        return self.query_one("#board", Board)
+
+    def on_mount(self) -> None:
+        self.query_one("#players-panel").border_title = "Players"
+        self.query_one("#log").border_title = "What happened"
+        self.table.subscribe(self._on_table_changed)
+        self.show_snapshot(self.table.snapshot())
+        self.board.focus()
+        self.run_worker(self.table.run(), name="table", exclusive=True)
+
+    def _on_table_changed(self, snapshot: Snapshot) -> None:
+        if self.is_attached:
+            self.show_snapshot(snapshot)
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        board = self.board
+        board.show_snapshot(snapshot)
+        self.query_one("#status", Static).update(Text(board.status_line(), style="bold"))
+        self.query_one("#players-panel", PlayersPanel).show_lines(board.player_lines(), snapshot.seat)
+        prompt = self.query_one("#prompt", Static)
+        prompt.update(board.prompt_line())
+        prompt.set_class(snapshot.my_turn, "-my-turn")
+        log = self.query_one("#log", RichLog)
+        for event in snapshot.log[self._logged :]:
+            mine = event.seat is not None and event.seat == snapshot.seat
+            log.write(Text(event.text, style="bold" if mine else ""))
+        self._logged = len(snapshot.log)
+        if snapshot.result is not None and not self._ended:
+            self._ended = True
+            self.app.show_result(self.table, snapshot)
+
+    @on(Board.ActionChosen)
+    async def play(self, message: Board.ActionChosen) -> None:
+        message.stop()
+        try:
+            await self.table.send(message.action)
+        except ActionError as error:
+            self.notify(str(error), title="Not allowed", severity="error")
+
+    def action_help(self) -> None:
+        self.app.show_rules(self.table.game)
+
+    def action_pace(self, direction: int) -> None:
+        pace = self.table.set_pace(self.table.pace * (1.5 if direction > 0 else 1 / 1.5))
+        self.notify(f"Bots now wait {pace:.2f} s between moves.", title="Pace")
+
+    def action_leave(self) -> None:
+        self.app.open_lobby()
