@@ -124,6 +124,10 @@ def _build(cls: type[Action], raw: Sequence[Any]) -> Action:
             if i != len(fields) - 1:
                 raise InvalidAction(f"{cls.kind}: bad action definition")
             items = rest[0] if len(rest) == 1 and isinstance(rest[0], list) else rest
+            try:  # the text form carries numbers as words
+                items = [int(x) if isinstance(x, str) else x for x in items]
+            except ValueError:
+                raise InvalidAction(f"{cls.kind} takes whole numbers") from None
             if not all(isinstance(x, int) and not isinstance(x, bool) for x in items):
                 raise InvalidAction(f"{cls.kind} takes whole numbers")
             values.append(tuple(items))
