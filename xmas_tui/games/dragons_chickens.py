@@ -1,0 +1,844 @@
+"""Dragons & Chickens — the real-time game: the rules, and our rulings where the book is silent.
+
+Every round each player's top card is revealed at once; the first to name the
+most abundant treasure takes the room, the chest settles ties, a dragon sends
+everyone to the shield, and dark rooms can be stolen with a slap.
+
+The engine never reads a clock. A round is: the cards are revealed (public),
+then every seat submits one sealed ``Presses`` action carrying its timed
+inputs for the round, in milliseconds since the reveal. When every seat has
+submitted, the presses are opened together and the round is settled by the
+pure function ``resolve_round`` (and ``dragon_takes`` for a burned player's
+loot). The last round's record, who pressed what and when and why the cards
+went where they did, is the public field ``last_round``
+(``RoundRecord.from_plain`` reads it back). Then the next round is revealed.
+
+Owns: this game's cards, state, actions, the round resolution, scoring and
+rulings. Must not touch: the UI, the network, clocks; faces are read and shown
+only through the card model (``Cards``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, NamedTuple
+
+from .cards import EVERYONE, NOBODY
+from .engine import (
+    Action,
+    BaseState,
+    Event,
+    Game,
+    InvalidAction,
+    Result,
+    Ruling,
+    plain,
+    rank_winners,
+)
+from .rng import Rng
+
+# ---------------------------------------------------------------- the cards
+
+TREASURES: tuple[str, ...] = ("ring", "pearl", "crown", "gold", "diamond", "chalice")
+TREASURE_NAMES: tuple[str, ...] = ("Ring", "Pearl", "Crown", "Gold", "Diamond", "Chalice")
+DRAGON_SIZES: tuple[str, ...] = ("", "small", "medium", "large")
+
+#: The 15 pairs of two different treasures; every pair is printed 7 times...
+PAIRS: tuple[tuple[str, str], ...] = tuple(
+    (a, b) for i, a in enumerate(TREASURES) for b in TREASURES[i + 1 :]
+)
+#: ...and these four pairs once more, for 109 cards.
+EXTRA_PAIRS: tuple[tuple[str, str], ...] = (
+    ("ring", "pearl"), ("ring", "crown"), ("pearl", "gold"), ("diamond", "chalice"),
+)
+#: Every pair has one chicken card and one dark-room card (sometimes the same card).
+#: Dragons sit on the nine pairs that join {ring, crown, diamond} to {pearl, gold,
+#: chalice}, one of each size per treasure: pair -> dragon size (3 is the largest).
+DRAGONS: dict[tuple[str, str], int] = {
+    ("ring", "pearl"): 3, ("crown", "gold"): 3, ("diamond", "chalice"): 3,
+    ("ring", "gold"): 2, ("crown", "chalice"): 2, ("pearl", "diamond"): 2,
+    ("ring", "chalice"): 1, ("pearl", "crown"): 1, ("gold", "diamond"): 1,
+}
+#: Pairs whose dark room also shows the pair's dragon, and whose dark room also shows its chicken.
+DRAGON_DARK_ROOMS = frozenset({("ring", "pearl"), ("crown", "chalice"), ("gold", "diamond")})
+CHICKEN_DARK_ROOMS = frozenset({("ring", "gold"), ("pearl", "crown"), ("diamond", "chalice")})
+
+
+class Card(NamedTuple):
+    """What a face shows: two treasures (indices into ``TREASURES``) and its marks."""
+
+    treasures: tuple[int, int]
+    chicken: bool
+    dragon: int  # 0: none; 1-3: small, medium, large (how easy it is to see)
+    torch: bool  # an unlit torch: a dark room
+
+
+def make_face(a: str, b: str, *, chicken: bool = False, dragon: int = 0, torch: bool = False) -> str:
+    """A face string: ``"ring+pearl"``, with marks ``/chicken``, ``/dragon1-3``, ``/torch``."""
+    marks = ["chicken"] * chicken + ([f"dragon{dragon}"] if dragon else []) + ["torch"] * torch
+    return "/".join([f"{a}+{b}", *marks])
+
+
+@cache
+def card(face: str) -> Card:
+    """``Card((0, 1), False, 3, True)`` from ``"ring+pearl/dragon3/torch"``."""
+    pair, *marks = face.split("/")
+    a, _, b = pair.partition("+")
+    dragon = 0
+    for mark in marks:
+        if mark.startswith("dragon"):
+            dragon = int(mark[len("dragon") :])
+    return Card((TREASURES.index(a), TREASURES.index(b)), "chicken" in marks, dragon, "torch" in marks)
+
+
+@cache
+def face_name(face: str) -> str:
+    """``"Ring & Pearl (large dragon, dark room)"``: a face as a person says it."""
+    c = card(face)
+    marks = ["chicken"] * c.chicken + [f"{DRAGON_SIZES[c.dragon]} dragon"] * bool(c.dragon)
+    marks += ["dark room"] * c.torch
+    text = f"{TREASURE_NAMES[c.treasures[0]]} & {TREASURE_NAMES[c.treasures[1]]}"
+    return f"{text} ({', '.join(marks)})" if marks else text
+
+
+def all_faces() -> list[str]:
+    """The 109 treasure faces, in a fixed order (the composition table, our ruling)."""
+    faces: list[str] = []
+    for pair in PAIRS:
+        a, b = pair
+        copies = 7 + (pair in EXTRA_PAIRS)
+        dragon = DRAGONS.get(pair, 0)
+        specials = [make_face(a, b, chicken=True, torch=pair in CHICKEN_DARK_ROOMS)]
+        if dragon:
+            specials.append(make_face(a, b, dragon=dragon, torch=pair in DRAGON_DARK_ROOMS))
+        if pair not in CHICKEN_DARK_ROOMS | DRAGON_DARK_ROOMS:
+            specials.append(make_face(a, b, torch=True))
+        faces += specials + [make_face(a, b)] * (copies - len(specials))
+    return faces
+
+
+def counts_of(faces: Iterable[str]) -> tuple[int, ...]:
+    """How many of each treasure these faces show, in ``TREASURES`` order."""
+    counts = [0] * len(TREASURES)
+    for face in faces:
+        for t in card(face).treasures:
+            counts[t] += 1
+    return tuple(counts)
+
+
+def most_abundant(counts: Sequence[int]) -> tuple[int, ...]:
+    """The treasures with the highest count (empty if nothing counts)."""
+    top = max(counts)
+    return tuple(t for t, n in enumerate(counts) if n == top) if top else ()
+
+
+# ---------------------------------------------------------------- inputs and timing
+
+#: Input kinds, the first of each triple in ``Presses``.
+NAME, CHEST, SHIELD, SLAP = 0, 1, 2, 3
+INPUT_NAMES = ("name", "chest", "shield", "slap")
+#: A round's presses are timed from the reveal; the room closes after this.
+WINDOW_MS = 5000
+#: Inputs racing for the same prize this close together are simultaneous.
+TIE_MS = 10
+#: The times (ms) at which ``legal_actions`` lists its representative presses.
+REPRESENTATIVE_MS = (400, 800, 1600)
+#: At the same millisecond a hand on a card or the shield lands before a word is heard.
+_SAME_MS_ORDER = {SLAP: 0, SHIELD: 1, NAME: 2, CHEST: 2}
+
+
+class Input(NamedTuple):
+    """One timed input of one seat: ``ms`` after the reveal."""
+
+    seat: int
+    kind: int
+    target: int
+    ms: int
+
+
+def input_text(kind: int, target: int, names: Sequence[str] | None = None, seat: int | None = None) -> str:
+    """``"shouts Diamond"``, ``"grabs the chest"``, ``"slaps Ivy's card"`` (``seat``: who slaps)."""
+    if kind == NAME:
+        return f"shouts {TREASURE_NAMES[target]}"
+    if kind == CHEST:
+        return "grabs the chest"
+    if kind == SHIELD:
+        return "puts a hand on the shield"
+    if target == seat:
+        return "slaps their own card"
+    owner = names[target] if names else f"seat {target + 1}"
+    return f"slaps {owner}'s card"
+
+
+@dataclass(frozen=True)
+class Presses(Action):
+    """One seat's timed inputs for a round: flat (input, target, ms) triples.
+
+    Inputs: ``0 t ms`` name treasure ``t`` (0-5), ``1 0 ms`` grab the chest,
+    ``2 0 ms`` a hand on the shield, ``3 s ms`` slap the card in front of seat
+    ``s``; ``ms`` counts from the reveal. ``presses`` alone: no input at all.
+    """
+
+    kind = "presses"
+    codes: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        codes = self.codes
+        if len(codes) % 3:
+            raise InvalidAction("presses are (input, target, ms) triples")
+        for i in range(0, len(codes), 3):
+            kind, target, ms = codes[i : i + 3]
+            if not 0 <= kind < len(INPUT_NAMES):
+                raise InvalidAction(f"presses: {kind} is not an input (0 name, 1 chest, 2 shield, 3 slap)")
+            if kind == NAME and not 0 <= target < len(TREASURES):
+                raise InvalidAction(f"presses: {target} is not a treasure (0-5)")
+            if kind in (CHEST, SHIELD) and target != 0:
+                raise InvalidAction(f"presses: the {INPUT_NAMES[kind]} takes no target (0)")
+            if target < 0 or ms < 0:
+                raise InvalidAction("presses: targets and times are not negative")
+
+    @classmethod
+    def of(cls, *inputs: tuple[int, int, int]) -> Presses:
+        """``Presses.of((NAME, 4, 450), (SLAP, 2, 300))``."""
+        return cls(tuple(x for triple in inputs for x in triple))
+
+    def inputs(self, seat: int) -> list[Input]:
+        codes = self.codes
+        return [Input(seat, *codes[i : i + 3]) for i in range(0, len(codes), 3)]
+
+
+@cache
+def representatives(dragon: bool, darks: tuple[int, ...]) -> tuple[Presses, ...]:
+    """The presses ``legal_actions`` lists: nothing, or each sensible input at a few times.
+
+    With a dragon out: the shield, the shield and a dark room, or a dark room
+    alone; otherwise a shout of each treasure, the chest, or a dark room.
+    """
+    acts: list[Presses] = [Presses()]
+    for ms in REPRESENTATIVE_MS:
+        if dragon:
+            acts.append(Presses.of((SHIELD, 0, ms)))
+            acts += [Presses.of((SHIELD, 0, ms), (SLAP, d, ms + 60)) for d in darks]
+        else:
+            acts += [Presses.of((NAME, t, ms)) for t in range(len(TREASURES))]
+            acts.append(Presses.of((CHEST, 0, ms)))
+        acts += [Presses.of((SLAP, d, ms)) for d in darks]
+    return tuple(acts)
+
+
+# ---------------------------------------------------------------- the outcome of a round
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one input did. ``what``:
+
+    won, lost-tie (as fast, within the tolerance, but lost the round's draw),
+    late (the room was already won), wrong (a wrong shout or grab: out of the
+    race), out (ignored after that player's wrong shout or grab), tied-kind
+    (named one of the tied treasures: does not count), empty (no card counts),
+    dragon (no naming or chest with a dragon out), stole, beaten (another hand
+    was on the card first), missed (that card has no dark room or no card),
+    safe (behind the shield), top (last on the shield: burned), no-dragon.
+    """
+
+    seat: int
+    kind: int
+    target: int
+    ms: int
+    what: str
+
+
+@dataclass(frozen=True)
+class Theft:
+    thief: int
+    owner: int  # the seat whose revealed card was stolen
+    ms: int
+    counted: bool  # True when the room had been won before the hand landed
+
+
+@dataclass(frozen=True)
+class Burn:
+    seat: int
+    dragon: int  # the seat whose revealed card holds the dragon that counts for them
+    why: str  # "top" (last on the shield) or "outside" (no hand on the shield)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The race settled: who takes the room, who stole what, who the dragon burns."""
+
+    how: str  # named | chest | dragon | nobody
+    winner: int | None
+    win_ms: int | None
+    named: int | None  # the treasure the winner named
+    counts: tuple[int, ...]  # the treasure counts that decided (at the winning claim, or at the end)
+    counted: tuple[int, ...]  # seats whose cards counted in ``counts``
+    thefts: tuple[Theft, ...]
+    burns: tuple[Burn, ...]
+    verdicts: tuple[Verdict, ...]  # every input, in the order they happened
+    ties: tuple[tuple[str, tuple[int, ...], int], ...]  # (prize, seats within TIE_MS, who got it)
+
+
+def _rank(priority: Sequence[int]) -> dict[int, int]:
+    return {seat: i for i, seat in enumerate(priority)}
+
+
+def _judge(kind: int, target: int, counts: Sequence[int]) -> str:
+    leaders = most_abundant(counts)
+    if not leaders:
+        return "empty"
+    tied = len(leaders) > 1
+    if kind == CHEST:
+        return "right" if tied else "wrong"
+    if target not in leaders:
+        return "wrong"
+    return "tied-kind" if tied else "right"
+
+
+def dragon_for(revealed: Mapping[int, str], seat: int, seats: int) -> int:
+    """The seat whose dragon counts for ``seat``: the largest dragon, then the nearest.
+
+    Among dragons of the same size, the one nearest the burned player is the
+    easiest for them to see: their own card, then clockwise (seat order).
+    """
+    dragons = [(card(f).dragon, owner) for owner, f in revealed.items() if card(f).dragon]
+    biggest = max(size for size, _ in dragons)
+    return min((owner for size, owner in dragons if size == biggest), key=lambda o: (o - seat) % seats)
+
+
+def resolve_round(
+    revealed: Mapping[int, str], inputs: Iterable[Input], priority: Sequence[int]
+) -> Outcome:
+    """Settle one round. Pure: the revealed faces (seat -> face), every seat's timed
+    inputs (any order, at most one of each kind per seat) and the round's tie-break
+    order of all seats (``priority``: earlier wins a tie, and is lower on the shield).
+    """
+    rank = _rank(priority)
+    seats = len(priority)
+    order = sorted(inputs, key=lambda i: (i.ms, _SAME_MS_ORDER[i.kind], rank[i.seat]))
+    what: list[str] = [""] * len(order)
+    ties: list[tuple[str, tuple[int, ...], int]] = []
+
+    def contest(indices: list[int], prize: str, *, last: bool = False) -> int:
+        """The index that gets a prize among simultaneous inputs; the others lost the tie."""
+        pick = (max if last else min)(indices, key=lambda i: rank[order[i].seat])
+        if len(indices) > 1:
+            ties.append((prize, tuple(order[i].seat for i in indices), order[pick].seat))
+        return pick
+
+    # Dark rooms: the first hand on a card with an unlit torch steals it.
+    slaps: dict[int, list[int]] = {}
+    for i, inp in enumerate(order):
+        if inp.kind == SLAP:
+            face = revealed.get(inp.target)
+            if face is None or not card(face).torch:
+                what[i] = "missed"
+            else:
+                slaps.setdefault(inp.target, []).append(i)
+    hand_on: dict[int, int] = {}  # owner -> ms of the first hand on that card
+    thieves: dict[int, int] = {}  # owner -> index of the winning slap
+    for owner, indices in slaps.items():
+        first = order[indices[0]].ms
+        close = [i for i in indices if order[i].ms - first <= TIE_MS]
+        pick = contest(close, f"dark room {owner}")
+        hand_on[owner], thieves[owner] = first, pick
+        for i in indices:
+            what[i] = "stole" if i == pick else "lost-tie" if i in close else "beaten"
+
+    def counted_at(ms: int) -> tuple[int, ...]:
+        return tuple(s for s in sorted(revealed) if not (s in hand_on and hand_on[s] <= ms))
+
+    dragon = any(card(f).dragon for f in revealed.values())
+    claims = [i for i, inp in enumerate(order) if inp.kind in (NAME, CHEST)]
+    shields = [i for i, inp in enumerate(order) if inp.kind == SHIELD]
+    winner: int | None = None
+    win_ms: int | None = None
+    how = "nobody"
+    burns: list[Burn] = []
+    counted = counted_at(WINDOW_MS)
+    if dragon:
+        how = "dragon"
+        for i in claims:
+            what[i] = "dragon"
+        on_shield = {order[i].seat for i in shields}
+        outside = [s for s in range(seats) if s not in on_shield]
+        for i in shields:
+            what[i] = "safe"
+        if outside:
+            burns = [Burn(s, dragon_for(revealed, s, seats), "outside") for s in outside]
+        elif shields:
+            latest = order[shields[-1]].ms
+            top = contest([i for i in shields if latest - order[i].ms <= TIE_MS], "top of the shield", last=True)
+            what[top] = "top"
+            seat = order[top].seat
+            burns = [Burn(seat, dragon_for(revealed, seat, seats), "top")]
+    else:
+        for i in shields:
+            what[i] = "no-dragon"
+        out: set[int] = set()
+        right: list[int] = []
+        decided: tuple[int, ...] | None = None
+        for i in claims:
+            inp = order[i]
+            if win_ms is not None and inp.ms - win_ms > TIE_MS:
+                what[i] = "late"
+                continue
+            if inp.seat in out:
+                what[i] = "out"
+                continue
+            if decided is None:
+                now = counted_at(inp.ms)
+            else:
+                now = decided
+            verdict = _judge(inp.kind, inp.target, counts_of(revealed[s] for s in now))
+            if verdict == "right":
+                if win_ms is None:
+                    win_ms, decided = inp.ms, now
+                right.append(i)
+            elif verdict == "wrong":
+                out.add(inp.seat)
+            what[i] = verdict
+        if right:
+            pick = contest(right, "the room")
+            for i in right:
+                what[i] = "won" if i == pick else "lost-tie"
+            winner = order[pick].seat
+            how = "named" if order[pick].kind == NAME else "chest"
+            assert decided is not None
+            counted = decided
+    thefts = tuple(
+        Theft(order[i].seat, owner, order[i].ms, win_ms is not None and hand_on[owner] > win_ms)
+        for owner, i in sorted(thieves.items())
+    )
+    named = order[[i for i, w in enumerate(what) if w == "won"][0]].target if how == "named" else None
+    return Outcome(
+        how=how,
+        winner=winner,
+        win_ms=win_ms,
+        named=named,
+        counts=counts_of(revealed[s] for s in counted),
+        counted=counted,
+        thefts=thefts,
+        burns=tuple(burns),
+        verdicts=tuple(Verdict(*inp, w) for inp, w in zip(order, what, strict=True)),
+        ties=tuple(ties),
+    )
+
+
+def dragon_takes(loot: Sequence[str], dragon_face: str) -> tuple[tuple[int, ...], bool]:
+    """What a burned player gives up: indices into their loot, and whether it was a chicken.
+
+    Every loot card showing a treasure of the dragon's card goes; but when that
+    is two or more cards and the loot holds a chicken, the most recently won
+    chicken goes instead (our ruling: automatic, in the player's favour).
+    """
+    wanted = set(card(dragon_face).treasures)
+    lost = tuple(i for i, f in enumerate(loot) if wanted & set(card(f).treasures))
+    chickens = [i for i, f in enumerate(loot) if card(f).chicken]
+    if len(lost) >= 2 and chickens:
+        return (chickens[-1],), True
+    return lost, False
+
+
+# ---------------------------------------------------------------- the record of a round
+
+
+@dataclass(frozen=True)
+class Loss:
+    seat: int
+    dragon: int  # handle of the dragon card that counted
+    cards: tuple[int, ...]  # handles that went under the Dragon card
+    chicken: bool  # True when a chicken was given instead
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """The public account of the last round, for the log and the UI's replay.
+
+    Stored in the state as plain data (``last_round``); rebuild it with ``from_plain``.
+    """
+
+    round: int
+    revealed: tuple[tuple[int, int], ...]  # (seat, handle)
+    priority: tuple[int, ...]  # the round's draw that breaks ties within TIE_MS
+    outcome: Outcome
+    taken: tuple[int, ...]  # handles the winner took (the room's earlier cards included)
+    to_room: tuple[int, ...]  # handles that stay in the room
+    losses: tuple[Loss, ...]
+    lines: tuple[str, ...]
+
+    @classmethod
+    def from_plain(cls, raw: Mapping[str, Any]) -> RoundRecord:
+        o = raw["outcome"]
+        outcome = Outcome(
+            how=o["how"],
+            winner=o["winner"],
+            win_ms=o["win_ms"],
+            named=o["named"],
+            counts=tuple(o["counts"]),
+            counted=tuple(o["counted"]),
+            thefts=tuple(Theft(**t) for t in o["thefts"]),
+            burns=tuple(Burn(**b) for b in o["burns"]),
+            verdicts=tuple(Verdict(**v) for v in o["verdicts"]),
+            ties=tuple((p, tuple(s), w) for p, s, w in o["ties"]),
+        )
+        return cls(
+            round=raw["round"],
+            revealed=tuple((s, h) for s, h in raw["revealed"]),
+            priority=tuple(raw["priority"]),
+            outcome=outcome,
+            taken=tuple(raw["taken"]),
+            to_room=tuple(raw["to_room"]),
+            losses=tuple(
+                Loss(x["seat"], x["dragon"], tuple(x["cards"]), x["chicken"]) for x in raw["losses"]
+            ),
+            lines=tuple(raw["lines"]),
+        )
+
+
+def last_round(public: Mapping[str, Any]) -> RoundRecord | None:
+    """The last round's record from a view (or a state's public fields), if any."""
+    raw = public.get("last_round")
+    return RoundRecord.from_plain(raw) if raw else None
+
+
+# ---------------------------------------------------------------- state
+
+
+@dataclass
+class State(BaseState):
+    #: race (every seat to submit its presses) | over
+    phase: str = "race"
+    round: int = 0
+    #: The last round's ``RoundRecord``, as plain data (empty before the first round ends).
+    last_round: dict | None = None
+
+
+def pile_zone(seat: int) -> str:
+    return f"pile.{seat}"
+
+
+def table_zone(seat: int) -> str:
+    """The card this seat revealed this round."""
+    return f"table.{seat}"
+
+
+def loot_zone(seat: int) -> str:
+    return f"loot.{seat}"
+
+
+ROOM = "room"
+DRAGON = "dragon"
+
+
+# ---------------------------------------------------------------- the game
+
+
+class DragonsChickens(Game):
+    id = "dragons-chickens"
+    title = "Dragons & Chickens"
+    min_players = 2
+    max_players = 5
+    actions = (Presses,)
+    max_actions = 600
+    open_actions = True
+    rules = """
+The 109 Treasure cards are dealt equally into face-down piles; the leftovers go
+under the Dragon card, out of the game. Each round every player's top card is
+revealed at the same instant. Each card shows two treasures (ring, pearl,
+crown, gold, diamond, chalice), and may show a chicken, a dragon or an unlit
+torch (a dark room).
+
+The first to name the most abundant treasure takes all the revealed cards into
+their face-up loot. When two or more treasures tie for most, naming does not
+count: the first to grab the treasure chest takes them.
+
+A dragon on any revealed card: nobody wins cards by naming or by the chest.
+Everyone races to put a hand on the shield; the last one loses every card in
+their loot that shows a treasure of the dragon's card, unless they give up a
+chicken instead. With several dragons, the easiest to see counts.
+
+Anyone may slap a dark room (a card with an unlit torch) to steal it, their
+own included. Slapped before the most abundant treasure is named, it no longer
+counts; slapped after, the result stands. With a dragon out, one hand can be on
+the shield and the other on a dark room.
+
+When every pile is empty the game ends: most cards wins, then most chickens.
+"""
+    rulings = (
+        Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
+        Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl 37 times each, the others 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon, on the pairs joining ring, crown and diamond to pearl, gold and chalice: 3 small, 3 medium, 3 large, each treasure once per size. 3 dark rooms also show a chicken and 3 also show a dragon; no card shows both a chicken and a dragon."),
+        Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order."),
+        Ruling("Easiest to see", "Dragons are small, medium or large; the largest dragon is the easiest to see. Between dragons of the same size, the one nearest the burned player counts for them: their own card, then the next player's clockwise."),
+        Ruling("A wrong shout or grab", "Shouting a treasure that is not the most abundant, or grabbing the chest when one treasure is the most abundant, puts you out of that round's race for the cards: your later shout or grab is ignored. Naming one of the tied treasures in a tie simply does not count and costs nothing. While a dragon is out, shouts and grabs do nothing."),
+        Ruling("Within 10 ms", f"Inputs racing for the same prize (the room, one dark room, the top of the shield) less than {TIE_MS + 1} ms apart are simultaneous: a seat order drawn at random each round, shown with the round, breaks the tie (its first seat wins a tie, and its last is on top of the shield). A hand on a card and a shout at the very same millisecond: the hand landed first."),
+        Ruling("Cards nobody wins", "When nobody names the right treasure or grabs the chest in time, or a dragon is out, the round's cards (but stolen dark rooms) stay face up in the room. They go, with the next room, to the next player who wins one by naming or by the chest; they never count toward abundance. Cards still in the room at the end go under the Dragon card."),
+        Ruling("Out of reach of the shield", f"Everyone who has no hand on the shield within {WINDOW_MS} ms is burned. If every player made it, the last hand (top of the stack) is burned. The dragon takes from the loot as it was before the round's cards were shared out."),
+        Ruling("Chickens", "Giving up a chicken is automatic and in the player's favour: when the dragon would take two or more cards and the loot holds a chicken, the most recently won chicken card goes under the Dragon card instead. When the dragon would take one card or none, chickens are kept."),
+        Ruling("Dark rooms", "The first hand on a dark room steals that card alone into the thief's loot, whether it lands before or after the shout; only before does the card stop counting. A later hand on the same card gets nothing; a slap on a card without an unlit torch misses and costs nothing. A dragon on a stolen card still woke up. If every card has been stolen, there is nothing left to name."),
+        Ruling("An empty pile", "A player whose pile is empty reveals nothing but still races: they may shout, grab, slap, and must reach the shield. (With an equal deal every pile empties in the same round.)"),
+        Ruling("Ties", "Most cards in the loot wins; then most chickens; if still tied, the tied players share the win."),
+    )
+    keys = (
+        ("1-6", "shout a treasure: 1 Ring, 2 Pearl, 3 Crown, 4 Gold, 5 Diamond, 6 Chalice"),
+        ("space", "grab the treasure chest"),
+        ("s", "put a hand on the shield"),
+        ("q w e r t", "slap the dark room in front of player 1-5"),
+    )
+
+    # -------------------------------------------------------------- setup
+    def setup(self, options: Mapping[str, Any], players: Sequence[str], rng: Rng) -> State:
+        n = len(players)
+        self.check_players(n)
+        state = State(players=tuple(players))
+        cards = state.cards
+        # Shuffled face down beside the Dragon card; what is not dealt stays under it.
+        deck = cards.new_deck(DRAGON, all_faces(), rng)
+        each = len(deck) // n
+        for seat in range(n):
+            for _ in range(each):
+                cards.draw(DRAGON, pile_zone(seat), visible=NOBODY)
+            cards.declare_zone(table_zone(seat))
+            cards.declare_zone(loot_zone(seat))
+        cards.declare_zone(ROOM)
+        self.reveal(state, [])
+        return state
+
+    # -------------------------------------------------------------- queries
+    def to_act(self, state: State) -> frozenset[int]:
+        if state.phase != "race":
+            return frozenset()
+        cards = state.cards
+        return frozenset(s for s in range(len(state.players)) if cards.sealed(s) is None)
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        """Representatives of the open set of presses: nothing, or each sensible input at a few times."""
+        if seat not in self.to_act(state):
+            return []
+        revealed = self.revealed(state)
+        darks = tuple(s for s, f in sorted(revealed.items()) if card(f).torch)
+        return list(representatives(any(card(f).dragon for f in revealed.values()), darks))
+
+    def is_legal(self, state: State, seat: int, action: Action) -> bool:
+        return seat in self.to_act(state) and isinstance(action, Presses) and not self._broken(state, action)
+
+    def why_illegal(self, state: State, seat: int, action: Action) -> str:
+        if state.phase == "over":
+            return "The game is over."
+        if seat not in self.to_act(state):
+            return "My Treasure: you have already made your moves this round."
+        return self._broken(state, action) or "That is not a move in Dragons & Chickens."
+
+    def _broken(self, state: State, action: Presses) -> str:
+        """The rule these presses break, or "" when they are legal now."""
+        seen: set[int] = set()
+        tables = state.cards.zones
+        codes = action.codes
+        for i in range(0, len(codes), 3):
+            kind, target, ms = codes[i : i + 3]
+            if kind in seen:
+                return (
+                    f"One voice and two hands: at most one shout, one chest grab, one hand on the"
+                    f" shield and one slap each round (two of '{INPUT_NAMES[kind]}')."
+                )
+            seen.add(kind)
+            if ms > WINDOW_MS:
+                return f"The room closes {WINDOW_MS} ms after the reveal; {ms} ms is too late."
+            if kind == SLAP and not tables.get(table_zone(target)):
+                return f"Dark rooms: there is no card in front of seat {target + 1} to put a hand on."
+        return ""
+
+    def result(self, state: State) -> Result | None:
+        if state.phase != "over":
+            return None
+        loots = [state.cards.faces(loot_zone(s)) for s in range(len(state.players))]
+        totals = [len(loot) for loot in loots]
+        chickens = [sum(card(f).chicken for f in loot) for loot in loots]
+        winners, tiebreak = rank_winners(totals, [("most chickens", chickens)])
+        details = tuple(
+            f"{n} card{'s' * (n != 1)}, {c} chicken{'s' * (c != 1)}"
+            for n, c in zip(totals, chickens, strict=True)
+        )
+        return Result(tuple(totals), winners, tiebreak, details)
+
+    def revealed(self, state: State) -> dict[int, str]:
+        """The faces revealed this round: seat -> face (seats with an empty pile are missing)."""
+        cards = state.cards
+        out = {}
+        for seat in range(len(state.players)):
+            handle = cards.top(table_zone(seat))
+            if handle is not None:
+                out[seat] = cards.face(handle)
+        return out
+
+    # -------------------------------------------------------------- apply
+    def _apply(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+        assert isinstance(action, Presses)
+        state.cards.seal(seat, action.text())
+        log = [Event("pressed", f"{state.players[seat]} has made their moves.", seat)]
+        if not self.to_act(state):
+            self._settle(state, rng, log)
+        return log
+
+    def _settle(self, state: State, rng: Rng, log: list[Event]) -> None:
+        cards = state.cards
+        n = len(state.players)
+        inputs: list[Input] = []
+        for seat, text in sorted(cards.unseal_all().items()):
+            presses = self.parse_action(text)
+            assert isinstance(presses, Presses)
+            inputs += presses.inputs(seat)
+        priority = list(range(n))
+        rng.shuffle(priority)
+        revealed = self.revealed(state)
+        handles = {s: cards.top(table_zone(s)) for s in revealed}
+        outcome = resolve_round(revealed, inputs, priority)
+
+        losses: list[Loss] = []
+        for burn in outcome.burns:
+            loot = list(cards.zone(loot_zone(burn.seat)))
+            dragon = handles[burn.dragon]
+            assert dragon is not None
+            lost, chicken = dragon_takes([cards.face(h) for h in loot], cards.face(dragon))
+            taken = tuple(loot[i] for i in lost)
+            for handle in taken:
+                cards.move(handle, DRAGON, visible=EVERYONE)
+            losses.append(Loss(burn.seat, dragon, taken, chicken))
+        for theft in outcome.thefts:
+            handle = handles[theft.owner]
+            assert handle is not None
+            cards.move(handle, loot_zone(theft.thief), visible=EVERYONE)
+        left = [h for s, h in sorted(handles.items()) if h is not None and cards.where(h) == table_zone(s)]
+        taken_room: tuple[int, ...] = ()
+        to_room: tuple[int, ...] = ()
+        if outcome.winner is not None:
+            taken_room = (*cards.zone(ROOM), *left)
+            for handle in taken_room:
+                cards.move(handle, loot_zone(outcome.winner), visible=EVERYONE)
+        else:
+            to_room = tuple(left)
+            for handle in to_room:
+                cards.move(handle, ROOM, visible=EVERYONE)
+
+        record = RoundRecord(
+            round=state.round,
+            revealed=tuple((s, h) for s, h in sorted(handles.items()) if h is not None),
+            priority=tuple(priority),
+            outcome=outcome,
+            taken=taken_room,
+            to_room=to_room,
+            losses=tuple(losses),
+            lines=(),
+        )
+        lines = describe(record, state.players, cards.face)
+        record = dataclasses.replace(record, lines=tuple(lines))
+        state.last_round = plain(record)
+        log += [Event("round", line) for line in lines]
+        self.reveal(state, log)
+
+    def reveal(self, state: State, log: list[Event]) -> None:
+        """Reveal every top card at once, or end the game when every pile is empty."""
+        cards = state.cards
+        n = len(state.players)
+        if not any(cards.zone(pile_zone(s)) for s in range(n)):
+            room = list(cards.zone(ROOM))
+            for handle in room:
+                cards.move(handle, DRAGON, visible=EVERYONE)
+            state.phase = "over"
+            end = "Every pile is empty: the adventurers leave the dungeon."
+            if room:
+                end += f" The {len(room)} card{'s' * (len(room) != 1)} left in the room go under the Dragon card."
+            log.append(Event("end", end))
+            return
+        state.round += 1
+        state.phase = "race"
+        shown = []
+        for seat in range(n):
+            handle = cards.draw(pile_zone(seat), table_zone(seat), visible=EVERYONE)
+            if handle is not None:
+                shown.append(f"{state.players[seat]} {face_name(cards.face(handle))}")
+        log.append(Event("reveal", f"Round {state.round} — My-trea-sure! " + "; ".join(shown) + "."))
+
+
+# ---------------------------------------------------------------- the account of a round
+
+_VERDICT_TEXT = {
+    "lost-tie": "as fast, but lost the draw",
+    "late": "too late",
+    "wrong": "wrong! out of this race",
+    "out": "ignored (already out of this race)",
+    "tied-kind": "a tie: naming does not count",
+    "empty": "no card counts any more",
+    "dragon": "no treasure while a dragon is out",
+    "beaten": "another hand was there first",
+    "missed": "no dark room there",
+    "safe": "safe",
+    "top": "last on the shield",
+    "no-dragon": "there is no dragon",
+}
+
+
+def describe(record: RoundRecord, names: Sequence[str], face_of: Any) -> list[str]:
+    """The round told in time order, in plain lines for the log and the UI.
+
+    ``face_of`` maps a handle to its face; only public faces (the revealed
+    dragon cards) are read.
+    """
+    o = record.outcome
+    lines: list[str] = []
+    thefts = {(t.thief, t.owner): t for t in o.thefts}
+    for v in o.verdicts:
+        who = names[v.seat]
+        if v.what == "stole":
+            t = thefts[v.seat, v.target]
+            when = "after the room was won: the result stands" if t.counted else "so it no longer counts"
+            owner = "their own" if t.owner == t.thief else f"{names[t.owner]}'s"
+            lines.append(f"{who} slaps {owner} dark room at {v.ms} ms and steals it, {when}.")
+        elif v.what == "won" and o.how == "named":
+            counts = ", ".join(f"{TREASURE_NAMES[t]} {n}" for t, n in enumerate(o.counts) if n)
+            lines.append(f"{who} shouts {TREASURE_NAMES[v.target]} at {v.ms} ms ({counts}) and takes {_cards(len(record.taken))}.")
+        elif v.what == "won":
+            tied = " and ".join(TREASURE_NAMES[t] for t in most_abundant(o.counts))
+            lines.append(f"{tied} tie: {who} grabs the chest at {v.ms} ms and takes {_cards(len(record.taken))}.")
+        else:
+            lines.append(f"{who} {input_text(v.kind, v.target, names, v.seat)} at {v.ms} ms: {_VERDICT_TEXT[v.what]}.")
+    for prize, seats, got in o.ties:
+        who = ", ".join(names[s] for s in seats)
+        lines.append(f"{who} were within {TIE_MS} ms for {_prize_text(prize, names)}: the round's draw gives it to {names[got]}.")
+    if o.how == "dragon":
+        lines.append("A dragon was out: no treasure by naming or by the chest.")
+        for burn, loss in zip(o.burns, record.losses, strict=True):
+            who = names[burn.seat]
+            where = "is last on the shield" if burn.why == "top" else "never reached the shield"
+            kinds = " or ".join(TREASURE_NAMES[t] for t in card(face_of(loss.dragon)).treasures)
+            seen = "their own card" if burn.dragon == burn.seat else f"{names[burn.dragon]}'s card"
+            if loss.chicken:
+                lost = f"{who} gives up a chicken instead of {kinds}"
+            elif loss.cards:
+                lost = f"{who} loses {_cards(len(loss.cards))} showing {kinds}"
+            else:
+                lost = f"{who} has nothing showing {kinds} to lose"
+            lines.append(f"{who} {where}; burned by the dragon on {seen}, {lost}.")
+    if o.how == "nobody" and (record.to_room or o.verdicts):
+        lines.append("Nobody named the right treasure or grabbed the chest in time.")
+    if record.to_room:
+        n = len(record.to_room)
+        lines.append(f"{_cards(n).capitalize()} stay{'s' * (n == 1)} in the room for the next winner.")
+    return lines
+
+
+def _cards(n: int) -> str:
+    return f"{n} card{'s' * (n != 1)}"
+
+
+def _prize_text(prize: str, names: Sequence[str]) -> str:
+    if prize.startswith("dark room "):
+        return f"{names[int(prize.split()[-1])]}'s dark room"
+    return prize
+
+
+GAME = DragonsChickens()
