@@ -152,6 +152,23 @@ class LocalTable(Table):
         self._play(seat, bot.choose(view, legal))
         return True
 
+    def autoplay(self, stop: Callable[[Snapshot], bool], *, bot: str = "smart", limit: int = 10_000) -> Snapshot:
+        """Play every seat, mine with a bot too, until ``stop(snapshot)`` or the end.
+
+        For demos, screenshots and tests: it sets a table at an interesting moment.
+        """
+        me = make_bot(self.game.id, bot, self.seat, self._rng.fork("autoplay"))
+        for _ in range(limit):
+            snapshot = self.snapshot()
+            if stop(snapshot) or snapshot.result is not None:
+                return snapshot
+            if snapshot.legal:
+                me.observe(snapshot.view)
+                self._play(self.seat, me.choose(snapshot.view, snapshot.legal))
+            elif not self.bot_step():
+                raise RuntimeError("nobody can act")
+        raise RuntimeError(f"autoplay did not stop within {limit} actions")
+
     async def run(self) -> None:
         self._publish()
         while self.game.result(self._state) is None:

@@ -94,7 +94,7 @@ class Score:
             (self.acorns, "acorns"),
             (self.bells, "bells"),
         ]
-        return " + ".join(f"{points} {name}" for points, name in parts if points) or "0"
+        return " + ".join(f"{name} {points}" for points, name in parts if points) or "nothing"
 
 
 def score(faces: Iterable[str]) -> Score:
@@ -215,6 +215,14 @@ class Continue(Action):
     kind = "continue"
 
 
+# The slot actions, made once (legal_actions is the hot path of every simulation).
+FLIPS = tuple(Flip(s) for s in range(TREE_SLOTS))
+COLLECTS = tuple(Collect(s) for s in range(TREE_SLOTS))
+PEEKS = tuple(Peek(s) for s in range(TREE_SLOTS))
+TAKES = tuple(Take(s) for s in range(TREE_SLOTS))
+STOP = Stop()
+CONTINUE = Continue()
+
 # ---------------------------------------------------------------- state
 
 
@@ -333,26 +341,29 @@ player with more Treasure cards.
         return frozenset((state.turn,))
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        if seat not in self.to_act(state):
+        if state.phase == "pass":
+            if seat not in self._passers(state):
+                return []
+        elif seat != state.turn or state.phase == "over":
             return []
         cards = state.cards
         phase = state.phase
         if phase == "flip":
-            acts: list[Action] = [Flip(s) for s in self._face_down_slots(state)]
+            acts: list[Action] = [FLIPS[s] for s in self._face_down_slots(state)]
             if self._may_stop(state):
-                acts.append(Stop())
+                acts.append(STOP)
             return acts
         if phase == "collect":
-            return [Collect(s) for s in state.flipped if cards.zones[SLOT_ZONES[s]]]
+            return [COLLECTS[s] for s in state.flipped if cards.zones[SLOT_ZONES[s]]]
         if phase in ("discard", "give", "pass"):
             kind = {"discard": Discard, "give": Give, "pass": Pass}[phase]
             return [kind(h) for h in cards.zone(collection_zone(seat))]
         if phase == "peek":
-            return [Peek(s) for s in self._face_down_slots(state) if s not in state.peeked]
+            return [PEEKS[s] for s in self._face_down_slots(state) if s not in state.peeked]
         if phase == "take":
-            return [Take(s) for s in range(TREE_SLOTS) if cards.zones[SLOT_ZONES[s]]]
+            return [TAKES[s] for s in range(TREE_SLOTS) if cards.zones[SLOT_ZONES[s]]]
         if phase == "tree-shown":
-            return [Continue()]
+            return [CONTINUE]
         return []
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
@@ -612,7 +623,7 @@ player with more Treasure cards.
 
     def _tree_count(self, state: State) -> int:
         zones = state.cards.zones
-        return sum(1 for z in SLOT_ZONES if zones[z])
+        return len([z for z in SLOT_ZONES if zones[z]])
 
     def _face_down_slots(self, state: State) -> list[int]:
         zones, flipped = state.cards.zones, state.flipped

@@ -28,7 +28,7 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import msgpack
 
@@ -153,8 +153,7 @@ def _build(cls: type[Action], raw: Sequence[Any]) -> Action:
 # ---------------------------------------------------------------- events, views, results
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """Something that happened, for the log. Events are public: never a hidden face."""
 
     kind: str

@@ -8,8 +8,8 @@ screens see snapshots only).
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from textual.app import App, SystemCommand
@@ -51,14 +51,16 @@ class XmasApp(App[None]):
         Binding("ctrl+p", "command_palette", "Commands", key_display="^p", show=False, id="app.palette"),
     ]
 
-    def __init__(self, config: GameConfig | None = None) -> None:
+    def __init__(self, config: GameConfig | None = None, *, table: Table | None = None) -> None:
         super().__init__()
         self.config = config
-        self.current: Table | None = None
+        self.current: Table | None = table
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
-        if self.config is not None:
+        if self.current is not None:
+            self.push_screen(TableScreen(self.current))
+        elif self.config is not None:
             self.start_game(self.config)
         else:
             self.open_lobby()

@@ -80,5 +80,4 @@ class Board(Widget, can_focus=True):
         return True
 
     def player_name(self, seat: int) -> str:
-        players = self.snapshot.view["players"]
-        return "You" if seat == self.snapshot.seat else players[seat]
+        return self.snapshot.view["players"][seat]

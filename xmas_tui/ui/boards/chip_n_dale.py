@@ -25,8 +25,15 @@ from xmas_tui.games.chip_n_dale import (
     PLUTO_LIMIT,
     SLOT_ZONES,
     STAR_EVENTS,
+    Collect,
     Continue,
+    Discard,
+    Flip,
+    Give,
+    Pass,
+    Peek,
     Stop,
+    Take,
     right_of,
     score,
     treasure,
@@ -35,6 +42,9 @@ from xmas_tui.games.chip_n_dale import (
 from .base import Board, PlayerLine, legal_where
 
 PLUTO = "☻"
+#: What pressing a slot key or choosing one of my Treasures means in each phase.
+SLOT_ACTIONS = {"flip": Flip, "collect": Collect, "peek": Peek, "take": Take}
+CARD_ACTIONS = {"discard": Discard, "give": Give, "pass": Pass}
 #: Colour and the two lines drawn on a face-up card, by kind.
 LOOK: dict[str, tuple[str, str, str]] = {
     "ornament-chip": ("#ff6b6b", "Ornament", "Chip"),
@@ -172,7 +182,7 @@ class ChipNDaleBoard(Board):
         if star is None:
             self.query_one("#star-top", Static).update(Text("★", style="bold #ffd700"))
         else:
-            self.query_one("#star-top", Static).update(Text(f"★ with {self.player_name(star)}", style="#ffd700"))
+            self.query_one("#star-top", Static).update(Text(f"★ with {'you' if star == me else self.player_name(star)}", style="#ffd700"))
         deck = len(view.zone("deck"))
         discard = view.faces_in("discard")
         counting = phase in ("flip", "collect")
@@ -210,7 +220,16 @@ class ChipNDaleBoard(Board):
         if event is None:
             return f"{GAME.title} · game over"
         star = " ★" if event in STAR_EVENTS else ""
-        return f"Round {view['round']}/{total} · Event: {EVENT_TITLES[event]}{star} · {self.player_name(view['turn'])}'s turn"
+        turn = view["turn"]
+        if view["phase"] == "pass":
+            whose = "everyone chooses"
+        elif view["phase"] == "tree-shown":
+            whose = "look at the tree!"
+        elif turn == self.snapshot.seat:
+            whose = "your turn"
+        else:
+            whose = f"{self.player_name(turn)}'s turn"
+        return f"Round {view['round']}/{total} · Event: {EVENT_TITLES[event]}{star} · {whose}"
 
     def prompt_line(self) -> str:
         snap = self.snapshot
@@ -259,14 +278,16 @@ class ChipNDaleBoard(Board):
         return lines
 
     # -------------------------------------------------------------- input
+    # A key always sends an action: if it is not legal, the rules say why.
     def action_slot(self, slot: int) -> None:
-        self.choose(legal_where(self.snapshot, lambda a: getattr(a, "slot", None) == slot))
+        legal = legal_where(self.snapshot, lambda a: getattr(a, "slot", None) == slot)
+        self.choose(legal or SLOT_ACTIONS.get(self.snapshot.view["phase"], Flip)(slot))
 
     def action_stop(self) -> None:
-        self.choose(legal_where(self.snapshot, lambda a: isinstance(a, Stop)))
+        self.choose(Stop())
 
     def action_carry_on(self) -> None:
-        self.choose(legal_where(self.snapshot, lambda a: isinstance(a, Continue)))
+        self.choose(Continue())
 
     def action_move(self, step: int) -> None:
         if self._ordered:
@@ -283,7 +304,8 @@ class ChipNDaleBoard(Board):
     def pick_card(self, handle: int) -> None:
         if handle in self._ordered:
             self.selected = self._ordered.index(handle)
-        self.choose(legal_where(self.snapshot, lambda a: getattr(a, "card", None) == handle))
+        legal = legal_where(self.snapshot, lambda a: getattr(a, "card", None) == handle)
+        self.choose(legal or CARD_ACTIONS.get(self.snapshot.view["phase"], Discard)(handle))
 
     _ordered: list[int] = []
 

@@ -1,0 +1,89 @@
+"""The ``xmas-tui`` command: verbs work, and a bad argument is one clear line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from xmas_tui.cli import main
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "xmas_tui", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "monopoly"], "unknown game 'monopoly'"),
+        (["play", "chip-n-dale", "--players", "9"], "is for 2-6 players, not 9"),
+        (["play", "chip-n-dale", "--players", "two"], "'two' is not a whole number"),
+        (["play", "chip-n-dale", "--name", "   "], "a name needs at least one letter"),
+        (["play", "chip-n-dale", "--name", "x" * 40], "at most 16 characters"),
+        (["play", "chip-n-dale", "--pace", "fast"], "is not a number of seconds"),
+        (["play", "chip-n-dale", "--seed", "1.5"], "is not a whole number"),
+        (["simulate", "chip-n-dale", "--games", "0"], "must be at least 1"),
+        (["simulate", "chip-n-dale", "--bot", "genius"], "invalid choice: 'genius'"),
+        (["dance"], "invalid choice: 'dance'"),
+        (["rules"], "required: GAME"),
+    ],
+)
+def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("xmas-tui: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_bad_arguments_print_no_traceback_from_the_real_command() -> None:
+    done = run_cli("play", "nope")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+    assert "Traceback" not in done.stderr
+
+
+def test_rules_prints_the_rules_and_every_ruling(capsys) -> None:
+    from xmas_tui.games import get_game
+
+    assert main(["rules", "chip-n-dale"]) == 0
+    out = capsys.readouterr().out
+    game = get_game("chip-n-dale")
+    assert "Pluto" in out
+    for ruling in game.rulings:
+        assert ruling.ruling in out
+
+
+def test_simulate_json_ends_with_the_figures() -> None:
+    done = run_cli("simulate", "chip-n-dale", "--games", "20", "--players", "4", "--seed", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    for key in ("game", "games", "players", "seed", "seconds", "games_per_second", "mean_actions", "wins_by_seat", "ties"):
+        assert key in figures
+    assert figures["games"] == 20 and figures["players"] == 4 and figures["game"] == "chip-n-dale"
+    assert sum(figures["wins_by_seat"]) >= 20
+    assert len(figures["wins_by_seat"]) == 4
+
+
+def test_simulate_with_smart_bots_is_reproducible(capsys) -> None:
+    main(["simulate", "chip-n-dale", "--games", "5", "--players", "3", "--bot", "smart", "--json"])
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    main(["simulate", "chip-n-dale", "--games", "5", "--players", "3", "--bot", "smart", "--json"])
+    second = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert first["wins_by_seat"] == second["wins_by_seat"]
+    assert first["mean_actions"] == second["mean_actions"]
+
+
+def test_the_console_script_is_installed() -> None:
+    import shutil
+
+    exe = shutil.which("xmas-tui") or str(__import__("pathlib").Path(sys.executable).with_name("xmas-tui"))
+    done = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    for verb in ("play", "rules", "simulate"):
+        assert verb in done.stdout

@@ -1,0 +1,143 @@
+"""The app, driven through its keys with Textual's Pilot, as a player would."""
+
+from __future__ import annotations
+
+import time
+
+from textual.widgets import Select
+
+from xmas_tui.bots import make_bot
+from xmas_tui.games import Rng, get_game
+from xmas_tui.games.chip_n_dale import Continue, Stop
+from xmas_tui.table import LocalTable
+from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.boards.chip_n_dale import ChipNDaleBoard, SlotCard
+from xmas_tui.ui.screens.dialogs import EndScreen, RulesScreen
+from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.table import TableScreen
+
+CHIP = get_game("chip-n-dale")
+
+
+async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.01)
+
+
+def keys_for(action, board: ChipNDaleBoard) -> list[str]:
+    """The keys a person presses on the Chip 'n' Dale board for ``action``."""
+    if isinstance(action, Stop):
+        return ["s"]
+    if isinstance(action, Continue):
+        return ["c"]
+    if hasattr(action, "slot"):
+        return [str(action.slot + 1)]
+    target = board._ordered.index(action.card)
+    steps = (target - board.selected) % len(board._ordered)
+    return ["right"] * steps + ["enter"]
+
+
+async def test_a_whole_game_of_chip_n_dale_through_the_keys() -> None:
+    app = XmasApp(GameConfig(CHIP, players=3, name="Ann", bot="smart", seed=21, pace=0.01))
+    me = make_bot(CHIP.id, "smart", 0, Rng("ui-player"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        moves = 0
+        deadline = time.monotonic() + 90
+        while not isinstance(app.screen, EndScreen):
+            assert time.monotonic() < deadline
+            snapshot = screen.snapshot
+            if snapshot.my_turn and snapshot.result is None:
+                action = me.choose(snapshot.view, list(snapshot.legal))
+                before = len(snapshot.log)
+                for key in keys_for(action, screen.board):
+                    await pilot.press(key)
+                await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b or isinstance(app.screen, EndScreen))
+                moves += 1
+            else:
+                await pilot.pause(0.01)
+        assert moves >= 10
+        result = screen.snapshot.result
+        assert result is not None and len(result.scores) == 3
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+async def test_the_lobby_starts_the_game_it_shows() -> None:
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.screen.query_one("#players", Select).value = 3
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        view = app.screen.snapshot.view
+        assert view.game == "chip-n-dale"
+        assert len(view["players"]) == 3 and view["players"][0] == "You"
+
+
+async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
+    table = LocalTable(CHIP, seat_names("Ann", 4), 0, seed=7, pace=4.0)
+    table.autoplay(lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
+    app = XmasApp(table=table)
+    notes: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        before = CHIP.digest(table._state)
+        await pilot.press("s")
+        await pilot.pause(0.05)
+        assert CHIP.digest(table._state) == before
+        assert notes and "flip at least 2" in notes[-1]
+
+
+async def test_a_card_turned_face_down_is_drawn_face_down_again() -> None:
+    """The memory rule: the screen must not remember for the player."""
+    table = LocalTable(CHIP, seat_names("Ann", 2), 0, seed=3, pace=4.0)
+    table.autoplay(lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        await pilot.press("1")
+        await wait_for(pilot, lambda: 0 in screen.snapshot.view["flipped"] or screen.snapshot.view["phase"] != "flip")
+        assert "-down" not in app.screen.query_one("#slot-0", SlotCard).classes
+        for key in "23456":
+            if screen.snapshot.view["phase"] != "flip":
+                break
+            await pilot.press(key)
+            await pilot.pause(0.02)
+        while screen.snapshot.my_turn:
+            await pilot.press(str(screen.snapshot.view["flipped"][0] + 1))
+            await pilot.pause(0.02)
+        for slot in range(6):
+            handle = screen.snapshot.view.zone(f"tree.{slot}")
+            if handle and screen.snapshot.view.face(handle[0]) is None:
+                assert "-down" in app.screen.query_one(f"#slot-{slot}", SlotCard).classes
+
+
+async def test_help_shows_the_rules_and_every_ruling() -> None:
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, RulesScreen))
+        text = str(app.screen.query_one("#rules-text").render())
+        for ruling in CHIP.rulings:
+            assert ruling.topic in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+async def test_the_command_palette_offers_the_app_verbs() -> None:
+    app = XmasApp(GameConfig(CHIP, players=2, seed=1, pace=4.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for wanted in ("Lobby", "New game", "Rules", "Faster bots", "Slower bots"):
+            assert wanted in titles
+        await pilot.press("plus")
+        assert app.current is not None and app.current.pace < 4.0

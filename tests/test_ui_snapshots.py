@@ -1,0 +1,18 @@
+"""Every screen compared with its committed SVG snapshot (the same scenes as screenshots/).
+
+Update after a deliberate change with ``pytest tests/test_ui_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from xmas_tui.ui.screenshots import SCENES, SIZE
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[s.name for s in SCENES])
+def test_screen_matches_its_snapshot(scene, snap_compare) -> None:
+    async def settle(pilot) -> None:
+        await pilot.pause(0.2)
+
+    assert snap_compare(scene.make(), press=list(scene.keys), terminal_size=SIZE, run_before=settle)

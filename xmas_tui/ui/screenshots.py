@@ -1,0 +1,108 @@
+"""Every screen at a chosen moment: ``python -m xmas_tui.ui.screenshots DIR`` writes SVGs.
+
+Owns: the list of scenes (a way to build the app at an interesting moment,
+and the keys pressed after it starts). The snapshot tests use the same
+scenes, so what the README shows is what the tests check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from xmas_tui.games import get_game
+from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.ui.app import XmasApp, seat_names
+
+SIZE = (80, 24)
+STILL = 4.0  # bots wait this long between moves, so a scene holds still
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    caption: str
+    make: Callable[[], XmasApp]
+    keys: tuple[str, ...] = ()
+
+
+def table_at(
+    game_id: str, players: int, seed: int, stop: Callable[[Snapshot], bool], name: str = "Ann"
+) -> XmasApp:
+    """An app showing ``game_id`` from seat 0, played forward until ``stop``."""
+    game = get_game(game_id)
+    table = LocalTable(game, seat_names(name, players), 0, seed=seed, pace=STILL)
+    table.autoplay(stop)
+    return XmasApp(table=table)
+
+
+def phase_is(phase: str, *, mine: bool = True, flipped: int = 0) -> Callable[[Snapshot], bool]:
+    def stop(s: Snapshot) -> bool:
+        return (
+            s.view["phase"] == phase
+            and (s.my_turn or not mine)
+            and len(s.view.get("flipped", ())) >= flipped
+        )
+
+    return stop
+
+
+SCENES: tuple[Scene, ...] = (
+    Scene("lobby", "The lobby: choose a game, players, bots and your name", XmasApp),
+    Scene("rules", "Rules and our rulings, from any screen with ?", XmasApp, ("question_mark",)),
+    Scene(
+        "chip-n-dale-table",
+        "Chip 'n' Dale: your turn, two Treasures flipped",
+        lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
+    ),
+    Scene(
+        "chip-n-dale-peek",
+        "Chip 'n' Dale: the Peek event — only you see the peeked face",
+        lambda: table_at("chip-n-dale", 3, 11, lambda s: s.my_turn and s.view["phase"] == "peek" and len(s.view["peeked"]) == 1),
+    ),
+    Scene(
+        "chip-n-dale-pass",
+        "Chip 'n' Dale: everyone secretly chooses a Treasure to pass right",
+        lambda: table_at("chip-n-dale", 4, 3, phase_is("pass")),
+    ),
+    Scene(
+        "chip-n-dale-end",
+        "Chip 'n' Dale: final scores and the tie-break",
+        lambda: table_at("chip-n-dale", 4, 5, lambda s: False),
+    ),
+)
+
+
+async def capture(scene: Scene, path: Path) -> None:
+    app = scene.make()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        for key in scene.keys:
+            await pilot.press(key)
+            await pilot.pause(0.2)
+        await pilot.pause(0.2)
+        path.write_text(app.export_screenshot(title=scene.caption))
+
+
+async def capture_all(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for scene in SCENES:
+        path = folder / f"{scene.name}.svg"
+        await capture(scene, path)
+        written.append(path)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0] if argv else "screenshots")
+    for path in asyncio.run(capture_all(folder)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
