@@ -67,9 +67,14 @@ def make_bot(game_id: str, kind: str, seat: int, rng: Rng) -> Bot:
     raise KeyError(f"unknown bot {kind!r}; choose one of: {', '.join(BOT_KINDS)}")
 
 
+_loaded = False
+
+
 def _load() -> None:
-    if _SMART:
+    global _loaded
+    if _loaded:
         return
+    _loaded = True
     for name in ("chip_n_dale", "christmas_tree", "dragons_chickens", "christmas_carol", "christmas_game"):
         try:
             __import__(f"{__name__}.{name}")
