@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards, seat_mask
@@ -276,7 +277,8 @@ players share the victory.
         cards = state.cards
         phase = state.phase
         if phase == "pay":
-            return [Pay(item) for item in TYPES if item in self._hand_counts(cards, seat)]
+            held = self._hand_counts(cards, seat)
+            return [Pay(item) for item in TYPES if item in held]
         acts: list[Action] = []
         if phase == "turn":
             acts += [Take(row) for row in self._takeable_rows(cards, seat)]
@@ -365,7 +367,7 @@ players share the victory.
                 self._take_row(state, seat, state.taking, rng, log)
         elif isinstance(action, Play):
             self._play_set(state, seat, action, log)
-            if not sets_in(self._hand_counts(cards, seat)):
+            if not has_set(self._hand_counts(cards, seat)):
                 self._done(state, seat, rng, log)
             elif state.phase == "turn":
                 state.phase = "play"
@@ -429,6 +431,8 @@ players share the victory.
 
     def _done(self, state: State, seat: int, rng: Rng, log: list[Event]) -> None:
         if state.phase == "final":
+            if has_set(self._hand_counts(state.cards, seat)):
+                log.append(Event("done", f"{state.players[seat]} keeps the rest of their hand.", seat))
             self._next_final(state, seat, log)
             return
         for index in state.scored:
@@ -471,7 +475,7 @@ players share the victory.
                 return
             seat = (seat + 1) % n
             state.turn, state.phase, state.scored = seat, "turn", ()
-            if self.legal_actions(state, seat):
+            if self._takeable_rows(state.cards, seat) or has_set(self._hand_counts(state.cards, seat)):
                 return
             log.append(Event("skip", f"{state.players[seat]} can neither take a row nor play a set.", seat))
 
@@ -482,7 +486,7 @@ players share the victory.
         start = 0 if after is None else (after - state.first) % n + 1
         for offset in range(start, n):
             seat = (state.first + offset) % n
-            if sets_in(self._hand_counts(state.cards, seat)):
+            if has_set(self._hand_counts(state.cards, seat)):
                 state.turn, state.phase = seat, "final"
                 return
         state.phase = "over"
@@ -511,13 +515,24 @@ players share the victory.
 
 def sets_in(counts: Mapping[str, int]) -> list[Play]:
     """Every set these cards can form: per type, each count of its own cards and of Santa Claus."""
-    santas = counts.get(SANTA, 0)
+    return list(_sets(tuple(counts.get(face, 0) for face in TYPES)))
+
+
+@lru_cache(maxsize=4096)
+def _sets(held: tuple[int, ...]) -> tuple[Play, ...]:
+    santas = held[-1]
     plays: list[Play] = []
-    for item in ITEMS:
-        for naturals in range(1, counts.get(item, 0) + 1):
+    for item, count in zip(ITEMS, held, strict=False):
+        for naturals in range(1, count + 1):
             plays.extend(Play(item, naturals, s) for s in range(max(0, 3 - naturals), santas + 1))
     plays.extend(Play(SANTA, 0, s) for s in range(3, santas + 1))
-    return plays
+    return tuple(plays)
+
+
+def has_set(counts: Mapping[str, int]) -> bool:
+    """Whether these cards can form any set (cheaper than listing them)."""
+    santas = counts.get(SANTA, 0)
+    return santas >= 3 or any(0 < counts.get(item, 0) and counts[item] + santas >= 3 for item in ITEMS)
 
 
 def is_set(counts: Mapping[str, int], play: Play) -> bool:
