@@ -55,16 +55,18 @@ EXTRA_PAIRS: tuple[tuple[str, str], ...] = (
     ("ring", "pearl"), ("ring", "crown"), ("pearl", "gold"), ("diamond", "chalice"),
 )
 #: Every pair has one chicken card and one dark-room card (sometimes the same card).
-#: Dragons sit on the nine pairs that join {ring, crown, diamond} to {pearl, gold,
-#: chalice}, one of each size per treasure: pair -> dragon size (3 is the largest).
+#: Dragons sit on nine pairs, three per treasure (all pairs but the ring-pearl-crown-
+#: gold-diamond-chalice ring of neighbours), one of each size per treasure:
+#: pair -> dragon size (3, large, is the easiest to see).
 DRAGONS: dict[tuple[str, str], int] = {
-    ("ring", "pearl"): 3, ("crown", "gold"): 3, ("diamond", "chalice"): 3,
-    ("ring", "gold"): 2, ("crown", "chalice"): 2, ("pearl", "diamond"): 2,
-    ("ring", "chalice"): 1, ("pearl", "crown"): 1, ("gold", "diamond"): 1,
+    ("ring", "diamond"): 3, ("pearl", "gold"): 3, ("crown", "chalice"): 3,
+    ("ring", "crown"): 2, ("pearl", "diamond"): 2, ("gold", "chalice"): 2,
+    ("ring", "gold"): 1, ("pearl", "chalice"): 1, ("crown", "diamond"): 1,
 }
-#: Pairs whose dark room also shows the pair's dragon, and whose dark room also shows its chicken.
-DRAGON_DARK_ROOMS = frozenset({("ring", "pearl"), ("crown", "chalice"), ("gold", "diamond")})
-CHICKEN_DARK_ROOMS = frozenset({("ring", "gold"), ("pearl", "crown"), ("diamond", "chalice")})
+#: Pairs whose dark room also shows the pair's dragon (one per size), and whose
+#: dark room also shows its chicken (the neighbours ring-pearl, crown-gold, diamond-chalice).
+DRAGON_DARK_ROOMS = frozenset({("crown", "chalice"), ("pearl", "diamond"), ("ring", "gold")})
+CHICKEN_DARK_ROOMS = frozenset({("ring", "pearl"), ("crown", "gold"), ("diamond", "chalice")})
 
 
 class Card(NamedTuple):
@@ -146,8 +148,8 @@ WINDOW_MS = 5000
 TIE_MS = 10
 #: The times (ms) at which ``legal_actions`` lists its representative presses.
 REPRESENTATIVE_MS = (400, 800, 1600)
-#: At the same millisecond a hand on a card or the shield lands before a word is heard.
-_SAME_MS_ORDER = {SLAP: 0, SHIELD: 1, NAME: 2, CHEST: 2}
+#: At the same millisecond a hand (on a dark room, the shield, the chest) lands before a word is heard.
+_SAME_MS_ORDER = {SLAP: 0, SHIELD: 1, CHEST: 1, NAME: 2}
 
 
 class Input(NamedTuple):
@@ -319,7 +321,7 @@ def resolve_round(
     """
     rank = _rank(priority)
     seats = len(priority)
-    order = sorted(inputs, key=lambda i: (i.ms, _SAME_MS_ORDER[i.kind], rank[i.seat]))
+    order = sorted(inputs, key=lambda i: (i.ms, _SAME_MS_ORDER[i.kind], rank[i.seat], i.kind, i.target))
     what: list[str] = [""] * len(order)
     ties: list[tuple[str, tuple[int, ...], int]] = []
 
@@ -571,11 +573,11 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 """
     rulings = (
         Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
-        Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl 37 times each, the others 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon, on the pairs joining ring, crown and diamond to pearl, gold and chalice: 3 small, 3 medium, 3 large, each treasure once per size. 3 dark rooms also show a chicken and 3 also show a dragon; no card shows both a chicken and a dragon."),
+        Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl on 37 cards each, the others on 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon: large on ring+diamond, pearl+gold, crown+chalice; medium on ring+crown, pearl+diamond, gold+chalice; small on ring+gold, pearl+chalice, crown+diamond (each treasure once per size). The chickens of ring+pearl, crown+gold and diamond+chalice sit in dark rooms, and so do the dragons of crown+chalice, pearl+diamond and ring+gold; no card shows both a chicken and a dragon."),
         Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order."),
         Ruling("Easiest to see", "Dragons are small, medium or large; the largest dragon is the easiest to see. Between dragons of the same size, the one nearest the burned player counts for them: their own card, then the next player's clockwise."),
         Ruling("A wrong shout or grab", "Shouting a treasure that is not the most abundant, or grabbing the chest when one treasure is the most abundant, puts you out of that round's race for the cards: your later shout or grab is ignored. Naming one of the tied treasures in a tie simply does not count and costs nothing. While a dragon is out, shouts and grabs do nothing."),
-        Ruling("Within 10 ms", f"Inputs racing for the same prize (the room, one dark room, the top of the shield) less than {TIE_MS + 1} ms apart are simultaneous: a seat order drawn at random each round, shown with the round, breaks the tie (its first seat wins a tie, and its last is on top of the shield). A hand on a card and a shout at the very same millisecond: the hand landed first."),
+        Ruling("Within 10 ms", f"Inputs racing for the same prize (the room, one dark room, the top of the shield) less than {TIE_MS + 1} ms apart are simultaneous: a seat order drawn at random each round, shown with the round, breaks the tie (its first seat wins a tie, and its last is on top of the shield). A hand (on a dark room, the shield or the chest) and a shout at the very same millisecond: the hand landed first."),
         Ruling("Cards nobody wins", "When nobody names the right treasure or grabs the chest in time, or a dragon is out, the round's cards (but stolen dark rooms) stay face up in the room. They go, with the next room, to the next player who wins one by naming or by the chest; they never count toward abundance. Cards still in the room at the end go under the Dragon card."),
         Ruling("Out of reach of the shield", f"Everyone who has no hand on the shield within {WINDOW_MS} ms is burned. If every player made it, the last hand (top of the stack) is burned. The dragon takes from the loot as it was before the round's cards were shared out."),
         Ruling("Chickens", "Giving up a chicken is automatic and in the player's favour: when the dragon would take two or more cards and the loot holds a chicken, the most recently won chicken card goes under the Dragon card instead. When the dragon would take one card or none, chickens are kept."),
@@ -795,7 +797,12 @@ def describe(record: RoundRecord, names: Sequence[str], face_of: Any) -> list[st
         who = names[v.seat]
         if v.what == "stole":
             t = thefts[v.seat, v.target]
-            when = "after the room was won: the result stands" if t.counted else "so it no longer counts"
+            if o.how == "dragon":
+                when = "while the dragon is out"
+            elif t.counted:
+                when = "after the room was won: the result stands"
+            else:
+                when = "so it no longer counts"
             owner = "their own" if t.owner == t.thief else f"{names[t.owner]}'s"
             lines.append(f"{who} slaps {owner} dark room at {v.ms} ms and steals it, {when}.")
         elif v.what == "won" and o.how == "named":
