@@ -37,7 +37,7 @@ import os
 from collections import Counter, deque
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from netcode.envelope import (
     MAX_DATAGRAM,
@@ -57,6 +57,11 @@ from netcode.envelope import (
 Address = Hashable
 
 _ACK_BITS = 64
+_DATA = Kind.DATA
+_HEARTBEAT = Kind.HEARTBEAT
+_CLOSE = Kind.CLOSE
+_UNIT_OVERHEAD = unit_overhead(False)
+_FRAGMENT_OVERHEAD = unit_overhead(True)
 _ACK_MASK = (1 << _ACK_BITS) - 1
 _INF = float("inf")
 
@@ -67,7 +72,7 @@ class Config:
 
     max_datagram: int = 1200  # whole UDP payload we send; fragments above this
     max_message: int = 256 * 1024  # largest reliable message, encoded
-    window: int = 512  # reliable units in flight / reorder buffer size
+    window: int = 1024  # reliable units in flight / reorder buffer size
     max_pending: int = 8192  # units queued behind the window before send fails
     max_unreliable_queue: int = 256
     max_events: int = 4096  # undelivered events held per peer
@@ -185,10 +190,8 @@ class SeqWindow:
 class _OutUnit:
     __slots__ = (
         "id",
-        "data",
-        "index",
-        "count",
         "cost",
+        "wire",
         "sends",
         "copies",
         "last_sent",
@@ -199,10 +202,8 @@ class _OutUnit:
 
     def __init__(self, uid: int, data: bytes, index: int, count: int) -> None:
         self.id = uid
-        self.data = data
-        self.index = index
-        self.count = count
-        self.cost = len(data) + unit_overhead(count > 1)
+        self.cost = len(data) + (_FRAGMENT_OVERHEAD if count > 1 else _UNIT_OVERHEAD)
+        self.wire = [uid, data, index, count] if count > 1 else [uid, data]
         self.sends = 0
         self.copies = 0
         self.last_sent = -_INF
@@ -210,18 +211,10 @@ class _OutUnit:
         self.timeouts = 0
         self.resend_at = _INF
 
-    def wire(self) -> list:
-        if self.count > 1:
-            return [self.id, self.data, self.index, self.count]
-        return [self.id, self.data]
 
-
-class _Sent:
-    __slots__ = ("time", "units")
-
-    def __init__(self, time: float, units: tuple[int, ...]) -> None:
-        self.time = time
-        self.units = units
+class _Sent(NamedTuple):
+    time: float
+    units: tuple[int, ...]
 
 
 class Connection:
@@ -254,6 +247,7 @@ class Connection:
         self._ack_pending = False
         self._largest_acked = 0
         self._sent: dict[int, _Sent] = {}
+        self._acks_in: list[tuple[int, int, float]] = []  # received, not yet applied
         self._close_copies = 0
         # reliable, outgoing
         self._next_unit = 0
@@ -263,6 +257,7 @@ class Connection:
         self._unreliable: deque[bytes] = deque()
         self._budget = config.max_datagram - header_overhead(table_id)
         self._fragment_size = self._budget - unit_overhead(True)
+        self._single_unit_max = self._budget - unit_overhead(False)
         # reliable, incoming
         self._recv_next = 0
         self._recv_buffer: dict[int, tuple[bytes, int, int]] = {}
@@ -273,6 +268,10 @@ class Connection:
         self.srtt: float | None = None
         self.latest_rtt: float | None = None
         self.min_rtt = _INF
+        self._reorder_window = config.min_reorder_window
+        # packets declared lost recently -> how much earlier than the newest
+        # acked packet they left (a lower bound on the reordering if they arrive)
+        self._suspects: dict[int, float] = {}
         self.rttvar = 0.0
         self.rto = config.initial_rto
         self._last_rtt_event = -_INF
@@ -288,30 +287,31 @@ class Connection:
 
     def send_reliable(self, payload: Any) -> None:
         """Queue `payload` (plain msgpack data) for in-order exactly-once delivery."""
-        if self.gone:
+        if self.gone_reason is not None:
             raise PeerClosed(f"peer {self.peer_id} is gone ({self.gone_reason})")
         data = encode_payload(payload)
         cfg = self.config
         if len(data) > cfg.max_message:
             raise ValueError(f"message of {len(data)} bytes exceeds {cfg.max_message}")
-        if _needs_check(payload):
+        if isinstance(payload, _CONTAINERS):
             decode_payload(data, cfg.max_message)  # fail here, not at the receiver
+        pending = self._pending
+        uid = self._next_unit
+        if len(data) <= self._single_unit_max:
+            if len(pending) >= cfg.max_pending:
+                raise SendQueueFull(f"{len(pending)} units already queued for {self.peer_id}")
+            pending.append(_OutUnit(uid, data, 0, 1))
+            self._next_unit = uid + 1
+            return
         size = self._fragment_size
-        if len(data) + unit_overhead(False) <= self._budget:
-            count = 1
-        else:
-            count = -(-len(data) // size)
+        count = -(-len(data) // size)
         if count > MAX_FRAGMENTS:
             raise ValueError("message needs too many fragments")
-        if len(self._pending) + count > cfg.max_pending:
-            raise SendQueueFull(f"{len(self._pending)} units already queued for {self.peer_id}")
-        uid = self._next_unit
-        if count == 1:
-            self._pending.append(_OutUnit(uid, data, 0, 1))
-        else:
-            for index in range(count):
-                chunk = data[index * size : (index + 1) * size]
-                self._pending.append(_OutUnit(uid + index, chunk, index, count))
+        if len(pending) + count > cfg.max_pending:
+            raise SendQueueFull(f"{len(pending)} units already queued for {self.peer_id}")
+        for index in range(count):
+            chunk = data[index * size : (index + 1) * size]
+            pending.append(_OutUnit(uid + index, chunk, index, count))
         self._next_unit = uid + count
 
     def send_unreliable(self, payload: Any) -> None:
@@ -321,7 +321,7 @@ class Connection:
         data = encode_payload(payload)
         if len(data) + 3 > self._budget:
             raise ValueError(f"unreliable message of {len(data)} bytes does not fit a datagram")
-        if _needs_check(payload):
+        if isinstance(payload, _CONTAINERS):
             decode_payload(data, self.config.max_message)
         if len(self._unreliable) >= self.config.max_unreliable_queue:
             self._unreliable.popleft()
@@ -350,6 +350,7 @@ class Connection:
     @property
     def unacked(self) -> int:
         """Reliable units sent or queued and not yet acknowledged."""
+        self._apply_acks()
         return len(self._unacked) + len(self._pending)
 
     # -- network side ---------------------------------------------------------
@@ -368,44 +369,95 @@ class Connection:
 
     def receive_envelope(self, env: Envelope, address: Address, now: float, size: int) -> None:
         """Intake after authentication (the `Endpoint` decodes once for all peers)."""
-        status = self._replay.status(env.seq)
-        if status is not None:
-            self.drops[status] += 1
-            return
+        _, _, _, seq, ack, ack_bits, kind, body = env
+        replay = self._replay
+        if seq <= replay.highest:
+            status = replay.status(seq)
+            if status is not None:
+                self.drops[status] += 1
+                return
         if self.gone:
             self.drops["gone"] += 1
             return
-        self._replay.mark(env.seq)
+        replay.mark(seq)
         self.counters["packets_received"] += 1
         self.counters["bytes_received"] += size
         self.last_heard = now
         self.address = address
-        self._on_ack(env.ack, env.ack_bits, now)
-        kind = env.kind
+        if self._sent:
+            # Applied in datagrams_to_send, after any reply is built: acks of
+            # our own packets never hold up delivery or an answer.
+            self._acks_in.append((ack, ack_bits, now))
         accepted = True
-        if kind is Kind.DATA:
-            units, unreliables = env.body
+        if kind is _DATA:
+            units, unreliables = body
+            # Only news asks for an immediate ack: a packet of nothing but
+            # copies we already hold is acked by whatever we send next (at
+            # worst a heartbeat), so redundant copies cannot ping-pong.
+            eliciting = False
             for unit in units:
-                accepted = self._accept_unit(unit) and accepted
-            if units:
+                if (
+                    unit[0] == self._recv_next
+                    and len(unit) == 2
+                    and not self._recv_buffer
+                    and not self._partial
+                    and len(self._events) < self.config.max_events
+                ):
+                    # the common case: the next unit, whole, nothing waiting
+                    self._recv_next += 1
+                    self._deliver(unit[1])
+                    eliciting = True
+                    continue
+                taken = self._accept_unit(unit)
+                if taken is None:
+                    accepted = False
+                elif taken:
+                    eliciting = True
+            if self._recv_buffer:
                 self._deliver_ready()
             for item in unreliables:
                 self._accept_unreliable(item)
-            eliciting = bool(units)
-        elif kind is Kind.HEARTBEAT:
+        elif kind is _HEARTBEAT:
             eliciting = True
-        elif kind is Kind.CLOSE:
+        elif kind is _CLOSE:
             self._set_gone("closed")
             return
         else:
             eliciting = False
         if accepted:
-            self._acks.mark(env.seq)
+            self._acks.mark(seq)
         if eliciting:
             self._ack_pending = True
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
         """Everything due now, sealed and addressed."""
+        if self._acks_in and not (self._pending or self._unreliable):
+            self._apply_acks()  # nothing new waits, so settle first
+        out = self._build(now)
+        if self._acks_in:
+            self._apply_acks()
+            if self._resend:  # the acks revealed losses: resend at once
+                out += self._build(now)
+        return out
+
+    def _apply_acks(self) -> None:
+        acks = self._acks_in
+        if acks:
+            self._acks_in = []
+            for ack, bits, received in acks:
+                if self._sent:
+                    self._on_ack(ack, bits, received)
+
+    def _build(self, now: float) -> list[tuple[bytes, Address]]:
+        pending = self._pending
+        if (
+            len(pending) == 1
+            and not self._unacked
+            and not self._resend
+            and not self._unreliable
+            and self.gone_reason is None
+        ):
+            return self._build_one(now)
         out: list[tuple[bytes, Address]] = []
         if self.gone:
             while self._close_copies:
@@ -413,22 +465,27 @@ class Connection:
                 out.append((self._seal(Kind.CLOSE, None, now), self.address))
             return out
         heartbeat_due = now >= self.last_sent + self.config.heartbeat_interval
+        if not (
+            heartbeat_due or self._ack_pending or self._pending or self._resend or self._unreliable
+        ):
+            return out
         while True:
             units, unreliables, budget = self._fill()
             if not (units or unreliables or self._ack_pending or heartbeat_due):
                 break
-            if self.config.redundancy and self._unacked:
+            if self.config.redundancy and len(self._unacked) > len(units):
                 self._piggyback(units, budget, now)
             if units or unreliables:
                 seq = self._next_seq
+                rto = self.rto
                 for unit in units:
                     unit.sends += 1
                     unit.last_sent = now
                     unit.last_seq = seq
-                    unit.resend_at = now + self._unit_rto(unit)
+                    unit.resend_at = now + (self._unit_rto(unit) if unit.timeouts else rto)
                 if units:
                     self._record(seq, now, tuple([u.id for u in units]))
-                body = [[u.wire() for u in units], unreliables]
+                body = [[u.wire for u in units], unreliables]
                 out.append((self._seal(Kind.DATA, body, now), self.address))
             elif heartbeat_due:
                 self._record(self._next_seq, now, ())
@@ -436,7 +493,33 @@ class Connection:
             else:
                 out.append((self._seal(Kind.ACK, None, now), self.address))
             heartbeat_due = False
+            if not (self._pending or self._resend or self._unreliable):
+                break
         return out
+
+    def _build_one(self, now: float) -> list[tuple[bytes, Address]]:
+        """The common case, kept short: one new unit, nothing else in flight."""
+        unit = self._pending.popleft()
+        uid = unit.id
+        self._unacked[uid] = unit
+        seq = self._next_seq
+        self._next_seq = seq + 1
+        unit.sends = 1
+        unit.last_sent = now
+        unit.last_seq = seq
+        unit.resend_at = now + self.rto
+        self._sent[seq] = _Sent(now, (uid,))
+        acks = self._acks
+        data = seal(
+            self.key, self.peer_id, self.table_id, self.local_id, seq,
+            acks.highest, (acks.mask >> 1) & _ACK_MASK, _DATA, [[unit.wire], ()],
+        )  # fmt: skip
+        self._ack_pending = False
+        self.last_sent = now
+        counters = self.counters
+        counters["packets_sent"] += 1
+        counters["bytes_sent"] += len(data)
+        return [(data, self.address)]
 
     def next_timer(self) -> float | None:
         """When `handle_timer` should next be called (absolute time), or None."""
@@ -459,6 +542,7 @@ class Connection:
     def handle_timer(self, now: float) -> None:
         if self.gone:
             return
+        self._apply_acks()
         cfg = self.config
         if self.last_heard is None:
             if now >= self.created + cfg.connect_timeout:
@@ -542,7 +626,7 @@ class Connection:
         for unit in self._unacked.values():
             if (
                 unit.copies < cfg.redundancy
-                and unit.cost <= cfg.redundancy_max_unit
+                and (unit.cost <= cfg.redundancy_max_unit or unit.sends > 1)
                 and unit.cost <= budget
                 and unit.last_sent < now
                 and unit.id not in in_packet
@@ -558,32 +642,41 @@ class Connection:
         sent = self._sent
         if ack == 0 or not sent:
             return
-        unacked = self._unacked
-        newest_sample: float | None = None
-        for seq in list(sent):
+        acked = []
+        for seq in sent:
             if seq > ack:
                 break
             offset = ack - seq
             if offset == 0 or (offset <= _ACK_BITS and (bits >> (offset - 1)) & 1):
+                acked.append(seq)
+        newest_sample: float | None = None
+        if acked:
+            unacked = self._unacked
+            resend = self._resend
+            for seq in acked:
                 record = sent.pop(seq)
-                if offset == 0:
+                if seq == ack:
                     newest_sample = now - record.time
                 for uid in record.units:
-                    unit = unacked.pop(uid, None)
-                    if unit is not None:
-                        self._resend.discard(uid)
+                    if unacked.pop(uid, None) is not None and resend:
+                        resend.discard(uid)
         if ack > self._largest_acked:
             self._largest_acked = ack
         if newest_sample is not None:
             self._rtt_sample(newest_sample, now)
         # RACK-style loss detection: a packet sent before one that was acked is
         # lost once it has been out longer than that round trip plus a reorder
-        # window (a quarter of the minimum round trip), so jitter is not loss.
+        # window. The window starts tiny and grows (up to a quarter of the
+        # minimum round trip) past the reordering seen whenever a "lost" packet
+        # turns out to have arrived after all, so jitter stops causing resends.
+        if self._suspects:
+            self._check_spurious(ack, bits)
         latest = self.latest_rtt
         if latest is None:
             return
-        deadline = now - latest - max(self.config.min_reorder_window, self.min_rtt / 4)
+        deadline = now - latest - self._reorder_window
         horizon = self._largest_acked
+        newest_acked = now - latest  # about when the newest acked packet left
         while sent:
             seq = next(iter(sent))
             if seq >= horizon:
@@ -593,6 +686,24 @@ class Connection:
                 break
             del sent[seq]
             self._lose(seq, record)
+            self._suspects[seq] = newest_acked - record.time
+            if len(self._suspects) > 256:
+                del self._suspects[next(iter(self._suspects))]
+
+    def _check_spurious(self, ack: int, bits: int) -> None:
+        suspects = self._suspects
+        for seq in list(suspects):
+            offset = ack - seq
+            if offset < 0:
+                break
+            if offset > _ACK_BITS:
+                del suspects[seq]
+            elif offset == 0 or (bits >> (offset - 1)) & 1:
+                self.counters["spurious_losses"] += 1
+                gap = suspects.pop(seq)
+                cap = max(self.config.min_reorder_window, self.min_rtt / 4)
+                grown = 1.25 * gap + self.config.min_reorder_window
+                self._reorder_window = min(cap, max(self._reorder_window, grown))
 
     def _lose(self, seq: int, record: _Sent) -> None:
         """A packet is presumed lost: resend what it carried, unless sent again since."""
@@ -626,16 +737,17 @@ class Connection:
         self._events.append(event)
         return True
 
-    def _accept_unit(self, unit: tuple) -> bool:
-        """Buffer one incoming unit; False if it could not be taken (do not ack)."""
+    def _accept_unit(self, unit: tuple) -> bool | None:
+        """Buffer one incoming unit: True if new, False if a duplicate, None if it
+        could not be taken (then the packet must not be acked)."""
         uid = unit[0]
         offset = uid - self._recv_next
         if offset < 0 or uid in self._recv_buffer:
             self.counters["duplicate_units"] += 1
-            return True
+            return False
         if offset >= self.config.window:
             self.drops["beyond_window"] += 1
-            return False
+            return None
         if len(unit) == 2:
             self._recv_buffer[uid] = (unit[1], 0, 1)
         else:
@@ -666,12 +778,15 @@ class Connection:
                     continue
                 data = b"".join(partial)
                 partial.clear()
-            try:
-                payload = decode_payload(data, self.config.max_message)
-            except Dropped as dropped:
-                self.drops[dropped.reason] += 1
-                continue
-            events.append(Delivered(self.peer_id, payload))
+            self._deliver(data)
+
+    def _deliver(self, data: bytes) -> None:
+        try:
+            payload = decode_payload(data, self.config.max_message)
+        except Dropped as dropped:
+            self.drops[dropped.reason] += 1
+            return
+        self._events.append(Delivered(self.peer_id, payload))
 
     def _accept_unreliable(self, data: bytes) -> None:
         try:
@@ -692,9 +807,9 @@ class Connection:
         self._events.append(PeerGone(self.peer_id, reason))
 
 
-def _needs_check(payload: Any) -> bool:
-    """Only containers can hide something the strict decoder refuses (non-str keys)."""
-    return isinstance(payload, dict | list | tuple)
+#: Only containers can hide something the strict decoder refuses (non-str keys),
+#: so only they are test-decoded at send time.
+_CONTAINERS = (dict, list, tuple)
 
 
 # -- many peers on one socket ---------------------------------------------------
@@ -757,7 +872,10 @@ class Endpoint:
             raise PeerClosed(f"no peer {peer_id}") from None
 
     def send_reliable(self, peer_id: int, payload: Any) -> None:
-        self.peer(peer_id).send_reliable(payload)
+        conn = self.peers.get(peer_id)
+        if conn is None:
+            raise PeerClosed(f"no peer {peer_id}")
+        conn.send_reliable(payload)
 
     def send_unreliable(self, peer_id: int, payload: Any) -> None:
         self.peer(peer_id).send_unreliable(payload)
@@ -777,6 +895,17 @@ class Endpoint:
     def events(self) -> Iterator[Event]:
         while (event := self.next_event()) is not None:
             yield event
+
+    @property
+    def has_events(self) -> bool:
+        """Whether `next_event` would return something now (cheap to ask)."""
+        if self._events:
+            return True
+        return any(conn._events for conn in self.peers.values())
+
+    def note_drop(self, reason: str) -> None:
+        """Count a datagram refused outside the endpoint (by the I/O adapter)."""
+        self._drops[reason] += 1
 
     @property
     def drops(self) -> Counter[str]:
@@ -818,10 +947,18 @@ class Endpoint:
         conn.receive_envelope(env, address, now, len(data))
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
-        out: list[tuple[bytes, Address]] = []
-        for conn in self.peers.values():
-            out.extend(conn.datagrams_to_send(now))
-        self._reap()
+        peers = self.peers
+        if len(peers) == 1:
+            for conn in peers.values():
+                out = conn.datagrams_to_send(now)
+        else:
+            out = []
+            for conn in peers.values():
+                out.extend(conn.datagrams_to_send(now))
+        for conn in peers.values():
+            if conn.gone_reason is not None:
+                self._reap()
+                break
         return out
 
     def next_timer(self) -> float | None:

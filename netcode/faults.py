@@ -131,7 +131,8 @@ class FaultyLink:
         if f.fifo:
             ordered = []
             for t in sorted(times):
-                t = max(t, self._last_delivery)
+                # strictly after the previous one, so timer ties cannot reorder
+                t = max(t, self._last_delivery + 1e-6)
                 self._last_delivery = t
                 ordered.append(t)
             times = ordered

@@ -1,0 +1,209 @@
+"""The asyncio adapter: one `Endpoint` on one asyncio-dgram socket.
+
+Owns: the socket, the clock (``time.monotonic``, the only place `netcode`
+reads it), the timer handle and a bounded queue of events for the application.
+
+Must not touch: protocol decisions. Everything about sequence numbers, acks,
+retransmission and intake lives in `netcode.channel`; this module only moves
+bytes and time in and events out.
+
+Events reach the application either through `next_event()` (a bounded
+queue, one task hop) or, like aioquic's ``quic_event_received``, through an
+``on_event`` callback run straight from the reader, which may answer with the
+``*_nowait`` senders: the answer then leaves in the same datagram as the ack.
+
+Queues are bounded end to end: asyncio-dgram's own receive queue is unbounded,
+so the reader drains it continuously and sheds any backlog beyond
+`max_backlog` (counted as ``backlog`` drops); the event queue here holds at
+most `max_events`, and what does not fit stays inside the endpoint, which
+stops acknowledging new reliable data until the application catches up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+import asyncio_dgram
+
+from netcode.channel import Address, Endpoint, Event
+
+
+class AioEndpoint:
+    """Serve `endpoint` on `stream` until `close()`."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        stream: asyncio_dgram.DatagramServer,
+        *,
+        on_event: Callable[[Event], None] | None = None,
+        max_events: int = 1024,
+        max_backlog: int = 1024,
+    ) -> None:
+        self.endpoint = endpoint
+        self.on_event = on_event
+        self._stream = stream
+        self._events: asyncio.Queue[Event] = asyncio.Queue(maxsize=max_events)
+        # asyncio-dgram keeps received datagrams in an unbounded asyncio.Queue.
+        self._backlog: asyncio.Queue | None = getattr(stream, "_recvq", None)
+        self._max_backlog = max_backlog
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
+        self._flush_soon: asyncio.Handle | None = None
+        self._dispatching = False
+        self._reader = self._loop.create_task(self._read())
+        self._closed = False
+
+    @classmethod
+    async def bind(
+        cls, endpoint: Endpoint, address: tuple[str, int] = ("127.0.0.1", 0), **options: Any
+    ) -> AioEndpoint:
+        stream = await asyncio_dgram.bind(address)
+        return cls(endpoint, stream, **options)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self._stream.sockname[:2]
+
+    # -- application side -----------------------------------------------------
+
+    async def connect(self, peer_id: int, address: Address) -> None:
+        self.endpoint.connect(peer_id, address, time.monotonic())
+        await self.flush()
+
+    async def send_reliable(self, peer_id: int, payload: Any) -> None:
+        self.endpoint.send_reliable(peer_id, payload)
+        await self.flush()
+
+    async def send_unreliable(self, peer_id: int, payload: Any) -> None:
+        self.endpoint.send_unreliable(peer_id, payload)
+        await self.flush()
+
+    def send_reliable_nowait(self, peer_id: int, payload: Any) -> None:
+        """Queue a reliable message; it leaves with the next flush (at the latest
+        on the next loop iteration; at once when called from `on_event`)."""
+        self.endpoint.send_reliable(peer_id, payload)
+        self._schedule_flush()
+
+    def send_unreliable_nowait(self, peer_id: int, payload: Any) -> None:
+        self.endpoint.send_unreliable(peer_id, payload)
+        self._schedule_flush()
+
+    async def next_event(self) -> Event:
+        """The next event (only when no `on_event` callback was given)."""
+        event = await self._events.get()
+        self._pump()
+        return event
+
+    async def close(self) -> None:
+        """Say goodbye to every peer, then release the socket."""
+        if self._closed:
+            return
+        now = time.monotonic()
+        for peer_id in list(self.endpoint.peers):
+            self.endpoint.close(peer_id, now)
+        with contextlib.suppress(asyncio_dgram.TransportClosed, OSError):
+            await self.flush()
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
+        self._stream.close()
+
+    # -- plumbing ---------------------------------------------------------------
+
+    async def flush(self) -> None:
+        """Send whatever the endpoint has due and re-arm the timer."""
+        if self._closed:
+            return
+        stream = self._stream
+        endpoint = self.endpoint
+        self._pump()  # an on_event callback may answer: that goes out now too
+        for data, address in endpoint.datagrams_to_send(time.monotonic()):
+            try:
+                await stream.send(data, address)
+            except OSError:
+                endpoint.note_drop("send_error")
+        if endpoint.has_events and self.on_event is not None:
+            self._pump()  # e.g. the PeerGone of a peer we closed
+            self._schedule_flush()
+        # Re-arm only when the timer must fire earlier; a timer that fires too
+        # early just finds nothing due and re-arms (cheaper than re-arming on
+        # every send, since every send moves the heartbeat deadline).
+        when = self.endpoint.next_timer()
+        if when is not None and (self._timer_at is None or when < self._timer_at):
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer_at = when
+            self._timer = self._loop.call_at(when, self._on_timer)
+
+    def _schedule_flush(self) -> None:
+        if self._dispatching or self._flush_soon is not None:
+            return  # every dispatch happens inside a flush, which sends it
+        self._flush_soon = self._loop.call_soon(self._start_flush)
+
+    def _start_flush(self) -> None:
+        self._flush_soon = None
+        self._loop.create_task(self.flush())
+
+    def _pump(self) -> None:
+        """Hand ready events to the callback, or to the bounded queue as far as it fits."""
+        endpoint = self.endpoint
+        callback = self.on_event
+        if callback is not None:
+            self._dispatching = True
+            try:
+                while (event := endpoint.next_event()) is not None:
+                    callback(event)
+            finally:
+                self._dispatching = False
+            return
+        queue = self._events
+        while not queue.full():
+            event = endpoint.next_event()
+            if event is None:
+                return
+            queue.put_nowait(event)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._timer_at = None
+        self.endpoint.handle_timer(time.monotonic())
+        self._loop.create_task(self.flush())
+
+    def _shed_backlog(self) -> None:
+        backlog = self._backlog
+        if backlog is None:
+            return
+        while backlog.qsize() > self._max_backlog:
+            data, _ = backlog.get_nowait()
+            if data is None:  # the transport closed: leave the marker for recv()
+                backlog.put_nowait((None, None))
+                return
+            self.endpoint.note_drop("backlog")
+
+    async def _read(self) -> None:
+        stream = self._stream
+        endpoint = self.endpoint
+        while True:
+            try:
+                data, address = await stream.recv()
+            except asyncio_dgram.TransportClosed:
+                return
+            except OSError:  # e.g. ICMP port unreachable reported on the socket
+                endpoint.note_drop("socket_error")
+                continue
+            self._shed_backlog()
+            endpoint.receive_datagram(data, address, time.monotonic())
+            if self.on_event is None:  # with a callback, flush() dispatches
+                self._pump()
+                # Let the application answer first, so acks ride on its replies.
+                await asyncio.sleep(0)
+            await self.flush()
