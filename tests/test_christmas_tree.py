@@ -636,8 +636,8 @@ def test_surprise_spares_the_scorer_and_counts_only_that_type() -> None:
     """After you score, if any player has 2 or more cards of that scoring type in their
     hand, they must discard half of them!
 
-    Ruling "Who is surprised": Only the other players, and only the scoring type's own
-    cards count: a Santa Claus in hand is not a Reindeer. Half is rounded down: 2 or 3
+    Ruling "Who is surprised": Only the other players (the scorer is the one rewarded),
+    and only the scoring type's own cards count: a Santa Claus in hand is not a Reindeer. Half is rounded down: 2 or 3
     cards lose 1, 4 or 5 lose 2."""
     state, rng = table(
         3, hands={0: ["reindeer"] * 5 + ["tree"], 1: ["reindeer", SANTA, SANTA], 2: ["reindeer"] * 3}
@@ -705,9 +705,10 @@ def test_the_surprise_draw_reshuffles_the_discard_pile_when_the_deck_runs_out() 
     reward. If the supply deck runs out, shuffle all cards in the discard pile to form a
     new deck.
 
-    Ruling "The Surprise! draw": The reward draw is not optional. If the deck runs out
-    during it, the discard pile, including the cards just discarded, is shuffled into a
-    new deck; so there are always enough cards to draw."""
+    Ruling "The Surprise! draw": The reward is always drawn (the book's "you can draw" is
+    a reward, and a card in hand never costs Points). If the deck runs out during it, the
+    discard pile, including the cards just discarded, is shuffled into a new deck; so
+    there are always enough cards to draw."""
     state, rng = table(
         3, hands={0: ["tree"] * 3, 1: ["tree"] * 4, 2: ["tree"] * 5}, deck=["gifts"], rest="points.2"
     )
@@ -795,6 +796,7 @@ def test_at_the_end_all_players_play_their_remaining_cards_with_no_surprise() ->
     assert state.phase == "final" and state.turn == 1  # Holly has no set left: skipped
     assert Done() in GAME.legal_actions(state, 1)
     assert not [a for a in GAME.legal_actions(state, 1) if isinstance(a, Take)]
+    assert "you may only play the remaining cards in your hand" in refused(state, 1, "take 0")
     log = act(state, 1, "play reindeer 6 0", rng)
     assert state.turn == 2
     log += act(state, 2, "play gifts 5 0", rng)

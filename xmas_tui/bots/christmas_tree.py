@@ -106,7 +106,7 @@ def plus(held: tuple[int, ...], other: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(a + b for a, b in zip(held, other, strict=True))
 
 
-def p_at_least_half(known: int, unknown: int, p: float, all_of_them: bool) -> float:
+def expected_loss(known: int, unknown: int, p: float, all_of_them: bool) -> float:
     """Expected cards an opponent loses to a Surprise!: ``known`` seen plus Binomial(unknown, p)."""
     total = 0.0
     for k in range(unknown + 1):
@@ -184,7 +184,7 @@ class SmartBot(Bot):
         """What a Surprise! of ``item`` is worth: cards we draw, cards they lose."""
         p = self.pool[item] / self.pool_size if self.pool_size else 0.0
         lost = sum(
-            p_at_least_half(self.known[s][item], self.unknown[s], p, item == SANTA)
+            expected_loss(self.known[s][item], self.unknown[s], p, item == SANTA)
             for s in self.known
         )
         return lost * (self.card_worth() + DAMAGE / max(1, self.players - 1))

@@ -159,6 +159,7 @@ class State(BaseState):
     removed: int = -1
     #: Why the game is ending: "" (not yet), "points" or "supply".
     ending: str = ""
+    #: Turns played so far.
     turns: int = 0
 
 
@@ -167,6 +168,7 @@ def points(cards: Cards, seat: int) -> int:
 
 
 def last_player(state: State) -> int:
+    """The player whose turn ends each round: the one before the starting player."""
     return (state.first - 1) % len(state.players)
 
 
@@ -179,10 +181,13 @@ class ChristmasTree(Game):
     min_players = 2
     max_players = 5
     actions = (Take, Pay, Play, Done)
-    # Every take draws at least one card from the deck or the discard pile (or
-    # the supply is exhausted and the game ends after the round), and cards only
-    # come back to the discard pile when someone scores; scoring is bounded by
-    # the target. That bounds a game by a few thousand actions; bots take ~100.
+    # A bound, not a guess: every take (at most 5 actions with its payments)
+    # draws at least one card, or exhausts the supply and ends the game after the
+    # round. Cards reach the discard pile (and so the deck again) only in a turn
+    # in which someone scores, at most 89 per turn, and there are at most 21 such
+    # turns (17 before someone reaches the target, 4 after). So there are at most
+    # 62 + 21 * 89 takes, and at most 89 sets (each keeps a card for good): fewer
+    # than 10,000 actions. Bot games take 50 to 80.
     max_actions = 10_000
     rules = """
 89 Item cards: 15 each of Christmas Tree, Gift Boxes, Gingerbread Man, Reindeer
@@ -225,9 +230,9 @@ players share the victory.
         Ruling("Keeping Santa Claus as Points", "You keep the type's own cards as Points first and discard the Santa Claus; if the set has fewer of its own cards than the Points it scores, Santa Claus make up the rest (a set of 1 Snowman and 5 Santa Claus keeps the Snowman and 2 Santa Claus)."),
         Ruling("Several sets in one turn", "You may play as many sets as you like in your turn, of the same or different types, and then say you are done. Taking a row and playing sets are never mixed in one turn."),
         Ruling("Surprise! once per type", "Surprise! comes when you are done playing, once for each type you scored this turn, in the order you first played them: two sets of Reindeer in one turn make one Reindeer Surprise!."),
-        Ruling("Who is surprised", "Only the other players, and only the scoring type's own cards count: a Santa Claus in hand is not a Reindeer. Half is rounded down: 2 or 3 cards lose 1, 4 or 5 lose 2."),
+        Ruling("Who is surprised", "Only the other players (the scorer is the one rewarded), and only the scoring type's own cards count: a Santa Claus in hand is not a Reindeer. Half is rounded down: 2 or 3 cards lose 1, 4 or 5 lose 2."),
         Ruling("The Santa Claus Surprise!", "After a set of Santa Claus alone, every other player discards all their Santa Claus, even a single one, and you draw one card for each, as in any Surprise!."),
-        Ruling("The Surprise! draw", "The reward draw is not optional. If the deck runs out during it, the discard pile, including the cards just discarded, is shuffled into a new deck; so there are always enough cards to draw."),
+        Ruling("The Surprise! draw", "The reward is always drawn (the book's \"you can draw\" is a reward, and a card in hand never costs Points). If the deck runs out during it, the discard pile, including the cards just discarded, is shuffled into a new deck; so there are always enough cards to draw."),
         Ruling("The last turn", "\"After the last player's turn\" means the round is completed, so everyone gets the same number of turns: the last player is the one before the starting player. If the target is reached in the last player's turn, the game ends after it."),
         Ruling("The final plays", "At the end each player in turn, from the starting player, may play any sets from their hand (scored as usual, no Surprise!) and then says done; a player with no set to play is skipped."),
         Ruling("Points and ties", "Points cards lie face down (their faces are hidden even from their owner), but everyone sees how many each player has, and how many cards each player holds. Most Points wins; then most cards in hand; then the tied players share the victory."),
@@ -312,6 +317,8 @@ players share the victory.
             if isinstance(action, Pay):
                 return f"Take a row: pay with a card from your hand — you hold no {NAMES.get(action.item, repr(action.item))}."
             return f"Take a row: you must first pay 1 card from your hand onto row {row}, which you skip."
+        if phase == "final" and not isinstance(action, Play):
+            return "When the game ends, you may only play the remaining cards in your hand to score Points, then say done."
         if isinstance(action, Take):
             if phase != "turn":
                 return "On your turn perform one of the two actions: you have played cards to score, so you cannot also take a row."
