@@ -790,7 +790,7 @@ def test_all_players_pass_one_treasure_at_the_same_time() -> None:
     assert GAME.view(state, 1).to_wire() != GAME.view(other, 1).to_wire(), "seat 1 sees its own choice"
     assert GAME.public_digest(state) == GAME.public_digest(other)
     assert GAME.to_act(state) == {0, 2}
-    assert "not your turn" in refused(state, 1, Pass(mine[1][1])), "a choice is final"
+    assert "already chosen" in refused(state, 1, Pass(mine[1][1])), "a choice is final"
     assert {s: list(state.cards.zone(collection_zone(s))) for s in range(3)} == mine, "nothing moves yet"
     act(state, 2, Pass(mine[2][1]), rng)
     assert {s: list(state.cards.zone(collection_zone(s))) for s in range(3)} == mine

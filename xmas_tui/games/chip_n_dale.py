@@ -408,6 +408,11 @@ player with more Treasure cards.
             return "Swap: that tree slot is empty."
         return f"Now you must {expected}."
 
+    def why_waiting(self, state: State, seat: int) -> str:
+        if state.phase == "pass" and state.cards.sealed(seat) is not None:
+            return "You have already chosen the Treasure you pass; the others are still choosing."
+        return "It is not your turn."
+
     def result(self, state: State) -> Result | None:
         if state.phase != "over":
             return None

@@ -349,10 +349,14 @@ class Game(ABC):
             raise InvalidAction(f"there is no seat {seat!r}")
         acting = self.to_act(state)
         if seat not in acting:
-            raise IllegalAction("It is not your turn." if acting else "The game is over.")
+            raise IllegalAction(self.why_waiting(state, seat) if acting else "The game is over.")
         if not self.is_legal(state, seat, action):
             raise IllegalAction(self.why_illegal(state, seat, action))
         return self._apply(state, seat, action, rng)
+
+    def why_waiting(self, state: Any, seat: int) -> str:
+        """Why ``seat`` may not act now, while others may. Games may say more."""
+        return "It is not your turn."
 
     def parse_action(self, raw: str | Sequence[Any]) -> Action:
         """An action from its text form (``"flip 3"``) or wire form (``["flip", 3]``)."""

@@ -66,8 +66,8 @@ class Rng:
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``, without modulo bias (rejection sampling)."""
-        if n <= 0:
-            raise ValueError("below(n) needs n >= 1")
+        if not 1 <= n <= 1 << 64:
+            raise ValueError("below(n) needs 1 <= n <= 2**64")
         if n == 1:
             return 0
         limit = (1 << 64) - ((1 << 64) % n)
