@@ -11,7 +11,7 @@ from xmas_tui.games import Rng, get_game
 from xmas_tui.games.chip_n_dale import Continue, Stop
 from xmas_tui.table import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
-from xmas_tui.ui.boards.chip_n_dale import ChipNDaleBoard, SlotCard
+from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
 from xmas_tui.ui.screens.dialogs import EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
@@ -141,3 +141,19 @@ async def test_the_command_palette_offers_the_app_verbs() -> None:
             assert wanted in titles
         await pilot.press("plus")
         assert app.current is not None and app.current.pace < 4.0
+
+
+async def test_the_mouse_flips_and_collects_too() -> None:
+    table = LocalTable(CHIP, seat_names("Ann", 2), 0, seed=4, pace=4.0)
+    table.autoplay(lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        await pilot.click("#slot-3")
+        await wait_for(pilot, lambda: 3 in screen.snapshot.view["flipped"])
+        face = screen.snapshot.view.face(screen.snapshot.view.zone("tree.3")[0])
+        assert face is not None
+        kind = face.split("/")[0]
+        assert LOOK[kind][1] in str(app.screen.query_one("#slot-3", SlotCard).render())
+        assert "-flipped" in app.screen.query_one("#slot-3").classes
