@@ -77,12 +77,13 @@ class AioEndpoint:
         await self.flush()
 
     async def send_reliable(self, peer_id: int, payload: Any) -> None:
+        """Queue a reliable message and send it at once."""
         self.endpoint.send_reliable(peer_id, payload)
-        await self.flush()
+        await self.flush(dispatch=False)
 
     async def send_unreliable(self, peer_id: int, payload: Any) -> None:
         self.endpoint.send_unreliable(peer_id, payload)
-        await self.flush()
+        await self.flush(dispatch=False)
 
     def send_reliable_nowait(self, peer_id: int, payload: Any) -> None:
         """Queue a reliable message; it leaves with the next flush (at the latest
@@ -119,13 +120,17 @@ class AioEndpoint:
 
     # -- plumbing ---------------------------------------------------------------
 
-    async def flush(self) -> None:
-        """Send whatever the endpoint has due and re-arm the timer."""
+    async def flush(self, dispatch: bool = True) -> None:
+        """Send whatever the endpoint has due and re-arm the timer.
+
+        With `dispatch`, ready events go to the `on_event` callback first, so
+        whatever it answers leaves in the same datagrams."""
         if self._closed:
             return
         stream = self._stream
         endpoint = self.endpoint
-        self._pump()  # an on_event callback may answer: that goes out now too
+        if dispatch:
+            self._pump()
         for data, address in endpoint.datagrams_to_send(time.monotonic()):
             try:
                 await stream.send(data, address)

@@ -45,12 +45,13 @@ from netcode.envelope import (
     Dropped,
     Envelope,
     Kind,
+    Opener,
+    Sealer,
     check_peer_id,
     decode_payload,
     encode_payload,
     header_overhead,
-    open_datagram,
-    seal,
+    payload_decoder,
     unit_overhead,
 )
 
@@ -75,7 +76,7 @@ class Config:
     window: int = 1024  # reliable units in flight / reorder buffer size
     max_pending: int = 8192  # units queued behind the window before send fails
     max_unreliable_queue: int = 256
-    max_events: int = 4096  # undelivered events held per peer
+    max_events: int = 4096  # undelivered events held (per endpoint, or per lone connection)
     min_rto: float = 0.030
     max_rto: float = 3.0
     initial_rto: float = 0.25
@@ -98,7 +99,7 @@ class Config:
 # -- events -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Delivered:
     """A reliable message from `peer`, in order, exactly once."""
 
@@ -106,7 +107,7 @@ class Delivered:
     payload: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Unreliable:
     """An unreliable message from `peer` (may be lost or reordered, never duplicated)."""
 
@@ -114,7 +115,7 @@ class Unreliable:
     payload: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PeerJoined:
     """An endpoint heard from a peer it did not know yet."""
 
@@ -122,7 +123,7 @@ class PeerJoined:
     address: Address
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PeerGone:
     """`peer` went silent ("silent"), never answered ("unreachable"), left ("closed"),
     or we closed it ("local")."""
@@ -131,7 +132,7 @@ class PeerGone:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RttUpdated:
     """New smoothed round-trip estimate for `peer` (seconds)."""
 
@@ -158,13 +159,13 @@ class PeerClosed(Exception):
 class SeqWindow:
     """Which recent packet numbers were seen: the highest and a bitmask below it."""
 
-    __slots__ = ("highest", "mask", "size", "_full")
+    __slots__ = ("highest", "mask", "size", "full")
 
     def __init__(self, size: int) -> None:
         self.highest = 0
         self.mask = 0  # bit i set <=> highest - i was seen
         self.size = size
-        self._full = (1 << size) - 1
+        self.full = (1 << size) - 1
 
     def status(self, seq: int) -> str | None:
         """None if `seq` is new, else "replay" or "stale" (too old to tell)."""
@@ -178,7 +179,7 @@ class SeqWindow:
     def mark(self, seq: int) -> None:
         offset = self.highest - seq
         if offset < 0:
-            self.mask = ((self.mask << -offset) | 1) & self._full
+            self.mask = ((self.mask << -offset) | 1) & self.full
             self.highest = seq
         elif offset < self.size:
             self.mask |= 1 << offset
@@ -229,7 +230,9 @@ class Connection:
         address: Address,
         now: float,
         config: Config | None = None,
+        events: deque[Event] | None = None,
     ) -> None:
+        """`events` lets an `Endpoint` collect every peer's events in one bounded queue."""
         self.key = key
         self.table_id = table_id
         self.local_id = check_peer_id(local_id)
@@ -263,7 +266,11 @@ class Connection:
         self._recv_buffer: dict[int, tuple[bytes, int, int]] = {}
         self._partial: list[bytes] = []
         self._partial_count = 0
-        self._events: deque[Event] = deque()
+        self._events: deque[Event] = deque() if events is None else events
+        self.stalled = False  # deliveries held back because the event queue was full
+        self._opener = Opener(key, self.local_id, table_id)
+        self._sealer = Sealer(key, self.peer_id, table_id, self.local_id)
+        self._payload_decoder = payload_decoder(config.max_message)
         # round trip (RFC 6298)
         self.srtt: float | None = None
         self.latest_rtt: float | None = None
@@ -277,7 +284,8 @@ class Connection:
         self._last_rtt_event = -_INF
         # accounting
         self.drops: Counter[str] = Counter()
-        self.counters: Counter[str] = Counter()
+        self.packets_sent = self.bytes_sent = self.packets_received = self.bytes_received = 0
+        self._counters: Counter[str] = Counter()
 
     # -- application side -----------------------------------------------------
 
@@ -325,7 +333,7 @@ class Connection:
             decode_payload(data, self.config.max_message)
         if len(self._unreliable) >= self.config.max_unreliable_queue:
             self._unreliable.popleft()
-            self.counters["unreliable_shed"] += 1
+            self._counters["unreliable_shed"] += 1
         self._unreliable.append(data)
 
     def close(self, now: float) -> None:
@@ -337,7 +345,8 @@ class Connection:
 
     def next_event(self) -> Event | None:
         if not self._events:
-            self._deliver_ready()
+            if self.stalled:
+                self._deliver_ready()
             if not self._events:
                 return None
         return self._events.popleft()
@@ -346,6 +355,18 @@ class Connection:
         """Drain the events that are ready (a generator; stop early if you like)."""
         while (event := self.next_event()) is not None:
             yield event
+
+    @property
+    def counters(self) -> Counter[str]:
+        """Packets and bytes each way, resends, duplicates, redundancy: for stats."""
+        counts = Counter(self._counters)
+        counts.update(
+            packets_sent=self.packets_sent,
+            bytes_sent=self.bytes_sent,
+            packets_received=self.packets_received,
+            bytes_received=self.bytes_received,
+        )
+        return counts
 
     @property
     def unacked(self) -> int:
@@ -358,7 +379,7 @@ class Connection:
     def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
         """Take one datagram off the wire. Never raises; bad input is counted."""
         try:
-            envelope = open_datagram(data, self.key, self.local_id, self.table_id)
+            envelope = self._opener.open(data)
         except Dropped as dropped:
             self.drops[dropped.reason] += 1
             return
@@ -379,9 +400,13 @@ class Connection:
         if self.gone:
             self.drops["gone"] += 1
             return
-        replay.mark(seq)
-        self.counters["packets_received"] += 1
-        self.counters["bytes_received"] += size
+        if seq == replay.highest + 1:  # in order: the usual case, inlined
+            replay.mask = ((replay.mask << 1) | 1) & replay.full
+            replay.highest = seq
+        else:
+            replay.mark(seq)
+        self.packets_received += 1
+        self.bytes_received += size
         self.last_heard = now
         self.address = address
         if self._sent:
@@ -425,7 +450,12 @@ class Connection:
         else:
             eliciting = False
         if accepted:
-            self._acks.mark(seq)
+            acks = self._acks
+            if seq == acks.highest + 1:
+                acks.mask = ((acks.mask << 1) | 1) & acks.full
+                acks.highest = seq
+            else:
+                acks.mark(seq)
         if eliciting:
             self._ack_pending = True
 
@@ -510,15 +540,13 @@ class Connection:
         unit.resend_at = now + self.rto
         self._sent[seq] = _Sent(now, (uid,))
         acks = self._acks
-        data = seal(
-            self.key, self.peer_id, self.table_id, self.local_id, seq,
-            acks.highest, (acks.mask >> 1) & _ACK_MASK, _DATA, [[unit.wire], ()],
-        )  # fmt: skip
+        data = self._sealer.seal(
+            seq, acks.highest, (acks.mask >> 1) & _ACK_MASK, _DATA, [[unit.wire], ()]
+        )
         self._ack_pending = False
         self.last_sent = now
-        counters = self.counters
-        counters["packets_sent"] += 1
-        counters["bytes_sent"] += len(data)
+        self.packets_sent += 1
+        self.bytes_sent += len(data)
         return [(data, self.address)]
 
     def next_timer(self) -> float | None:
@@ -557,7 +585,7 @@ class Connection:
                 unit.timeouts += 1
                 unit.resend_at = _INF
                 resend.add(unit.id)
-                self.counters["timeouts"] += 1
+                self._counters["timeouts"] += 1
 
     # -- internals ------------------------------------------------------------
 
@@ -565,13 +593,11 @@ class Connection:
         seq = self._next_seq
         self._next_seq = seq + 1
         ack, bits = self._acks.ack_fields()
-        data = seal(
-            self.key, self.peer_id, self.table_id, self.local_id, seq, ack, bits, kind, body
-        )
+        data = self._sealer.seal(seq, ack, bits, kind, body)
         self._ack_pending = False
         self.last_sent = now
-        self.counters["packets_sent"] += 1
-        self.counters["bytes_sent"] += len(data)
+        self.packets_sent += 1
+        self.bytes_sent += len(data)
         return data
 
     def _record(self, seq: int, now: float, units: tuple[int, ...]) -> None:
@@ -598,7 +624,7 @@ class Connection:
                 units.append(unit)
                 budget -= unit.cost
                 self._resend.discard(uid)
-                self.counters["resent_units"] += 1
+                self._counters["resent_units"] += 1
         pending = self._pending
         if pending:
             unacked = self._unacked
@@ -634,7 +660,7 @@ class Connection:
                 unit.copies += 1
                 units.append(unit)
                 budget -= unit.cost
-                self.counters["redundant_units"] += 1
+                self._counters["redundant_units"] += 1
                 if budget < 16:
                     break
 
@@ -699,7 +725,7 @@ class Connection:
             if offset > _ACK_BITS:
                 del suspects[seq]
             elif offset == 0 or (bits >> (offset - 1)) & 1:
-                self.counters["spurious_losses"] += 1
+                self._counters["spurious_losses"] += 1
                 gap = suspects.pop(seq)
                 cap = max(self.config.min_reorder_window, self.min_rtt / 4)
                 grown = 1.25 * gap + self.config.min_reorder_window
@@ -712,20 +738,30 @@ class Connection:
             unit = unacked.get(uid)
             if unit is not None and unit.last_seq == seq:
                 self._resend.add(uid)
-                self.counters["fast_resends"] += 1
+                self._counters["fast_resends"] += 1
 
     def _rtt_sample(self, sample: float, now: float) -> None:
-        cfg = self.config
+        """RFC 6298 smoothing; the timeout has a LAN floor and a ceiling."""
         self.latest_rtt = sample
         if sample < self.min_rtt:
             self.min_rtt = sample
-        if self.srtt is None:
-            self.srtt = sample
-            self.rttvar = sample / 2
+        srtt = self.srtt
+        if srtt is None:
+            srtt = sample
+            rttvar = sample / 2
         else:
-            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - sample)
-            self.srtt = 0.875 * self.srtt + 0.125 * sample
-        self.rto = min(cfg.max_rto, max(cfg.min_rto, self.srtt + max(0.001, 4 * self.rttvar)))
+            delta = srtt - sample
+            rttvar = 0.75 * self.rttvar + 0.25 * (delta if delta > 0 else -delta)
+            srtt = 0.875 * srtt + 0.125 * sample
+        self.srtt = srtt
+        self.rttvar = rttvar
+        cfg = self.config
+        rto = srtt + (4 * rttvar if rttvar > 0.00025 else 0.001)
+        if rto < cfg.min_rto:
+            rto = cfg.min_rto
+        elif rto > cfg.max_rto:
+            rto = cfg.max_rto
+        self.rto = rto
         if now - self._last_rtt_event >= cfg.rtt_event_interval:
             self._last_rtt_event = now
             self._push(RttUpdated(self.peer_id, self.srtt, self.rttvar, self.rto))
@@ -743,7 +779,7 @@ class Connection:
         uid = unit[0]
         offset = uid - self._recv_next
         if offset < 0 or uid in self._recv_buffer:
-            self.counters["duplicate_units"] += 1
+            self._counters["duplicate_units"] += 1
             return False
         if offset >= self.config.window:
             self.drops["beyond_window"] += 1
@@ -758,7 +794,11 @@ class Connection:
         buffer = self._recv_buffer
         events = self._events
         limit = self.config.max_events
-        while self._recv_next in buffer and len(events) < limit:
+        self.stalled = False
+        while self._recv_next in buffer:
+            if len(events) >= limit:
+                self.stalled = True
+                return
             chunk, index, count = buffer.pop(self._recv_next)
             self._recv_next += 1
             partial = self._partial
@@ -782,9 +822,9 @@ class Connection:
 
     def _deliver(self, data: bytes) -> None:
         try:
-            payload = decode_payload(data, self.config.max_message)
-        except Dropped as dropped:
-            self.drops[dropped.reason] += 1
+            payload = self._payload_decoder.decode(data)
+        except ValueError:
+            self.drops["bad_payload"] += 1
             return
         self._events.append(Delivered(self.peer_id, payload))
 
@@ -843,6 +883,7 @@ class Endpoint:
         self.accept_unknown = accept_unknown
         self.max_peers = max_peers
         self.peers: dict[int, Connection] = {}
+        self._opener = Opener(key, self.local_id, table_id)
         self._departed: deque[int] = deque(maxlen=tombstones)
         self._departed_set: set[int] = set()
         self._events: deque[Event] = deque()
@@ -859,8 +900,9 @@ class Endpoint:
             if peer_id == self.local_id:
                 raise ValueError("cannot connect to ourselves")
             conn = Connection(
-                self.key, self.table_id, self.local_id, peer_id, address, now, self.config
-            )
+                self.key, self.table_id, self.local_id, peer_id, address, now, self.config,
+                self._events,
+            )  # fmt: skip
             self.peers[peer_id] = conn
             self._departed_set.discard(peer_id)
         return conn
@@ -884,13 +926,21 @@ class Endpoint:
         self.peer(peer_id).close(now)
 
     def next_event(self) -> Event | None:
-        if self._events:
-            return self._events.popleft()
-        for conn in self.peers.values():
-            event = conn.next_event()
-            if event is not None:
-                return event
+        events = self._events
+        if events:
+            return events.popleft()
+        if self._any_stalled():
+            return events.popleft() if events else None
         return None
+
+    def _any_stalled(self) -> bool:
+        """Let peers deliver what they held back while the queue was full."""
+        stalled = False
+        for conn in self.peers.values():
+            if conn.stalled:
+                conn._deliver_ready()
+                stalled = True
+        return stalled
 
     def events(self) -> Iterator[Event]:
         while (event := self.next_event()) is not None:
@@ -899,9 +949,7 @@ class Endpoint:
     @property
     def has_events(self) -> bool:
         """Whether `next_event` would return something now (cheap to ask)."""
-        if self._events:
-            return True
-        return any(conn._events for conn in self.peers.values())
+        return bool(self._events)
 
     def note_drop(self, reason: str) -> None:
         """Count a datagram refused outside the endpoint (by the I/O adapter)."""
@@ -927,11 +975,11 @@ class Endpoint:
     def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
         """Take one datagram off the socket. Never raises; bad input is counted."""
         try:
-            env = open_datagram(data, self.key, self.local_id, self.table_id)
+            env = self._opener.open(data)
         except Dropped as dropped:
             self._drops[dropped.reason] += 1
             return
-        conn = self.peers.get(env.sender)
+        conn = self.peers.get(env[2])
         if conn is None:
             if env.sender in self._departed_set:
                 self._drops["departed_peer"] += 1
@@ -955,11 +1003,14 @@ class Endpoint:
             out = []
             for conn in peers.values():
                 out.extend(conn.datagrams_to_send(now))
-        for conn in peers.values():
-            if conn.gone_reason is not None:
-                self._reap()
-                break
+        if self._events and self._any_gone():
+            self._reap()
         return out
+
+    def _any_gone(self) -> bool:
+        # A connection that goes away always queues a PeerGone first, so this
+        # scan only runs while events wait.
+        return any(conn.gone_reason is not None for conn in self.peers.values())
 
     def next_timer(self) -> float | None:
         best: float | None = None
@@ -977,7 +1028,6 @@ class Endpoint:
         """Forget connections that are gone once their events and CLOSEs are out."""
         for peer_id, conn in list(self.peers.items()):
             if conn.gone and not conn._close_copies:
-                self._events.extend(conn.events())
                 del self.peers[peer_id]
                 self._retired_drops.update(conn.drops)
                 self._retired_counters.update(conn.counters)
