@@ -78,8 +78,17 @@ class AioEndpoint:
 
     async def send_reliable(self, peer_id: int, payload: Any) -> None:
         """Queue a reliable message and send it at once."""
-        self.endpoint.send_reliable(peer_id, payload)
-        await self.flush(dispatch=False)
+        endpoint = self.endpoint
+        endpoint.send_reliable(peer_id, payload)
+        if self._closed:
+            return
+        stream = self._stream
+        for data, address in endpoint.datagrams_to_send(time.monotonic()):
+            try:
+                await stream.send(data, address)
+            except OSError:
+                endpoint.note_drop("send_error")
+        self._rearm()
 
     async def send_unreliable(self, peer_id: int, payload: Any) -> None:
         self.endpoint.send_unreliable(peer_id, payload)
@@ -139,6 +148,9 @@ class AioEndpoint:
         if endpoint.has_events and self.on_event is not None:
             self._pump()  # e.g. the PeerGone of a peer we closed
             self._schedule_flush()
+        self._rearm()
+
+    def _rearm(self) -> None:
         # Re-arm only when the timer must fire earlier; a timer that fires too
         # early just finds nothing due and re-arms (cheaper than re-arming on
         # every send, since every send moves the heartbeat deadline).
