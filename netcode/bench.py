@@ -171,6 +171,11 @@ class Tally:
         }
 
 
+def unexpected(reasons: list[str]) -> list[str]:
+    """PeerGone reasons that are a failure (not a deliberate goodbye at the end)."""
+    return [reason for reason in reasons if reason not in ("local", "closed")]
+
+
 def judge(scenario: Scenario, result: dict[str, Any]) -> dict[str, bool]:
     verdicts = {}
     for key, bound in scenario.goals.items():
@@ -222,6 +227,7 @@ def run_sim(scenario: Scenario, messages: int, seed: int) -> dict[str, Any]:
     net.run(until=net.now + 2.0)  # idle on: a disconnect would show up here
     result = tally.figures(scenario.name, client_node.sent_bytes + server_node.sent_bytes)
     result["disconnects"] = len(gone)
+    result["disconnect_reasons"] = gone
     result["mode"] = "sim"
     return result
 
@@ -271,7 +277,9 @@ async def run_real(scenario: Scenario, messages: int, seed: int) -> dict[str, An
         (result.pop("_client_bytes") + stats.get("bytes_sent", 0)) / max(1, result.pop("_payload")),
         3,
     )
-    result["disconnects"] += len([r for r in stats.get("gone", []) if r != "closed"])
+    server_lost = unexpected(stats.get("gone", []))
+    result["disconnects"] += len(server_lost)
+    result["disconnect_reasons"] += [f"server:{reason}" for reason in server_lost]
     result["mode"] = "processes" + ("+faultproxy" if proxy is not None else "")
     if proxy_stats:
         result["proxy"] = proxy_stats
@@ -359,8 +367,9 @@ async def _drive(
     if raw_stream is not None:
         raw_stream.close()
     result = tally.figures(scenario.name, 0)
-    lost = [reason for reason in gone if reason not in ("local", "closed")]
-    result.update(disconnects=len(lost), _client_bytes=client_bytes, _payload=tally.payload_bytes)
+    lost = unexpected(gone)
+    result.update(disconnects=len(lost), disconnect_reasons=[f"client:{r}" for r in lost])
+    result.update(_client_bytes=client_bytes, _payload=tally.payload_bytes)
     raw = None
     if raw_stream is not None:
         raw = raw_tally.figures("raw", 0)
@@ -402,7 +411,7 @@ async def serve() -> None:
     stats = {
         "bytes_sent": aio.endpoint.counters["bytes_sent"],
         "raw_bytes_sent": raw_bytes,
-        "gone": gone,
+        "gone": list(gone),
         "drops": dict(aio.endpoint.drops),
         "counters": dict(aio.endpoint.counters),
     }

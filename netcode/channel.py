@@ -82,8 +82,11 @@ class Config:
     initial_rto: float = 0.25
     rto_backoff: float = 1.5
     min_reorder_window: float = 0.002  # a packet overtaken by this little is not lost
-    redundancy: int = 3  # extra piggybacked copies of a small unacked unit
-    redundancy_max_unit: int = 512  # units above this size are never piggybacked
+    redundancy: int = 5  # extra copies of a small unacked unit (piggybacked or timed)
+    redundancy_max_unit: int = 512  # units above this are piggybacked only once lost
+    extra_copy_packets: int = 1  # extra datagrams per flush for copies that did not fit
+    copy_spacing: float = 0.4  # a small unacked unit is copied every srtt * this ...
+    min_copy_spacing: float = 0.004  # ... but not more often than this
     heartbeat_interval: float = 0.05
     silence_timeout: float = 0.8  # heard nothing for this long: the peer is gone
     connect_timeout: float = 10.0  # never heard at all for this long: gone
@@ -199,6 +202,7 @@ class _OutUnit:
         "last_seq",
         "timeouts",
         "resend_at",
+        "copy_at",
     )
 
     def __init__(self, uid: int, data: bytes, index: int, count: int) -> None:
@@ -211,6 +215,7 @@ class _OutUnit:
         self.last_seq = 0
         self.timeouts = 0
         self.resend_at = _INF
+        self.copy_at = _INF
 
 
 class _Sent(NamedTuple):
@@ -276,6 +281,9 @@ class Connection:
         self.latest_rtt: float | None = None
         self.min_rtt = _INF
         self._reorder_window = config.min_reorder_window
+        self._copies_enabled = config.redundancy > 0
+        self._copy_interval = config.initial_rto / 4
+        self._copies_due = False
         # packets declared lost recently -> how much earlier than the newest
         # acked packet they left (a lower bound on the reordering if they arrive)
         self._suspects: dict[int, float] = {}
@@ -495,24 +503,39 @@ class Connection:
                 out.append((self._seal(Kind.CLOSE, None, now), self.address))
             return out
         heartbeat_due = now >= self.last_sent + self.config.heartbeat_interval
+        copies_only = self._copies_due
         if not (
-            heartbeat_due or self._ack_pending or self._pending or self._resend or self._unreliable
+            heartbeat_due
+            or self._ack_pending
+            or self._pending
+            or self._resend
+            or self._unreliable
+            or copies_only
         ):
             return out
+        self._copies_due = False
+        extra = self.config.extra_copy_packets
         while True:
             units, unreliables, budget = self._fill()
-            if not (units or unreliables or self._ack_pending or heartbeat_due):
+            if not (units or unreliables or self._ack_pending or heartbeat_due or copies_only):
                 break
+            left_out = False
             if self.config.redundancy and len(self._unacked) > len(units):
-                self._piggyback(units, budget, now)
+                left_out = self._piggyback(units, budget, now)
             if units or unreliables:
                 seq = self._next_seq
                 rto = self.rto
+                cfg = self.config
+                copy_at = now + self._copy_interval
                 for unit in units:
                     unit.sends += 1
                     unit.last_sent = now
                     unit.last_seq = seq
                     unit.resend_at = now + (self._unit_rto(unit) if unit.timeouts else rto)
+                    if unit.copies < cfg.redundancy and (
+                        unit.cost <= cfg.redundancy_max_unit or unit.sends > 1
+                    ):
+                        unit.copy_at = copy_at
                 if units:
                     self._record(seq, now, tuple([u.id for u in units]))
                 body = [[u.wire for u in units], unreliables]
@@ -523,8 +546,15 @@ class Connection:
             else:
                 out.append((self._seal(Kind.ACK, None, now), self.address))
             heartbeat_due = False
+            copies_only = False
             if not (self._pending or self._resend or self._unreliable):
-                break
+                if not (left_out and extra):
+                    break
+                # copies that did not fit get a datagram of their own (at most
+                # `extra_copy_packets` per flush): a burst of losses then heals
+                # in one step instead of one unit per later datagram
+                extra -= 1
+                copies_only = True
         return out
 
     def _build_one(self, now: float) -> list[tuple[bytes, Address]]:
@@ -538,6 +568,8 @@ class Connection:
         unit.last_sent = now
         unit.last_seq = seq
         unit.resend_at = now + self.rto
+        if self._copies_enabled and unit.cost <= self.config.redundancy_max_unit:
+            unit.copy_at = now + self._copy_interval
         self._sent[seq] = _Sent(now, (uid,))
         acks = self._acks
         data = self._sealer.seal(
@@ -565,6 +597,8 @@ class Connection:
         for unit in self._unacked.values():
             if unit.resend_at < when and unit.id not in resend:
                 when = unit.resend_at
+            if unit.copy_at < when:
+                when = unit.copy_at
         return when
 
     def handle_timer(self, now: float) -> None:
@@ -586,6 +620,9 @@ class Connection:
                 unit.resend_at = _INF
                 resend.add(unit.id)
                 self._counters["timeouts"] += 1
+            if unit.copy_at <= now:
+                unit.copy_at = _INF
+                self._copies_due = True
 
     # -- internals ------------------------------------------------------------
 
@@ -645,24 +682,27 @@ class Connection:
             budget -= len(item) + 3
         return units, unreliables, budget
 
-    def _piggyback(self, units: list[_OutUnit], budget: int, now: float) -> None:
-        """Add redundant copies of older small unacked units that still fit."""
+    def _piggyback(self, units: list[_OutUnit], budget: int, now: float) -> bool:
+        """Add redundant copies of older small unacked units that still fit;
+        True if some candidate did not fit."""
         cfg = self.config
         in_packet = {u.id for u in units}
+        left_out = False
         for unit in self._unacked.values():
             if (
                 unit.copies < cfg.redundancy
                 and (unit.cost <= cfg.redundancy_max_unit or unit.sends > 1)
-                and unit.cost <= budget
                 and unit.last_sent < now
                 and unit.id not in in_packet
             ):
+                if unit.cost > budget:
+                    left_out = True
+                    continue
                 unit.copies += 1
                 units.append(unit)
                 budget -= unit.cost
                 self._counters["redundant_units"] += 1
-                if budget < 16:
-                    break
+        return left_out
 
     def _on_ack(self, ack: int, bits: int, now: float) -> None:
         sent = self._sent
@@ -762,6 +802,8 @@ class Connection:
         elif rto > cfg.max_rto:
             rto = cfg.max_rto
         self.rto = rto
+        interval = srtt * cfg.copy_spacing
+        self._copy_interval = interval if interval > cfg.min_copy_spacing else cfg.min_copy_spacing
         if now - self._last_rtt_event >= cfg.rtt_event_interval:
             self._last_rtt_event = now
             self._push(RttUpdated(self.peer_id, self.srtt, self.rttvar, self.rto))
