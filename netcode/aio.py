@@ -41,11 +41,13 @@ class AioEndpoint:
         stream: asyncio_dgram.DatagramServer,
         *,
         on_event: Callable[[Event], None] | None = None,
+        on_foreign: Callable[[bytes, Address], bool] | None = None,
         max_events: int = 1024,
         max_backlog: int = 1024,
     ) -> None:
         self.endpoint = endpoint
         self.on_event = on_event
+        self.on_foreign = on_foreign
         self._stream = stream
         self._events: asyncio.Queue[Event] = asyncio.Queue(maxsize=max_events)
         # asyncio-dgram keeps received datagrams in an unbounded asyncio.Queue.
@@ -103,6 +105,11 @@ class AioEndpoint:
     def send_unreliable_nowait(self, peer_id: int, payload: Any) -> None:
         self.endpoint.send_unreliable(peer_id, payload)
         self._schedule_flush()
+
+    def send_raw(self, data: bytes, address: Address) -> None:
+        """Send a datagram outside the channel (a discovery answer), best effort."""
+        with contextlib.suppress(OSError, asyncio_dgram.TransportClosed):
+            self._stream._transport.sendto(data, address)
 
     async def next_event(self) -> Event:
         """The next event (only when no `on_event` callback was given)."""
@@ -218,6 +225,8 @@ class AioEndpoint:
                 endpoint.note_drop("socket_error")
                 continue
             self._shed_backlog()
+            if self.on_foreign is not None and self.on_foreign(data, address):
+                continue  # not a channel datagram (e.g. a discovery probe), and it was handled
             endpoint.receive_datagram(data, address, time.monotonic())
             if self.on_event is None:  # with a callback, flush() dispatches
                 self._pump()

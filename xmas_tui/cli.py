@@ -75,6 +75,47 @@ def pace_arg(value: str) -> float:
     return pace
 
 
+def non_negative_int(value: str) -> int:
+    number = positive_int(value) if value != "0" else 0
+    return number
+
+
+def port_arg(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"port {value!r} is not a number") from None
+    if not 0 <= port < 65536:
+        raise argparse.ArgumentTypeError("a port is between 0 and 65535")
+    return port
+
+
+def pace_free_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError("between 0 and 3600 seconds")
+    return seconds
+
+
+def address_arg(value: str) -> tuple[str, int]:
+    from netcode.discovery import parse_address
+
+    try:
+        return parse_address(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def code_arg(value: str) -> str:
+    code = value.strip().upper()
+    if not 4 <= len(code.replace("-", "")) <= 32 or not code.replace("-", "").isalnum():
+        raise argparse.ArgumentTypeError("a join code is 4-32 letters and digits, like ABCD-2345")
+    return code
+
+
 def build_parser() -> Parser:
     games = ", ".join(sorted(GAMES))
     parser = Parser(
@@ -90,6 +131,29 @@ def build_parser() -> Parser:
     play.add_argument("--name", type=name_arg, default="You", help="your name at the table")
     play.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how the bots play")
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
+
+    host = verbs.add_parser("host", help="host a networked table on this machine")
+    host.add_argument("game", type=game_arg, metavar="GAME", help=games)
+    host.add_argument("--players", type=positive_int, default=None, help="seats at the table, yours included")
+    host.add_argument("--code", type=code_arg, default=None, help="the join code (made up for you if not given)")
+    host.add_argument("--port", type=port_arg, default=0, help="UDP port to play on (default: any free port)")
+    host.add_argument("--name", type=name_arg, default="Host", help="your name at the table")
+    host.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how bots play seats nobody takes")
+    host.add_argument("--bots", type=non_negative_int, default=0, help="seats bots take from the start")
+    host.add_argument("--hold", type=pace_free_seconds, default=30.0, help="seconds a dropped player's seat waits before a bot plays it")
+    host.add_argument("--discovery", type=address_arg, default=None, help="where to announce the table (HOST:PORT; default: LAN broadcast)")
+    host.add_argument("--seed", type=seed_arg, default=None)
+    host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
+    host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
+
+    join = verbs.add_parser("join", help="join a networked table")
+    join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
+    join.add_argument("--code", type=code_arg, required=False, default=None, help="the join code shown on the host's screen")
+    join.add_argument("--name", type=name_arg, default=None, help="your name at the table")
+    join.add_argument("--game", type=game_arg, default=None, help="only join a table of this game")
+    join.add_argument("--bot", choices=BOT_KINDS, default="smart", help="with --headless: how your bot plays")
+    join.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
+    join.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
 
     rules = verbs.add_parser("rules", help="the rules and our rulings")
     rules.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -131,12 +195,57 @@ def run(argv: Sequence[str] | None = None) -> int:
             print(f"wins by seat: {figures['wins_by_seat']}, shared wins: {figures['ties']}")
         print(json.dumps(figures) if args.json else "", end="\n" if args.json else "")
         return 0
+    if args.verb in ("host", "join"):
+        return run_network(args)
     from .ui.app import run_app
 
     if args.verb == "play":
         n = players_for(args.game, args.players)
         return run_app(game=args.game, players=n, seed=args.seed, name=args.name, bot=args.bot, pace=args.pace)
     return run_app()
+
+
+def run_network(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from netcode.client import ActionRefused, JoinError
+
+    from . import net
+
+    if args.verb == "host":
+        n = players_for(args.game, args.players)
+        if args.bots >= n:
+            raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
+        code = args.code or net.new_code()
+        if not args.headless:
+            from .ui.app import run_app
+
+            return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
+                                     bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery))
+        outcome = asyncio.run(net.headless_host(
+            args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
+            discovery=args.discovery, hold=args.hold, seed=args.seed,
+        ))  # fmt: skip
+        print(json.dumps(outcome))
+        return 0
+    if args.code is None:
+        raise UsageError("join needs --code CODE (it is shown on the host's screen)")
+    name = args.name or ("Player" if args.headless else "You")
+    if not args.headless:
+        from .ui.app import run_app
+
+        return run_app(join=dict(address=args.address, code=args.code, name=name, discovery=args.discovery,
+                                 game=args.game.id if args.game else None))
+    try:
+        outcome = asyncio.run(net.headless_join(
+            args.game.id if args.game else None, address=args.address, code=args.code, name=name,
+            bot=args.bot, discovery=args.discovery,
+        ))  # fmt: skip
+    except (JoinError, ActionRefused, TimeoutError) as exc:
+        print(f"xmas-tui: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(outcome))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,406 @@
+"""The host of a table: seats, joining, and running the rules for everyone.
+
+Owns: the host side of a table. It serves one keyed ``Endpoint`` (every
+datagram MACed with the key derived from the join code), announces the table
+for discovery, answers hand-typed probes, seats players by name, runs the
+rules through the ``Rules`` protocol below, and sends each seat only its own
+view (spectators the public one). An action is validated here; a refused one
+is answered to its sender alone, with the rule it breaks.
+
+A player who drops keeps their seat for ``hold`` seconds (everyone sees the
+countdown), then a bot plays it; running the same join again (same name)
+hands the seat back, with that seat's view.
+
+Host election: the creator of a table is its host, at epoch 1; every message
+from the host carries its epoch and clients drop messages from an older one.
+When the host goes silent the peers notice within about a second (the
+channel's heartbeats) and say so; keeping the game going after that is the
+host-failover work that builds on this.
+
+Must not touch: any particular game, the UI. The rules come in through
+``Rules`` (plain data in, plain data out); bots are the rules' business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from netcode.aio import AioEndpoint
+from netcode.channel import Delivered, Endpoint, PeerGone, PeerJoined, RttUpdated
+from netcode.discovery import PROBE, Announcer, TableInfo, discovery_address
+from netcode.envelope import table_key
+
+PROTOCOL = 1
+EPOCH = 1
+MAX_NAME = 16
+
+
+class RuleError(Exception):
+    """An action the rules refuse; the message names the rule."""
+
+
+class Rules(Protocol):
+    """A running game as the host drives it, all in plain (msgpack-ready) data."""
+
+    def to_act(self) -> frozenset[int]: ...
+
+    def act(self, seat: int, action: Any) -> list[Any]:
+        """Apply a wire action for ``seat``; return the events (wire); raise ``RuleError``."""
+
+    def view(self, seat: int | None) -> Any: ...
+
+    def legal(self, seat: int) -> list[Any]: ...
+
+    def result(self) -> Any | None: ...
+
+    def bot_action(self, seat: int) -> Any:
+        """What a bot would play for ``seat`` now (wire form)."""
+
+    def digest(self) -> str:
+        """A hash of the public state: the same on every honest peer."""
+
+
+RulesFactory = Callable[[list[str]], Rules]
+
+
+@dataclass
+class Seat:
+    name: str | None = None
+    peer: int | None = None
+    #: open | here | away | bot
+    state: str = "open"
+    deadline: float | None = None
+
+
+@dataclass
+class Guest:
+    """A connected peer: its seat (None for a spectator) and what it has been sent."""
+
+    name: str
+    seat: int | None
+    log_sent: int = 0
+    rtt: float | None = None
+    welcomed: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def clean_name(name: Any) -> str | None:
+    if not isinstance(name, str):
+        return None
+    name = " ".join(name.split())[:MAX_NAME]
+    return name if name and name.isprintable() else None
+
+
+class HostTable:
+    """Host a table: ``await serve()``, then ``await run()`` until the game ends."""
+
+    def __init__(
+        self,
+        *,
+        game: str,
+        title: str,
+        seats: int,
+        code: str,
+        host_name: str,
+        make_rules: RulesFactory,
+        bind: tuple[str, int] = ("0.0.0.0", 0),
+        discovery: tuple[str, int] | None = None,
+        announce: bool = True,
+        bot_seats: int = 0,
+        hold: float = 30.0,
+        bot_delay: float = 0.0,
+        auto_start: bool = False,
+        table_id: bytes | None = None,
+    ) -> None:
+        self.game, self.title, self.code, self.host_name = game, title, code, host_name
+        self.table_id = table_id or os.urandom(8)
+        self.make_rules = make_rules
+        self.bind = bind
+        self.discovery = discovery or discovery_address()
+        self.announce = announce
+        self.hold = hold
+        self.bot_delay = bot_delay
+        self.auto_start = auto_start
+        self.seats = [Seat() for _ in range(seats)]
+        for seat in self.seats[:bot_seats]:
+            seat.state, seat.name = "bot", None
+        self.guests: dict[int, Guest] = {}
+        self.rules: Rules | None = None
+        self.log: list[Any] = []
+        self.finished = asyncio.Event()
+        self.changed = asyncio.Event()
+        self.endpoint = Endpoint(table_key(code, self.table_id), self.table_id, max_peers=64)
+        self.aio: AioEndpoint | None = None
+        self.announcer: Announcer | None = None
+        self._tasks: list[asyncio.Task] = []
+        self._last_bot = 0.0
+        self._listeners: list[Callable[[], None]] = []
+
+    # -------------------------------------------------------------- facts
+    @property
+    def peer_id(self) -> int:
+        return self.endpoint.local_id
+
+    @property
+    def address(self) -> tuple[str, int]:
+        assert self.aio is not None
+        return self.aio.address
+
+    @property
+    def started(self) -> bool:
+        return self.rules is not None
+
+    def info(self) -> TableInfo:
+        taken = sum(1 for s in self.seats if s.state != "open")
+        return TableInfo(
+            self.table_id, self.game, self.title, self.host_name, len(self.seats), taken,
+            self.address[1], self.peer_id, self.started,
+        )  # fmt: skip
+
+    def roster(self) -> list[dict]:
+        now = time.monotonic()
+        out = []
+        for i, seat in enumerate(self.seats):
+            guest = self.guests.get(seat.peer) if seat.peer is not None else None
+            out.append({
+                "seat": i,
+                "name": seat.name or (f"Bot {i + 1}" if seat.state == "bot" else None),
+                "state": seat.state,
+                "ping_ms": round(guest.rtt * 1000, 1) if guest and guest.rtt is not None else None,
+                "countdown": round(max(0.0, seat.deadline - now), 1) if seat.deadline else None,
+            })  # fmt: skip
+        return out
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    # -------------------------------------------------------------- serving
+    async def serve(self) -> None:
+        """Open the socket and start announcing. Returns at once."""
+        stream_host, port = self.bind
+        self.aio = await AioEndpoint.bind(self.endpoint, (stream_host, port), on_foreign=self._foreign)
+        if self.announce:
+            self.announcer = Announcer(self.info(), self.discovery)
+            await self.announcer.start()
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._events()), loop.create_task(self._ticks())]
+
+    def _foreign(self, data: bytes, address: Any) -> bool:
+        """Answer a hand-typed join's probe with the announcement; True if it was one."""
+        if data != PROBE or self.aio is None:
+            return False
+        self.aio.send_raw(self.info().encode(), address)
+        return True
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self.announcer is not None:
+            self.announcer.close()
+        if self.aio is not None:
+            await self.aio.close()
+
+    async def run(self) -> None:
+        """Wait for the game to end and every peer to have its last messages."""
+        await self.finished.wait()
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline and any(
+            conn.unacked for conn in self.endpoint.peers.values() if not conn.gone
+        ):
+            await asyncio.sleep(0.02)
+
+    # -------------------------------------------------------------- the game
+    def start(self) -> None:
+        """Deal: open seats become bots, and everyone gets their first view."""
+        if self.started:
+            return
+        for seat in self.seats:
+            if seat.state == "open":
+                seat.state = "bot"
+        names = [s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)]
+        for i, seat in enumerate(self.seats):
+            seat.name = names[i]
+        self.rules = self.make_rules(names)
+        self._broadcast()
+
+    def _send(self, peer: int, payload: dict) -> None:
+        if self.aio is None:
+            return
+        payload["epoch"] = EPOCH
+        with contextlib.suppress(Exception):
+            self.aio.send_reliable_nowait(peer, payload)
+
+    def _snapshot_for(self, guest: Guest) -> dict:
+        rules = self.rules
+        assert rules is not None
+        seat = guest.seat
+        new = self.log[guest.log_sent :]
+        snap = {
+            "t": "snap",
+            "seat": seat,
+            "view": rules.view(seat),
+            "legal": rules.legal(seat) if seat is not None else [],
+            "to_act": sorted(rules.to_act()),
+            "log_at": guest.log_sent,
+            "log": new,
+            "result": rules.result(),
+            "roster": self.roster(),
+        }
+        guest.log_sent = len(self.log)
+        return snap
+
+    def _broadcast(self) -> None:
+        """Send every connected peer its own snapshot (or the roster before the deal)."""
+        for peer, guest in self.guests.items():
+            if not guest.welcomed:
+                continue
+            if self.rules is None:
+                self._send(peer, {"t": "roster", "roster": self.roster(), "game": self.game})
+            else:
+                self._send(peer, self._snapshot_for(guest))
+        if self.rules is not None and self.rules.result() is not None and not self.finished.is_set():
+            final = {"t": "final", "public": self.rules.view(None), "digest": self.rules.digest()}
+            for peer, guest in self.guests.items():
+                if guest.welcomed:
+                    self._send(peer, dict(final))
+            self.finished.set()
+        if self.announcer is not None:
+            self.announcer.update(self.info())
+        self.changed.set()
+        for listener in list(self._listeners):
+            listener()
+
+    def _act(self, seat: int, action: Any) -> None:
+        assert self.rules is not None
+        events = self.rules.act(seat, action)
+        self.log.extend(events)
+
+    # -------------------------------------------------------------- intake
+    async def _events(self) -> None:
+        assert self.aio is not None
+        while True:
+            event = await self.aio.next_event()
+            try:
+                self._handle(event)
+            except Exception:  # a bad message must never stop the host
+                self.endpoint.note_drop("bad_message")
+
+    def _handle(self, event: Any) -> None:
+        if isinstance(event, PeerJoined):
+            return
+        if isinstance(event, RttUpdated):
+            guest = self.guests.get(event.peer)
+            if guest is not None:
+                guest.rtt = event.rtt
+            return
+        if isinstance(event, PeerGone):
+            self._left(event.peer)
+            return
+        if not isinstance(event, Delivered) or not isinstance(event.payload, dict):
+            return
+        peer, msg = event.peer, event.payload
+        kind = msg.get("t")
+        if kind == "hello":
+            self._hello(peer, msg)
+        elif kind == "act":
+            self._action(peer, msg)
+        elif kind == "bye":
+            self._left(peer)
+        else:
+            self.endpoint.note_drop("unknown_message")
+
+    def _hello(self, peer: int, msg: dict) -> None:
+        name = clean_name(msg.get("name"))
+        if name is None or msg.get("v") != PROTOCOL:
+            self._send(peer, {"t": "refused", "why": "a player needs a printable name of 1-16 characters"})
+            return
+        seat = self._seat_for(name, peer)
+        if seat == -1:
+            self._send(peer, {"t": "refused", "why": f"{name!r} is already playing at this table; choose another name"})
+            return
+        self.guests[peer] = Guest(name, seat, welcomed=True)
+        self._send(peer, {
+            "t": "welcome", "seat": seat, "game": self.game, "title": self.title,
+            "seats": len(self.seats), "host": self.host_name, "started": self.started,
+        })  # fmt: skip
+        if self.auto_start and not self.started and all(s.state != "open" for s in self.seats):
+            self.start()
+            return
+        self._broadcast()
+
+    def _seat_for(self, name: str, peer: int) -> int | None:
+        """The seat a player gets: their own again, else a free one; None: spectator; -1: name taken."""
+        for i, seat in enumerate(self.seats):
+            if seat.name == name:
+                if seat.state == "here" and seat.peer in self.guests and seat.peer != peer:
+                    return -1
+                seat.peer, seat.state, seat.deadline = peer, "here", None
+                return i
+        if not self.started:
+            for i, seat in enumerate(self.seats):
+                if seat.state == "open":
+                    seat.name, seat.peer, seat.state = name, peer, "here"
+                    return i
+        return None
+
+    def _action(self, peer: int, msg: dict) -> None:
+        guest = self.guests.get(peer)
+        ident = msg.get("id")
+        if guest is None or guest.seat is None or self.rules is None:
+            self._send(peer, {"t": "error", "id": ident, "why": "Only a seated player can act, once the game has started."})
+            return
+        try:
+            self._act(guest.seat, msg.get("a"))
+        except RuleError as refused:
+            self._send(peer, {"t": "error", "id": ident, "why": str(refused)})
+            return
+        self._send(peer, {"t": "ack", "id": ident})
+        self._broadcast()
+
+    def _left(self, peer: int) -> None:
+        guest = self.guests.pop(peer, None)
+        if guest is None or guest.seat is None:
+            return
+        seat = self.seats[guest.seat]
+        if seat.peer != peer:
+            return
+        seat.peer = None
+        if self.started:
+            seat.state, seat.deadline = "away", time.monotonic() + self.hold
+        else:
+            seat.name, seat.state = None, "open"
+        self._broadcast()
+
+    # -------------------------------------------------------------- time
+    async def _ticks(self) -> None:
+        last_roster = 0.0
+        while True:
+            await asyncio.sleep(0.02)
+            now = time.monotonic()
+            changed = False
+            for seat in self.seats:
+                if seat.state == "away" and seat.deadline is not None and now >= seat.deadline:
+                    seat.state, seat.deadline = "bot", None
+                    changed = True
+            rules = self.rules
+            if rules is not None and rules.result() is None and now - self._last_bot >= self.bot_delay:
+                for i in sorted(rules.to_act()):
+                    if self.seats[i].state == "bot":
+                        self._act(i, rules.bot_action(i))
+                        self._last_bot = now
+                        changed = True
+                        break
+            if not changed and now - last_roster >= 1.0 and any(s.state == "away" for s in self.seats):
+                changed = True
+            if changed:
+                last_roster = now
+                self._broadcast()

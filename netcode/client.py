@@ -1,0 +1,179 @@
+"""A player's side of a table: join with the code, send actions, receive my view.
+
+Owns: finding the table (by its announcement or by probing a typed
+``host:port``), the keyed connection to the host, the join handshake, the
+latest snapshot the host sent for my seat (the log assembled in order), the
+roster, answers to my actions, and noticing a silent host.
+
+Messages from an older host epoch are dropped. Must not touch: games, the UI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from netcode.aio import AioEndpoint
+from netcode.authority import EPOCH, PROTOCOL
+from netcode.channel import Delivered, Endpoint, PeerGone
+from netcode.discovery import TableInfo, probe
+from netcode.envelope import table_key
+
+
+class JoinError(Exception):
+    """Joining failed: the message says why, in words for a player."""
+
+
+class ActionRefused(Exception):
+    """The host refused my action; the message names the rule."""
+
+
+class ClientTable:
+    """One seat (or a spectator) at a hosted table."""
+
+    def __init__(self, address: tuple[str, int], code: str, name: str, info: TableInfo | None = None) -> None:
+        self.address = address
+        self.code = code
+        self.name = name
+        self.info = info
+        self.seat: int | None = None
+        self.welcome: dict | None = None
+        self.snapshot: dict | None = None
+        self.roster: list[dict] = []
+        self.log: list[Any] = []
+        self.final: dict | None = None
+        self.host_gone: str | None = None
+        self.epoch = EPOCH
+        self.received: list[Any] = []  # every payload, for audits and leak tests
+        self.keep_received = False
+        self.aio: AioEndpoint | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[None]] = {}
+        self._welcome: asyncio.Future[dict] | None = None
+        self._listeners: list[Callable[[], None]] = []
+        self._reader: asyncio.Task | None = None
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    # -------------------------------------------------------------- joining
+    async def join(self, timeout: float = 4.0) -> dict:
+        """Find the table, connect and be seated. Raises ``JoinError`` with a reason."""
+        if self.info is None:
+            try:
+                self.info = await probe(self.address, timeout=min(timeout, 2.0))
+            except (TimeoutError, OSError) as exc:
+                raise JoinError(
+                    f"No table answered at {self.address[0]}:{self.address[1]}. Check the address and "
+                    "that the host's firewall lets UDP through."
+                ) from exc
+        info = self.info
+        key = table_key(self.code, info.table_id)
+        endpoint = Endpoint(key, info.table_id, accept_unknown=False)
+        family_host = "::" if ":" in self.address[0] else "0.0.0.0"
+        self.aio = await AioEndpoint.bind(endpoint, (family_host, 0))
+        loop = asyncio.get_running_loop()
+        self._welcome = loop.create_future()
+        self._reader = loop.create_task(self._read())
+        await self.aio.connect(info.peer, self.address)
+        await self.aio.send_reliable(info.peer, {"t": "hello", "v": PROTOCOL, "name": self.name})
+        try:
+            welcome = await asyncio.wait_for(asyncio.shield(self._welcome), timeout)
+        except TimeoutError:
+            await self.close()
+            raise JoinError("The table did not answer: check the join code (it is shown on the host's screen).") from None
+        if welcome.get("t") == "refused":
+            await self.close()
+            raise JoinError(f"The host refused: {welcome.get('why')}")
+        self.welcome = welcome
+        self.seat = welcome.get("seat")
+        return welcome
+
+    # -------------------------------------------------------------- acting
+    async def act(self, action: Any, timeout: float = 5.0) -> None:
+        """Send my action and wait for the host's verdict (``ActionRefused`` with the rule)."""
+        if self.aio is None or self.info is None:
+            raise ActionRefused("Not connected to a table.")
+        if self.host_gone:
+            raise ActionRefused(self.host_gone)
+        ident = next(self._ids)
+        verdict: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending[ident] = verdict
+        await self.aio.send_reliable(self.info.peer, {"t": "act", "id": ident, "a": action})
+        try:
+            await asyncio.wait_for(verdict, timeout)
+        except TimeoutError:
+            raise ActionRefused("The host did not answer in time.") from None
+        finally:
+            self._pending.pop(ident, None)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+            self._reader = None
+        if self.aio is not None:
+            await self.aio.close()
+            self.aio = None
+
+    # -------------------------------------------------------------- intake
+    async def _read(self) -> None:
+        assert self.aio is not None
+        while True:
+            event = await self.aio.next_event()
+            if isinstance(event, PeerGone):
+                self.host_gone = (
+                    "The host has gone silent: the game cannot go on without it."
+                    if event.reason != "closed" else "The host closed the table."
+                )  # fmt: skip
+                if self._welcome is not None and not self._welcome.done():
+                    self._welcome.set_result({"t": "refused", "why": self.host_gone})
+                for pending in self._pending.values():
+                    if not pending.done():
+                        pending.set_exception(ActionRefused(self.host_gone))
+                self._notify()
+                continue
+            if not isinstance(event, Delivered) or not isinstance(event.payload, dict):
+                continue
+            try:
+                self._handle(event.payload)
+            except (KeyError, TypeError, ValueError):
+                self.aio.endpoint.note_drop("bad_message")
+
+    def _handle(self, msg: dict) -> None:
+        if msg.get("epoch", 0) < self.epoch:
+            self.aio.endpoint.note_drop("stale_epoch")  # type: ignore[union-attr]
+            return
+        self.epoch = msg["epoch"]
+        if self.keep_received:
+            self.received.append(msg)
+        kind = msg.get("t")
+        if kind in ("welcome", "refused"):
+            if self._welcome is not None and not self._welcome.done():
+                self._welcome.set_result(msg)
+        elif kind == "snap":
+            at = msg["log_at"]
+            self.log[at:] = msg["log"]
+            self.snapshot = msg
+            self.roster = msg["roster"]
+        elif kind == "roster":
+            self.roster = msg["roster"]
+        elif kind == "final":
+            self.final = msg
+        elif kind in ("ack", "error"):
+            pending = self._pending.get(msg.get("id"))  # type: ignore[arg-type]
+            if pending is not None and not pending.done():
+                if kind == "ack":
+                    pending.set_result(None)
+                else:
+                    pending.set_exception(ActionRefused(str(msg.get("why"))))
+            return
+        self._notify()
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener()

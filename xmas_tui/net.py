@@ -1,0 +1,256 @@
+"""Games across terminals: an engine handed to the network, and a networked ``Table``.
+
+Owns: ``GameRules`` (one of our engines, with bots for seats nobody plays,
+behind the game-agnostic ``netcode.authority.Rules`` protocol), ``NetTable``
+(the UI's ``Table`` for a seat at a hosted table), join codes, and the
+headless host and join used by ``xmas-tui host/join --headless``.
+
+Must not touch: Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from netcode.authority import HostTable, RuleError
+from netcode.client import ActionRefused, ClientTable
+from netcode.discovery import Listener
+
+from .bots import Bot, make_bot
+from .games import Action, ActionError, Event, Game, IllegalAction, Result, Rng, View
+from .games.engine import pack
+from .table import Snapshot, Table
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+
+
+def new_code() -> str:
+    """A short join code a person can read out: ``XKCD-42QZ``."""
+    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+    return f"{raw[:4]}-{raw[4:]}"
+
+
+def public_digest(public_view: dict) -> str:
+    """A hash of the public view: every honest peer computes the same."""
+    return hashlib.sha256(pack(public_view)).hexdigest()
+
+
+class GameRules:
+    """One of our engines as the host runs it: plain data in and out, bots included."""
+
+    def __init__(self, game: Game, players: Sequence[str], *, seed: int | str | None = None, bot: str = "smart") -> None:
+        self.game = game
+        self.seed = seed if seed is not None else secrets.randbelow(2**62)
+        self.rng = Rng(self.seed)
+        self.state = game.setup({}, list(players), self.rng)
+        self.bots: dict[int, Bot] = {
+            seat: make_bot(game.id, bot, seat, self.rng.fork(f"bot/{seat}")) for seat in range(len(players))
+        }
+        self._observe()
+
+    def _observe(self) -> None:
+        for bot in self.bots.values():
+            if bot.uses_view:
+                bot.observe(self.game.view(self.state, bot.seat))
+
+    def to_act(self) -> frozenset[int]:
+        return self.game.to_act(self.state)
+
+    def act(self, seat: int, action: Any) -> list[Any]:
+        try:
+            parsed = self.game.parse_action(action)
+            events = self.game.apply(self.state, seat, parsed, self.rng)
+        except ActionError as refused:
+            raise RuleError(str(refused)) from None
+        self._observe()
+        return [e.to_wire() for e in events]
+
+    def view(self, seat: int | None) -> dict:
+        return self.game.view(self.state, seat).to_wire()
+
+    def legal(self, seat: int) -> list[Any]:
+        return [a.to_wire() for a in self.game.legal_actions(self.state, seat)]
+
+    def result(self) -> dict | None:
+        result = self.game.result(self.state)
+        return result.to_wire() if result is not None else None
+
+    def bot_action(self, seat: int) -> Any:
+        bot = self.bots[seat]
+        legal = self.game.legal_actions(self.state, seat)
+        view = self.game.view(self.state, seat) if bot.uses_view else None
+        return bot.choose(view, legal).to_wire()
+
+    def digest(self) -> str:
+        return public_digest(self.view(None))
+
+
+def make_host(
+    game: Game,
+    players: int,
+    *,
+    code: str,
+    name: str,
+    port: int = 0,
+    bind_host: str = "0.0.0.0",
+    discovery: tuple[str, int] | None = None,
+    bot: str = "smart",
+    bot_seats: int = 0,
+    bot_delay: float = 0.0,
+    hold: float = 30.0,
+    auto_start: bool = False,
+    seed: int | None = None,
+) -> HostTable:
+    return HostTable(
+        game=game.id, title=game.title, seats=players, code=code, host_name=name,
+        make_rules=lambda names: GameRules(game, names, seed=seed, bot=bot),
+        bind=(bind_host, port), discovery=discovery, bot_seats=bot_seats, bot_delay=bot_delay,
+        hold=hold, auto_start=auto_start,
+    )  # fmt: skip
+
+
+class NetTable(Table):
+    """My seat at a hosted table, behind the same interface as a local one."""
+
+    def __init__(self, game: Game, client: ClientTable, *, pace: float = 0.0) -> None:
+        super().__init__()
+        self.game = game
+        self.client = client
+        self.seat = client.seat if client.seat is not None else 0
+        self.pace = pace
+        self.players = ()
+        self._done = asyncio.Event()
+        client.subscribe(self._changed)
+
+    def _changed(self) -> None:
+        snapshot = self.client.snapshot
+        if snapshot is not None:
+            self.players = tuple(snapshot["view"]["public"]["players"])
+            self._publish()
+        if self.client.final is not None or self.client.host_gone:
+            self._done.set()
+
+    @property
+    def ready(self) -> bool:
+        return self.client.snapshot is not None
+
+    def snapshot(self) -> Snapshot:
+        snap = self.client.snapshot
+        if snap is None:
+            raise RuntimeError("the game has not started yet")
+        view = View.from_wire(snap["view"])
+        return Snapshot(
+            view=view,
+            legal=tuple(self.game.parse_action(a) for a in snap["legal"]),
+            to_act=frozenset(snap["to_act"]),
+            log=tuple(Event.from_wire(e) for e in self.client.log),
+            result=Result.from_wire(snap["result"]) if snap["result"] is not None else None,
+        )
+
+    async def send(self, action: Action) -> None:
+        try:
+            await self.client.act(action.to_wire())
+        except ActionRefused as refused:
+            raise IllegalAction(str(refused)) from None
+
+    async def run(self) -> None:
+        await self._done.wait()
+
+
+# ---------------------------------------------------------------- headless
+
+
+async def headless_host(game: Game, players: int, *, code: str, name: str, port: int, bot: str,
+                        bots: int, discovery: tuple[str, int] | None, bind_host: str = "0.0.0.0",
+                        hold: float = 30.0, seed: int | None = None, wait: float = 120.0) -> dict:
+    """Host a table whose own seat a bot plays; start when every seat is taken."""
+    host = make_host(game, players, code=code, name=name, port=port, bind_host=bind_host,
+                     discovery=discovery, bot=bot, bot_seats=1 + bots, auto_start=True, hold=hold, seed=seed)
+    await host.serve()
+    try:
+        if players == 1 + bots:
+            host.start()
+        await asyncio.wait_for(host.finished.wait(), wait)
+        await host.run()
+        assert host.rules is not None
+        return {
+            "game": game.id, "seat": 0, "role": "host", "code": code, "port": host.address[1],
+            "result": host.rules.result(), "digest": host.rules.digest(),
+            "drops": dict(host.endpoint.drops),
+        }
+    finally:
+        await host.close()
+
+
+async def headless_join(game_id: str | None, *, address: tuple[str, int] | None, code: str, name: str,
+                        bot: str, discovery: tuple[str, int] | None = None, wait: float = 120.0) -> dict:
+    """Join a table and let a bot play my seat; return the JSON summary."""
+    from .games import get_game
+
+    if address is None:
+        address = await find_table(code, discovery, game_id)
+    client = ClientTable(address, code, name)
+    welcome = await client.join()
+    game = get_game(welcome["game"])
+    table = NetTable(game, client)
+    me: Bot | None = None
+    try:
+        async def play() -> None:
+            nonlocal me
+            while client.final is None:
+                if client.host_gone:
+                    raise ActionRefused(client.host_gone)
+                if table.ready:
+                    snap = table.snapshot()
+                    if snap.legal and snap.result is None:
+                        if me is None:
+                            me = make_bot(game.id, bot, table.seat, Rng(f"{name}/{secrets.token_hex(4)}"))
+                        me.observe(snap.view)
+                        try:
+                            await table.send(me.choose(snap.view, list(snap.legal)))
+                        except IllegalAction:
+                            pass  # the table moved on (a race with a bot): look again
+                        continue
+                await wait_change(client, 0.5)
+
+        await asyncio.wait_for(play(), wait)
+        final = client.final
+        assert final is not None
+        return {
+            "game": game.id, "seat": client.seat, "role": "join", "result": client.snapshot["result"] if client.snapshot else None,
+            "digest": public_digest(final["public"]), "host_digest": final["digest"],
+            "drops": dict(client.aio.endpoint.drops) if client.aio else {},
+        }
+    finally:
+        await client.close()
+
+
+async def wait_change(client: ClientTable, timeout: float) -> None:
+    changed = asyncio.Event()
+    client.subscribe(changed.set)
+    try:
+        await asyncio.wait_for(changed.wait(), timeout)
+    except TimeoutError:
+        pass
+    finally:
+        client._listeners.remove(changed.set)
+
+
+async def find_table(code: str, discovery: tuple[str, int] | None, game_id: str | None, timeout: float = 5.0) -> tuple[str, int]:
+    """The address of an announced table (of ``game_id``, if given) that this code opens."""
+    listener = Listener(discovery)
+    await listener.start()
+    try:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            for heard in listener.current():
+                if game_id is None or heard.info.game == game_id:
+                    return heard.address
+            await listener.changed(0.2)
+        raise TimeoutError("no table was announced on the LAN; give --address HOST:PORT")
+    finally:
+        listener.close()
