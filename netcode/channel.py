@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter, deque
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -236,8 +236,10 @@ class Connection:
         now: float,
         config: Config | None = None,
         events: deque[Event] | None = None,
+        on_gone: Callable[[], None] | None = None,
     ) -> None:
-        """`events` lets an `Endpoint` collect every peer's events in one bounded queue."""
+        """`events` and `on_gone` let an `Endpoint` collect every peer's events
+        in one bounded queue and learn when a peer goes away."""
         self.key = key
         self.table_id = table_id
         self.local_id = check_peer_id(local_id)
@@ -248,6 +250,7 @@ class Connection:
         self.last_heard: float | None = None
         self.last_sent = -_INF
         self.gone_reason: str | None = None
+        self._on_gone = on_gone
         # packets
         self._next_seq = 1
         self._replay = SeqWindow(config.replay_window)
@@ -310,7 +313,7 @@ class Connection:
         if len(data) > cfg.max_message:
             raise ValueError(f"message of {len(data)} bytes exceeds {cfg.max_message}")
         if isinstance(payload, _CONTAINERS):
-            decode_payload(data, cfg.max_message)  # fail here, not at the receiver
+            _check_decodable(data, cfg.max_message)
         pending = self._pending
         uid = self._next_unit
         if len(data) <= self._single_unit_max:
@@ -338,7 +341,7 @@ class Connection:
         if len(data) + 3 > self._budget:
             raise ValueError(f"unreliable message of {len(data)} bytes does not fit a datagram")
         if isinstance(payload, _CONTAINERS):
-            decode_payload(data, self.config.max_message)
+            _check_decodable(data, self.config.max_message)
         if len(self._unreliable) >= self.config.max_unreliable_queue:
             self._unreliable.popleft()
             self._counters["unreliable_shed"] += 1
@@ -887,11 +890,24 @@ class Connection:
         self._sent.clear()
         # PeerGone goes past the event bound: it must never be lost.
         self._events.append(PeerGone(self.peer_id, reason))
+        if self._on_gone is not None:
+            self._on_gone()
 
 
 #: Only containers can hide something the strict decoder refuses (non-str keys),
 #: so only they are test-decoded at send time.
 _CONTAINERS = (dict, list, tuple)
+
+
+def _check_decodable(data: bytes, max_size: int) -> None:
+    """Fail at the sender, not the receiver, on data the receiver would refuse."""
+    try:
+        decode_payload(data, max_size)
+    except Dropped:
+        raise TypeError(
+            "payload would be refused by the receiver: maps need str or bytes keys, "
+            "and nothing may exceed the message size limit"
+        ) from None
 
 
 # -- many peers on one socket ---------------------------------------------------
@@ -926,6 +942,7 @@ class Endpoint:
         self.max_peers = max_peers
         self.peers: dict[int, Connection] = {}
         self._opener = Opener(key, self.local_id, table_id)
+        self._reap_due = False
         self._departed: deque[int] = deque(maxlen=tombstones)
         self._departed_set: set[int] = set()
         self._events: deque[Event] = deque()
@@ -943,7 +960,7 @@ class Endpoint:
                 raise ValueError("cannot connect to ourselves")
             conn = Connection(
                 self.key, self.table_id, self.local_id, peer_id, address, now, self.config,
-                self._events,
+                self._events, self._note_gone,
             )  # fmt: skip
             self.peers[peer_id] = conn
             self._departed_set.discard(peer_id)
@@ -1045,14 +1062,12 @@ class Endpoint:
             out = []
             for conn in peers.values():
                 out.extend(conn.datagrams_to_send(now))
-        if self._events and self._any_gone():
+        if self._reap_due:
             self._reap()
         return out
 
-    def _any_gone(self) -> bool:
-        # A connection that goes away always queues a PeerGone first, so this
-        # scan only runs while events wait.
-        return any(conn.gone_reason is not None for conn in self.peers.values())
+    def _note_gone(self) -> None:
+        self._reap_due = True
 
     def next_timer(self) -> float | None:
         best: float | None = None
@@ -1067,8 +1082,11 @@ class Endpoint:
             conn.handle_timer(now)
 
     def _reap(self) -> None:
-        """Forget connections that are gone once their events and CLOSEs are out."""
+        """Forget connections that are gone once their CLOSEs are out."""
+        self._reap_due = False
         for peer_id, conn in list(self.peers.items()):
+            if conn.gone and conn._close_copies:
+                self._reap_due = True  # its goodbyes are still to be sent
             if conn.gone and not conn._close_copies:
                 del self.peers[peer_id]
                 self._retired_drops.update(conn.drops)
