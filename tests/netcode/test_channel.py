@@ -319,7 +319,9 @@ def test_one_endpoint_serves_every_seat_of_a_table(key: bytes) -> None:
         net.add(f"seat{seat}", endpoint, lambda _n, e, s=seat: seen[s].append(e.payload)
                 if isinstance(e, Delivered) else None)  # fmt: skip
         for i in range(20):
-            net.call_at(0.1 + 0.01 * i, lambda e=endpoint, i=i, s=seat: e.send_reliable(1, f"{s}:{i}"))
+            net.call_at(
+                0.1 + 0.01 * i, lambda e=endpoint, i=i, s=seat: e.send_reliable(1, f"{s}:{i}")
+            )
     net.run(30.0, lambda: all(len(v) == 80 for v in seen.values()))
     for seat in seats:
         assert got[seat] == [f"{seat}:{i}" for i in range(20)]

@@ -1,0 +1,106 @@
+"""Delivery is complete, in order and without duplicates over any faulty link.
+
+Hypothesis draws the fault schedule (loss, bursty loss, delay, jitter,
+duplication, reordering, FIFO or not), the messages (tiny to fragmented) and
+the seed; the simulator runs it in virtual time.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from netcode_helpers import A_ID, B_ID, make_pair
+
+from netcode.channel import Config
+from netcode.faults import LinkFaults
+
+# Loss up to 40% would make the 0.8 s silence alarm fire now and then: that
+# is its job, and other tests cover it; here only delivery is under test.
+PATIENT = Config(silence_timeout=120.0, connect_timeout=120.0)
+
+faults = st.builds(
+    LinkFaults,
+    loss=st.floats(0.0, 0.4),
+    loss_correlation=st.floats(0.0, 0.6),
+    delay=st.floats(0.0, 0.2),
+    jitter=st.floats(0.0, 0.05),
+    duplicate=st.floats(0.0, 0.3),
+    reorder=st.floats(0.0, 0.3),
+    reorder_delay=st.floats(0.0, 0.05),
+    fifo=st.booleans(),
+)
+sizes = st.lists(
+    st.one_of(st.integers(0, 64), st.integers(300, 1500), st.integers(2000, 12_000)),
+    max_size=25,
+)
+
+
+def payloads(tag: str, lengths: list[int]) -> list[bytes]:
+    return [f"{tag}{i}:".encode() + bytes([i % 251]) * n for i, n in enumerate(lengths)]
+
+
+def exchange(key: bytes, link: LinkFaults, up: list[int], down: list[int], seed: int):
+    pair = make_pair(key, link, seed=seed, config=PATIENT)
+    sent_up = payloads("a", up)
+    sent_down = payloads("b", down)
+    rng = random.Random(seed)
+    t = 0.0
+    for message in sent_up:
+        t += rng.uniform(0, 0.03)
+        pair.net.call_at(t, lambda m=message: pair.a.send_reliable(B_ID, m))
+    t = 0.0
+    for message in sent_down:
+        t += rng.uniform(0, 0.03)
+        # B knows A only once A's first datagram arrived: connect explicitly
+        pair.net.call_at(t, lambda m=message, t=t: _send_b(pair, m, t))
+
+    def done() -> bool:
+        return len(pair.delivered("b")) >= len(sent_up) and len(pair.delivered("a")) >= len(
+            sent_down
+        )
+
+    pair.run(600.0, done)
+    pair.run(pair.net.now + 1.0)  # late duplicates must change nothing
+    return pair, sent_up, sent_down
+
+
+def _send_b(pair, message: bytes, now: float) -> None:  # noqa: ANN001
+    pair.b.connect(A_ID, "a", now)
+    pair.b.send_reliable(A_ID, message)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+)
+@given(link=faults, up=sizes, down=sizes, seed=st.integers(0, 2**32 - 1))
+def test_everything_arrives_once_and_in_order_both_ways(
+    key: bytes, link: LinkFaults, up: list[int], down: list[int], seed: int
+) -> None:
+    pair, sent_up, sent_down = exchange(key, link, up, down, seed)
+    assert pair.delivered("b") == sent_up
+    assert pair.delivered("a") == sent_down
+    assert pair.gone("a") == [] and pair.gone("b") == []
+
+
+def test_a_thousand_lossy_links_take_seconds(key: bytes) -> None:
+    started = time.perf_counter()
+    for seed in range(1000):
+        rng = random.Random(seed)
+        link = LinkFaults(
+            loss=rng.uniform(0, 0.3),
+            loss_correlation=rng.uniform(0, 0.5),
+            delay=rng.uniform(0, 0.1),
+            jitter=rng.uniform(0, 0.02),
+            duplicate=rng.uniform(0, 0.2),
+            reorder=rng.uniform(0, 0.2),
+        )
+        up = [rng.choice([4, 40, 400]) for _ in range(rng.randint(1, 8))]
+        pair, sent_up, _ = exchange(key, link, up, [], seed)
+        assert pair.delivered("b") == sent_up, f"seed {seed}"
+    assert time.perf_counter() - started < 30
