@@ -120,7 +120,7 @@ class NetTable(Table):
         super().__init__()
         self.game = game
         self.client = client
-        self.seat = client.seat if client.seat is not None else 0
+        self.seat = client.seat  # type: ignore[assignment]  # None for a spectator
         self.pace = pace
         self.players = ()
         self._done = asyncio.Event()
@@ -133,6 +133,25 @@ class NetTable(Table):
             self._publish()
         if self.client.final is not None or self.client.host_gone:
             self._done.set()
+
+    @property
+    def problem(self) -> str | None:
+        return self.client.host_gone
+
+    @property
+    def networked(self) -> bool:
+        return True
+
+    def seat_notes(self) -> dict[int, str]:
+        notes = {}
+        for row in self.client.roster:
+            if row["state"] == "away":
+                notes[row["seat"]] = f"away, bot in {row['countdown']:.0f}s" if row.get("countdown") is not None else "away"
+            elif row["state"] == "bot":
+                notes[row["seat"]] = "bot"
+            elif row.get("ping_ms") is not None:
+                notes[row["seat"]] = f"{row['ping_ms']:.0f} ms"
+        return notes
 
     @property
     def ready(self) -> bool:

@@ -66,6 +66,19 @@ class Table(ABC):
         for listener in list(self._listeners):
             listener(snapshot)
 
+    @property
+    def problem(self) -> str | None:
+        """Something the player must know now (the host went silent), or None."""
+        return None
+
+    def seat_notes(self) -> dict[int, str]:
+        """A word per seat for the players panel (ping, away, bot); empty at a local table."""
+        return {}
+
+    @property
+    def networked(self) -> bool:
+        return False
+
     def set_pace(self, seconds: float) -> float:
         self.pace = min(MAX_PACE, max(MIN_PACE, seconds))
         return self.pace

@@ -191,6 +191,8 @@ class Presses(Action):
         codes = self.codes
         if len(codes) % 3:
             raise InvalidAction("presses are (input, target, ms) triples")
+        if len(codes) > 3 * len(INPUT_NAMES):
+            raise InvalidAction(f"presses carry at most {len(INPUT_NAMES)} inputs, one of each kind")
         for i in range(0, len(codes), 3):
             kind, target, ms = codes[i : i + 3]
             if not 0 <= kind < len(INPUT_NAMES):
@@ -697,24 +699,21 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         priority = list(range(n))
         rng.shuffle(priority)
         revealed = self.revealed(state)
-        handles = {s: cards.top(table_zone(s)) for s in revealed}
+        handles = {s: cards.zone(table_zone(s))[-1] for s in revealed}
         outcome = resolve_round(revealed, inputs, priority)
 
         losses: list[Loss] = []
         for burn in outcome.burns:
             loot = list(cards.zone(loot_zone(burn.seat)))
             dragon = handles[burn.dragon]
-            assert dragon is not None
             lost, chicken = dragon_takes([cards.face(h) for h in loot], cards.face(dragon))
             taken = tuple(loot[i] for i in lost)
             for handle in taken:
                 cards.move(handle, DRAGON, visible=EVERYONE)
             losses.append(Loss(burn.seat, dragon, taken, chicken))
         for theft in outcome.thefts:
-            handle = handles[theft.owner]
-            assert handle is not None
-            cards.move(handle, loot_zone(theft.thief), visible=EVERYONE)
-        left = [h for s, h in sorted(handles.items()) if h is not None and cards.where(h) == table_zone(s)]
+            cards.move(handles[theft.owner], loot_zone(theft.thief), visible=EVERYONE)
+        left = [h for s, h in sorted(handles.items()) if cards.where(h) == table_zone(s)]
         taken_room: tuple[int, ...] = ()
         to_room: tuple[int, ...] = ()
         if outcome.winner is not None:
@@ -728,7 +727,7 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 
         record = RoundRecord(
             round=state.round,
-            revealed=tuple((s, h) for s, h in sorted(handles.items()) if h is not None),
+            revealed=tuple(sorted(handles.items())),
             priority=tuple(priority),
             outcome=outcome,
             taken=taken_room,

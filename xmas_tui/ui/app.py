@@ -16,11 +16,15 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
+from netcode.authority import HostTable
+from netcode.client import ClientTable
 from xmas_tui.games import Game
+from xmas_tui.net import NetTable
 from xmas_tui.simulate import bot_names
 from xmas_tui.table import LocalTable, Snapshot, Table
 from xmas_tui.ui.screens.dialogs import EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
 
 
@@ -51,15 +55,30 @@ class XmasApp(App[None]):
         Binding("ctrl+p", "command_palette", "Commands", key_display="^p", show=False, id="app.palette"),
     ]
 
-    def __init__(self, config: GameConfig | None = None, *, table: Table | None = None) -> None:
+    def __init__(
+        self,
+        config: GameConfig | None = None,
+        *,
+        table: Table | None = None,
+        host: dict | None = None,
+        join: dict | None = None,
+    ) -> None:
         super().__init__()
         self.config = config
         self.current: Table | None = table
+        self.start_host, self.start_join = host, join
+        self.pace = config.pace if config else 0.9
+        self.hosting: HostTable | None = None
+        self.joined: ClientTable | None = None
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
         if self.current is not None:
             self.push_screen(TableScreen(self.current))
+        elif self.start_host is not None:
+            self.push_screen(HostScreen(**self.start_host))
+        elif self.start_join is not None:
+            self.push_screen(JoinScreen(**self.start_join))
         elif self.config is not None:
             self.start_game(self.config)
         else:
@@ -70,7 +89,39 @@ class XmasApp(App[None]):
         self.current = None
         self.switch_to(LobbyScreen(self.config))
 
+    def open_host(self, game: Game, players: int, name: str, bot: str) -> None:
+        from xmas_tui.net import new_code
+
+        self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot))
+
+    def open_join(self, name: str) -> None:
+        self.switch_to(JoinScreen(name=name))
+
+    def play_networked(self, game: Game, client: ClientTable) -> None:
+        """The host dealt: show my seat's table."""
+        self.current = NetTable(game, client)
+        self.switch_to(TableScreen(self.current))
+
+    def close_network(self) -> None:
+        """Leave or close any networked table (in the background)."""
+        host, joined = self.hosting, self.joined
+        self.hosting = self.joined = None
+        if isinstance(self.current, NetTable):
+            joined = joined or self.current.client
+        self.run_worker(self._close(host, joined), group="close")
+
+    async def on_unmount(self) -> None:
+        client = self.joined or (self.current.client if isinstance(self.current, NetTable) else None)
+        await self._close(self.hosting, client)
+
+    async def _close(self, host: HostTable | None, client: ClientTable | None) -> None:
+        if client is not None:
+            await client.close()
+        if host is not None:
+            await host.close()
+
     def start_game(self, config: GameConfig) -> None:
+        self.close_network()
         self.config = config
         self.current = make_local_table(config)
         self.switch_to(TableScreen(self.current))
@@ -79,7 +130,7 @@ class XmasApp(App[None]):
         """Replace the lobby or table with ``screen``, closing any dialog over it."""
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
-        if isinstance(self.screen, (LobbyScreen, TableScreen)):
+        if isinstance(self.screen, (LobbyScreen, TableScreen, HostScreen, JoinScreen)):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
@@ -91,7 +142,9 @@ class XmasApp(App[None]):
         assert snapshot.result is not None
 
         def chosen(choice: str | None) -> None:
-            if choice == "again" and self.config is not None:
+            if table.networked:
+                self.close_network()
+            if choice == "again" and self.config is not None and not table.networked:
                 self.start_game(replace(self.config, seed=None))
             elif choice == "quit":
                 self.exit()
@@ -123,7 +176,9 @@ def run_app(
     name: str = "You",
     bot: str = "smart",
     pace: float = 0.9,
+    host: dict | None = None,
+    join: dict | None = None,
 ) -> int:
     config = GameConfig(game, players, name, bot, seed, pace) if game is not None else None
-    XmasApp(config).run()
+    XmasApp(config, host=host, join=join).run()
     return 0

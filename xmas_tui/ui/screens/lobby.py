@@ -39,7 +39,9 @@ def default_players(game: Game) -> int:
 
 class LobbyScreen(Screen[None]):
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start", key_display="^s", tooltip="Start the game", id="lobby.start"),
+        Binding("ctrl+s", "start", "Play", key_display="^s", tooltip="Play against bots", id="lobby.start"),
+        Binding("ctrl+o", "host", "Host", key_display="^o", tooltip="Host a table on the LAN", id="lobby.host"),
+        Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join a table on the LAN", id="lobby.join"),
         Binding("question_mark,f1", "rules", "Rules", key_display="?", tooltip="Rules of the chosen game", id="lobby.rules"),
         Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="lobby.quit"),
     ]
@@ -53,7 +55,7 @@ class LobbyScreen(Screen[None]):
         first = self.last.game if self.last else games[0]
         with Vertical(id="lobby-box"):
             yield Static(Text(BANNER, style="bold #ffd700", justify="center"), id="banner")
-            yield Static("Play against bots on this terminal.", id="lobby-sub")
+            yield Static("Play against bots here, or host or join a table on the LAN.", id="lobby-sub")
             with Grid(id="lobby-form"):
                 yield Label("Game")
                 yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game")
@@ -64,7 +66,9 @@ class LobbyScreen(Screen[None]):
                 yield Label("Your name")
                 yield Input(value=self.last.name if self.last else "You", max_length=16, id="name")
             with Horizontal(id="lobby-buttons"):
-                yield Button("Start", variant="success", id="start")
+                yield Button("Play vs bots", variant="success", id="start")
+                yield Button("Host a table", id="host")
+                yield Button("Join a table", id="join")
                 yield Button("Rules", id="rules")
             yield Static(id="lobby-about")
         yield Footer()
@@ -101,6 +105,10 @@ class LobbyScreen(Screen[None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
             self.action_start()
+        elif event.button.id == "host":
+            self.action_host()
+        elif event.button.id == "join":
+            self.action_join()
         elif event.button.id == "rules":
             self.action_rules()
 
@@ -109,6 +117,16 @@ class LobbyScreen(Screen[None]):
 
     def action_rules(self) -> None:
         self.app.show_rules(self.game)
+
+    def _name(self) -> str:
+        return (" ".join(self.query_one("#name", Input).value.split()) or "You")[:16]
+
+    def action_host(self) -> None:
+        players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
+        self.app.open_host(self.game, players, self._name(), str(self.query_one("#bot", Select).value))
+
+    def action_join(self) -> None:
+        self.app.open_join(self._name())
 
     def action_start(self) -> None:
         name = " ".join(self.query_one("#name", Input).value.split()) or "You"

@@ -23,7 +23,8 @@ from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
 class PlayersPanel(Static):
     """Every player: name, score, a summary; who acts now is marked."""
 
-    def show_lines(self, lines: list[PlayerLine], me: int | None) -> None:
+    def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
+        notes = notes or {}
         text = Text()
         for i, line in enumerate(lines):
             if i:
@@ -34,7 +35,9 @@ class PlayersPanel(Static):
             text.append(arrow, style="#ffd700")
             text.append(f"{line.name}{you}", style=style)
             text.append(f" {line.marker}" if line.marker else "", style="#ffd700")
-            text.append(f"  {line.score}\n", style="#9be39b")
+            text.append(f"  {line.score}", style="#9be39b")
+            note = notes.get(line.seat)
+            text.append(f"  {note}\n" if note else "\n", style="#ff9f43" if note and "away" in note else "dim")
             text.append(f"  {line.summary}", style="dim")
         self.update(text)
 
@@ -55,6 +58,7 @@ class TableScreen(Screen[None]):
         self.snapshot = table.snapshot()
         self._logged = 0
         self._ended = False
+        self._warned = False
 
     def compose(self) -> ComposeResult:
         board_cls = BOARDS[self.table.game.id]
@@ -82,13 +86,19 @@ class TableScreen(Screen[None]):
     def _on_table_changed(self, snapshot: Snapshot) -> None:
         if self.is_attached:
             self.show_snapshot(snapshot)
+            if self.table.problem and not self._warned:
+                self._warned = True
+                self.notify(self.table.problem, title="Table", severity="error", timeout=30)
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
         board = self.board
         board.show_snapshot(snapshot)
-        self.query_one("#status", Static).update(Text(board.status_line(), style="bold"))
-        self.query_one("#players-panel", PlayersPanel).show_lines(board.player_lines(), snapshot.seat)
+        problem = self.table.problem
+        status = self.query_one("#status", Static)
+        status.update(Text(problem or board.status_line(), style="bold"))
+        status.set_class(bool(problem), "-problem")
+        self.query_one("#players-panel", PlayersPanel).show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
         prompt = self.query_one("#prompt", Static)
         prompt.update(board.prompt_line())
         prompt.set_class(snapshot.my_turn, "-my-turn")

@@ -1,0 +1,298 @@
+"""Networked tables in the app: host one (the join code shown large), or join one.
+
+Owns: the host's waiting room (code, address, seats with names and ping, the
+Start key that fills empty seats with bots), the join screen (tables heard on
+the LAN, the code, a typed ``host:port`` where discovery cannot reach), and
+handing a seated ``NetTable`` to the table screen. The host's own seat joins
+its table over loopback like everyone else, so every seat sees the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import Any
+
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from netcode.authority import HostTable
+from netcode.client import ClientTable, JoinError
+from netcode.discovery import Heard, Listener, parse_address
+from xmas_tui.games import Game, get_game
+from xmas_tui.net import NetTable, make_host
+
+# A 3-row block font for the join code, readable across a room.
+GLYPHS = {
+    "A": ("▄▀▄", "█▀█", "▀ ▀"), "B": ("█▀▄", "█▀▄", "▀▀ "), "C": ("▄▀▀", "█  ", " ▀▀"),
+    "D": ("█▀▄", "█ █", "▀▀ "), "E": ("█▀▀", "█▀ ", "▀▀▀"), "F": ("█▀▀", "█▀ ", "▀  "),
+    "G": ("▄▀▀", "█ ▄", " ▀▀"), "H": ("█ █", "█▀█", "▀ ▀"), "J": ("  █", "▄ █", " ▀ "),
+    "K": ("█ █", "█▀▄", "▀ ▀"), "L": ("█  ", "█  ", "▀▀▀"), "M": ("█▄█", "█ █", "▀ ▀"),
+    "N": ("█▀█", "█ █", "▀ ▀"), "P": ("█▀█", "█▀▀", "▀  "), "Q": ("█▀█", "█ █", " ▀▄"),
+    "R": ("█▀█", "█▀▄", "▀ ▀"), "S": ("▄▀▀", " ▀▄", "▀▀ "), "T": ("▀█▀", " █ ", " ▀ "),
+    "U": ("█ █", "█ █", " ▀ "), "V": ("█ █", "█ █", " ▀ "), "W": ("█ █", "█ █", "▀▄▀"),
+    "X": ("█ █", "▄▀▄", "▀ ▀"), "Y": ("█ █", " █ ", " ▀ "), "Z": ("▀▀█", "▄▀ ", "▀▀▀"),
+    "0": ("█▀█", "█ █", "▀▀▀"), "1": ("▄█ ", " █ ", "▀▀▀"), "2": ("▀▀█", "█▀▀", "▀▀▀"),
+    "3": ("▀▀█", " ▀█", "▀▀▀"), "4": ("█ █", "▀▀█", "  ▀"), "5": ("█▀▀", "▀▀█", "▀▀▀"),
+    "6": ("█▀▀", "█▀█", "▀▀▀"), "7": ("▀▀█", "  █", "  ▀"), "8": ("█▀█", "█▀█", "▀▀▀"),
+    "9": ("█▀█", "▀▀█", "▀▀▀"), "-": ("   ", "▀▀▀", "   "), "I": ("▀█▀", " █ ", "▀▀▀"),
+    "O": ("█▀█", "█ █", "▀▀▀"),
+}
+
+
+def big(text: str) -> str:
+    rows = ["", "", ""]
+    for ch in text.upper():
+        glyph = GLYPHS.get(ch, ("   ", f" {ch} ", "   "))
+        for i in range(3):
+            rows[i] += glyph[i] + " "
+    return "\n".join(row.rstrip() for row in rows)
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN, for players who type ``host:port`` (no packet is sent)."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET: connect() on UDP only picks a route
+        return probe.getsockname()[0]
+    return "127.0.0.1"
+
+
+def roster_table(roster: list[dict], me: int | None) -> RichTable:
+    table = RichTable(box=None, expand=True, header_style="bold #9be39b")
+    table.add_column("Seat", width=4)
+    table.add_column("Player")
+    table.add_column("", width=16)
+    table.add_column("Ping", justify="right", width=8)
+    for row in roster:
+        state = row["state"]
+        label = {"open": "open seat", "here": "here", "away": "away", "bot": "bot"}[state]
+        if state == "away" and row.get("countdown") is not None:
+            label = f"away · bot in {row['countdown']:.0f}s"
+        name = row["name"] or "—"
+        if row["seat"] == me:
+            name += " (you)"
+        ping = f"{row['ping_ms']:.0f} ms" if row.get("ping_ms") is not None else ""
+        style = "dim" if state == "open" else ("#ff9f43" if state == "away" else "")
+        table.add_row(str(row["seat"] + 1), Text(name, style=style), Text(label, style=style), ping)
+    return table
+
+
+class HostScreen(Screen[None]):
+    """The host's waiting room: the code, the address, the seats, and Start."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", key_display="^s", tooltip="Start now: bots take the empty seats", id="host.start"),
+        Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Close the table", id="host.leave"),
+    ]
+
+    def __init__(self, game: Game, players: int, *, code: str, name: str, port: int = 0, bot: str = "smart",
+                 bots: int = 0, hold: float = 30.0, discovery: tuple[str, int] | None = None) -> None:
+        super().__init__()
+        self.game, self.players, self.code, self.name_, self.port = game, players, code, name, port
+        self.bot, self.bots, self.hold, self.discovery = bot, bots, hold, discovery
+        self.host: HostTable | None = None
+        self.client: ClientTable | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="host-box", classes="dialog"):
+            yield Static("Join code — players type it to sit down:", classes="hint")
+            yield Static(Text(big(self.code), style="bold #ffd700"), id="code-big")
+            yield Static(id="host-address")
+            yield Static(id="host-roster")
+            with Horizontal(classes="buttons"):
+                yield Button("Start (^s)", variant="success", id="start")
+                yield Button("Close table", id="leave")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#host-box").border_title = f"Hosting · {self.game.title}"
+        self.open_table()
+
+    @work(exclusive=True, group="host")
+    async def open_table(self) -> None:
+        self.host = make_host(
+            self.game, self.players, code=self.code, name=self.name_, port=self.port, bot=self.bot,
+            bot_seats=0, hold=self.hold, discovery=self.discovery, bot_delay=self.app.pace,
+        )  # fmt: skip
+        await self.host.serve()
+        self.app.hosting = self.host
+        port = self.host.address[1]
+        self.query_one("#host-address", Static).update(
+            f"Code {self.code} · players on this LAN see the table in their lobby; "
+            f"elsewhere: xmas-tui join --address {lan_address()}:{port} --code {self.code}"
+        )
+        self.client = ClientTable(("127.0.0.1", port), self.code, self.name_, info=self.host.info())
+        self.client.subscribe(self.refresh_roster)
+        self.host.subscribe(self.refresh_roster)
+        await self.client.join()
+        for _ in range(self.bots):
+            seat = next((s for s in self.host.seats if s.state == "open"), None)
+            if seat is not None:
+                seat.state = "bot"
+        self.refresh_roster()
+
+    def refresh_roster(self) -> None:
+        if self.host is None or not self.is_attached:
+            return
+        self.query_one("#host-roster", Static).update(roster_table(self.host.roster(), self.client.seat if self.client else None))
+        if self.client is not None and self.client.snapshot is not None and self.app.screen is self:
+            self.app.play_networked(self.game, self.client)
+
+    def action_start(self) -> None:
+        if self.host is not None and self.client is not None and self.client.seat is not None:
+            self.host.start()
+
+    def action_leave(self) -> None:
+        self.app.close_network()
+        self.app.open_lobby()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.action_leave()
+
+
+class JoinScreen(Screen[None]):
+    """Tables heard on the LAN, the join code, and a typed address where needed."""
+
+    BINDINGS = [
+        Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join the chosen table", id="join.join"),
+        Binding("escape", "leave", "Lobby", key_display="esc", id="join.leave"),
+    ]
+
+    def __init__(self, *, code: str = "", name: str = "You", address: tuple[str, int] | None = None,
+                 discovery: tuple[str, int] | None = None, game: str | None = None) -> None:
+        super().__init__()
+        self.code, self.name_, self.address, self.discovery, self.only_game = code, name, address, discovery, game
+        self.listener: Listener | None = None
+        self.heard: list[Heard] = []
+        self.client: ClientTable | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="join-box", classes="dialog"):
+            yield Static("Tables on this LAN (↑/↓ to choose):", classes="hint")
+            yield OptionList(id="tables")
+            with Horizontal(classes="join-row"):
+                yield Label("Code")
+                yield Input(value=self.code, placeholder="ABCD-2345", id="code")
+                yield Label("Name")
+                yield Input(value=self.name_, max_length=16, id="name")
+            with Horizontal(classes="join-row"):
+                yield Label("Address")
+                yield Input(value=f"{self.address[0]}:{self.address[1]}" if self.address else "",
+                            placeholder="host:port, only if the table is not listed", id="address")
+            yield Static(id="join-status", classes="hint")
+            yield Static(id="join-roster")
+            with Horizontal(classes="buttons"):
+                yield Button("Join", variant="success", id="join")
+                yield Button("Back", id="leave")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#join-box").border_title = "Join a table"
+        self.listen()
+
+    @work(exclusive=True, group="listen")
+    async def listen(self) -> None:
+        self.listener = Listener(self.discovery)
+        try:
+            await self.listener.start()
+        except OSError as exc:
+            self.query_one("#join-status", Static).update(f"Cannot listen for tables ({exc}); type the host's address.")
+            return
+        while True:
+            heard = [h for h in self.listener.current() if self.only_game in (None, h.info.game)]
+            if [h.info for h in heard] != [h.info for h in self.heard]:
+                self.heard = heard
+                options = self.query_one("#tables", OptionList)
+                highlighted = options.highlighted
+                options.clear_options()
+                options.add_options([
+                    Option(f"{h.info.title} · host {h.info.host} · {h.info.free} free of {h.info.seats}"
+                           f"{' · playing' if h.info.started else ''}  ({h.address[0]}:{h.address[1]})")
+                    for h in heard
+                ] or [Option("No tables heard yet… (hosts announce every half second)", disabled=True)])
+                if heard:
+                    options.highlighted = min(highlighted or 0, len(heard) - 1)
+            await self.listener.changed(1.0)
+
+    def on_unmount(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+
+    def action_join(self) -> None:
+        self.join_table()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.join_table()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "join":
+            self.join_table()
+        else:
+            self.action_leave()
+
+    def action_leave(self) -> None:
+        self.app.close_network()
+        self.app.open_lobby()
+
+    def _status(self, text: str, error: bool = False) -> None:
+        self.query_one("#join-status", Static).update(Text(text, style="bold red" if error else ""))
+
+    @work(exclusive=True, group="join")
+    async def join_table(self) -> None:
+        code = self.query_one("#code", Input).value.strip().upper()
+        name = " ".join(self.query_one("#name", Input).value.split())[:16]
+        typed = self.query_one("#address", Input).value.strip()
+        if not code:
+            self._status("Type the join code shown on the host's screen.", error=True)
+            return
+        if not name:
+            self._status("Type your name.", error=True)
+            return
+        info: Any = None
+        if typed:
+            try:
+                address = parse_address(typed)
+            except ValueError as exc:
+                self._status(f"{exc}", error=True)
+                return
+        else:
+            index = self.query_one("#tables", OptionList).highlighted
+            if not self.heard or index is None or index >= len(self.heard):
+                self._status("No table chosen: pick one from the list, or type its address (host:port).", error=True)
+                return
+            address, info = self.heard[index].address, self.heard[index].info
+        self._status(f"Joining {address[0]}:{address[1]}…")
+        client = ClientTable(address, code, name, info=info)
+        try:
+            welcome = await client.join()
+        except JoinError as exc:
+            self._status(str(exc), error=True)
+            return
+        self.client = client
+        self.app.joined = client
+        game = get_game(welcome["game"])
+        seat = welcome["seat"]
+        where = f"seat {seat + 1}" if seat is not None else "a spectator's place"
+        self._status(f"You have {where} at {welcome['host']}'s table. Waiting for the host to start…")
+
+        def changed() -> None:
+            if not self.is_attached:
+                return
+            self.query_one("#join-roster", Static).update(roster_table(client.roster, client.seat))
+            if client.snapshot is not None and self.app.screen is self:
+                self.app.play_networked(game, client)
+            elif client.host_gone:
+                self._status(client.host_gone, error=True)
+
+        client.subscribe(changed)
+        changed()
