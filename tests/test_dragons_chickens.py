@@ -589,7 +589,7 @@ def test_presses_have_a_text_form_and_a_wire_form() -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ["presses 0 4", "presses 9 0 100", "presses 0 6 100", "presses 1 2 100", "presses 2 1 100", "presses 3 1 -5", "presses a b c"],
+    ["presses 0 4", "presses 9 0 100", "presses 0 6 100", "presses 1 2 100", "presses 2 1 100", "presses 3 1 -5", "presses a b c", "presses" + " 0 1 100" * 5],
 )
 def test_malformed_presses_are_invalid(raw: str) -> None:
     with pytest.raises(InvalidAction):
