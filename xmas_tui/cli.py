@@ -137,6 +137,7 @@ def build_parser() -> Parser:
     host.add_argument("--players", type=positive_int, default=None, help="seats at the table, yours included")
     host.add_argument("--code", type=code_arg, default=None, help="the join code (made up for you if not given)")
     host.add_argument("--port", type=port_arg, default=0, help="UDP port to play on (default: any free port)")
+    host.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS", help="local address to play on (default: every interface)")
     host.add_argument("--name", type=name_arg, default="Host", help="your name at the table")
     host.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how bots play seats nobody takes")
     host.add_argument("--bots", type=non_negative_int, default=0, help="seats bots take from the start")
@@ -224,7 +225,7 @@ def run_network(args: argparse.Namespace) -> int:
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery))
         outcome = asyncio.run(net.headless_host(
             args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
-            discovery=args.discovery, hold=args.hold, seed=args.seed,
+            discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind,
         ))  # fmt: skip
         print(json.dumps(outcome))
         return 0

@@ -205,6 +205,44 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
         await host.close()
 
 
+async def play_seat(client: ClientTable, game: Game, bot: str, *, wait: float = 120.0) -> None:
+    """Let a bot play my seat (seeing only my view) until the host's final message."""
+    table = NetTable(game, client)
+    me: Bot | None = None
+
+    async def play() -> None:
+        nonlocal me
+        while client.final is None:
+            if client.host_gone:
+                raise ActionRefused(client.host_gone)
+            if table.ready:
+                snap = table.snapshot()
+                if snap.legal and snap.result is None:
+                    if me is None:
+                        me = make_bot(game.id, bot, table.seat, Rng(f"{client.name}/{secrets.token_hex(4)}"))
+                    me.observe(snap.view)
+                    try:
+                        await table.send(me.choose(snap.view, list(snap.legal)))
+                    except IllegalAction:
+                        pass  # the table moved on meanwhile: look again
+                    continue
+            await wait_change(client, 0.5)
+
+    await asyncio.wait_for(play(), wait)
+
+
+def summary(client: ClientTable, game: Game) -> dict:
+    """The JSON line of a headless seat: game, seat, result and the public digest."""
+    final = client.final
+    assert final is not None
+    return {
+        "game": game.id, "seat": client.seat, "role": "join",
+        "result": client.snapshot["result"] if client.snapshot else None,
+        "digest": public_digest(final["public"]), "host_digest": final["digest"],
+        "drops": dict(client.aio.endpoint.drops) if client.aio else {},
+    }  # fmt: skip
+
+
 async def headless_join(game_id: str | None, *, address: tuple[str, int] | None, code: str, name: str,
                         bot: str, discovery: tuple[str, int] | None = None, wait: float = 120.0) -> dict:
     """Join a table and let a bot play my seat; return the JSON summary."""
@@ -213,37 +251,11 @@ async def headless_join(game_id: str | None, *, address: tuple[str, int] | None,
     if address is None:
         address = await find_table(code, discovery, game_id)
     client = ClientTable(address, code, name)
-    welcome = await client.join()
-    game = get_game(welcome["game"])
-    table = NetTable(game, client)
-    me: Bot | None = None
     try:
-        async def play() -> None:
-            nonlocal me
-            while client.final is None:
-                if client.host_gone:
-                    raise ActionRefused(client.host_gone)
-                if table.ready:
-                    snap = table.snapshot()
-                    if snap.legal and snap.result is None:
-                        if me is None:
-                            me = make_bot(game.id, bot, table.seat, Rng(f"{name}/{secrets.token_hex(4)}"))
-                        me.observe(snap.view)
-                        try:
-                            await table.send(me.choose(snap.view, list(snap.legal)))
-                        except IllegalAction:
-                            pass  # the table moved on (a race with a bot): look again
-                        continue
-                await wait_change(client, 0.5)
-
-        await asyncio.wait_for(play(), wait)
-        final = client.final
-        assert final is not None
-        return {
-            "game": game.id, "seat": client.seat, "role": "join", "result": client.snapshot["result"] if client.snapshot else None,
-            "digest": public_digest(final["public"]), "host_digest": final["digest"],
-            "drops": dict(client.aio.endpoint.drops) if client.aio else {},
-        }
+        welcome = await client.join()
+        game = get_game(welcome["game"])
+        await play_seat(client, game, bot, wait=wait)
+        return summary(client, game)
     finally:
         await client.close()
 

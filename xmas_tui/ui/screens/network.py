@@ -27,7 +27,7 @@ from netcode.authority import HostTable
 from netcode.client import ClientTable, JoinError
 from netcode.discovery import Heard, Listener, parse_address
 from xmas_tui.games import Game, get_game
-from xmas_tui.net import NetTable, make_host
+from xmas_tui.net import make_host
 
 # A 3-row block font for the join code, readable across a room.
 GLYPHS = {
