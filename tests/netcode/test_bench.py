@@ -1,0 +1,58 @@
+"""The benchmark scenarios: their figures, their goals, and the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from netcode.bench import SCENARIOS, judge, main, run_sim
+
+KEYS = {
+    "scenario", "p50_ms", "p99_ms", "max_ms", "mean_ms", "sent", "delivered",
+    "duplicates", "order_errors", "wire_bytes_per_payload_byte",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "messages"), [("kcp", 1000), ("turbulent", 1200), ("soak", 200)])
+def test_each_lossy_scenario_meets_its_goals_in_the_simulator(name: str, messages: int) -> None:
+    scenario = SCENARIOS[name]
+    result = run_sim(scenario, messages, seed=1)
+    assert KEYS <= set(result)
+    assert result["sent"] == result["delivered"] == messages
+    assert all(judge(scenario, result).values()), result
+
+
+def test_json_output_ends_with_one_object_with_the_agreed_keys(capsys) -> None:  # noqa: ANN001
+    main(["kcp", "--sim", "--messages", "50", "--json"])
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    result = json.loads(last)
+    assert KEYS <= set(result) and result["scenario"] == "kcp"
+
+
+def run_cli(*args: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "netcode.bench", *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_echo_runs_between_processes_with_the_raw_baseline_beside_it() -> None:
+    result = run_cli("echo", "--messages", "30")
+    assert KEYS <= set(result) and KEYS <= set(result["raw"])
+    assert result["delivered"] == result["raw"]["delivered"] == 30
+    assert result["mode"] == "processes"
+    assert "added_p50_us" in result
+
+
+def test_a_lossy_scenario_runs_through_the_fault_proxy() -> None:
+    result = run_cli("kcp", "--messages", "25")
+    assert result["mode"] == "processes+faultproxy"
+    assert result["delivered"] == 25 and result["order_errors"] == 0
+    assert result["proxy"]["up_received"] > 0
