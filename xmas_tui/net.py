@@ -123,6 +123,7 @@ class NetTable(Table):
         self.seat = client.seat  # type: ignore[assignment]  # None for a spectator
         self.pace = pace
         self.players = ()
+        self._events: list[Event] = []
         self._done = asyncio.Event()
         client.subscribe(self._changed)
 
@@ -166,9 +167,17 @@ class NetTable(Table):
             view=view,
             legal=tuple(self.game.parse_action(a) for a in snap["legal"]),
             to_act=frozenset(snap["to_act"]),
-            log=tuple(Event.from_wire(e) for e in self.client.log),
+            log=tuple(self._log()),
             result=Result.from_wire(snap["result"]) if snap["result"] is not None else None,
         )
+
+    def _log(self) -> list[Event]:
+        """The public log as events, converting only what arrived since last time."""
+        wire = self.client.log
+        if len(self._events) > len(wire):
+            self._events = []
+        self._events.extend(Event.from_wire(e) for e in wire[len(self._events) :])
+        return self._events
 
     async def send(self, action: Action) -> None:
         try:

@@ -1,0 +1,67 @@
+"""Two apps in one process, one hosting and one joining, play a game over loopback."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from xmas_tui.bots import make_bot
+from xmas_tui.games import Rng, get_game
+from xmas_tui.ui.app import XmasApp
+from xmas_tui.ui.screens.dialogs import EndScreen
+from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
+from xmas_tui.ui.screens.table import TableScreen
+
+from .test_ui import keys_for
+
+CHIP = get_game("chip-n-dale")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def until(pilots, condition, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        for pilot in pilots:
+            await pilot.pause(0.01)
+
+
+async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=3, code="HOLY-2345", name="Ann", port=0))
+    host.pace = 0.01
+    joiner = XmasApp(join=dict(code="holy-2345", name="Bob"))
+    players = {id(host): make_bot(CHIP.id, "smart", 0, Rng("ann")), id(joiner): make_bot(CHIP.id, "smart", 1, Rng("bob"))}
+    async with host.run_test(size=(80, 24)) as ph, joiner.run_test(size=(80, 24)) as pj:
+        pilots = (ph, pj)
+        await until(pilots, lambda: isinstance(host.screen, HostScreen) and host.hosting is not None)
+        code_text = str(host.screen.query_one("#code-big").render())
+        assert big("HOLY-2345").splitlines()[0].strip() in code_text
+        await until(pilots, lambda: isinstance(joiner.screen, JoinScreen) and bool(joiner.screen.heard))
+        await pj.press("ctrl+t")
+        await until(pilots, lambda: any(s.state == "here" and s.name == "Bob" for s in host.hosting.seats))
+        await ph.press("ctrl+s")
+        await until(pilots, lambda: isinstance(host.screen, TableScreen) and isinstance(joiner.screen, TableScreen))
+        # Each terminal sees only its own seat.
+        assert host.screen.snapshot.view.seat == 0 and joiner.screen.snapshot.view.seat == 1
+        deadline = time.monotonic() + 120
+        while not (isinstance(host.screen, EndScreen) and isinstance(joiner.screen, EndScreen)):
+            assert time.monotonic() < deadline
+            for app, pilot in ((host, ph), (joiner, pj)):
+                screen = app.screen
+                if not isinstance(screen, TableScreen):
+                    continue
+                snapshot = screen.snapshot
+                if snapshot.my_turn and snapshot.result is None:
+                    action = players[id(app)].choose(snapshot.view, list(snapshot.legal))
+                    before = len(snapshot.log)
+                    for key in keys_for(action, screen.board):
+                        await pilot.press(key)
+                    await until(pilots, lambda s=screen, b=before: len(s.snapshot.log) > b or s.snapshot.result is not None or not s.snapshot.my_turn)
+            await ph.pause(0.01)
+        assert host.current.snapshot().result == joiner.current.snapshot().result
