@@ -256,3 +256,68 @@ async def test_an_illegal_action_is_answered_to_its_sender_alone() -> None:
 
 def test_the_public_digest_is_the_hash_of_the_public_view() -> None:
     assert public_digest({"a": 1}) == public_digest({"a": 1}) != public_digest({"a": 2})
+
+
+async def test_a_latecomer_watches_as_a_spectator_with_the_public_view() -> None:
+    game = get_game("chip-n-dale")
+    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
+                     discovery=("127.0.0.1", free_port()), auto_start=True)  # fmt: skip
+    await host.serve()
+    clients = [ClientTable(host.address, "ABCD-2345", n, info=host.info()) for n in ("Ann", "Bob", "Cy")]
+    try:
+        for client in clients:
+            await client.join()
+        cy = clients[2]
+        assert cy.seat is None
+        for _ in range(200):
+            if cy.snapshot is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert cy.snapshot["view"]["seat"] is None and cy.snapshot["legal"] == []
+        from netcode.client import ActionRefused
+
+        with pytest.raises(ActionRefused, match="seated player"):
+            await cy.act(["stop"])
+    finally:
+        for client in clients:
+            await client.close()
+        await host.close()
+
+
+async def test_messages_from_an_older_host_epoch_are_dropped() -> None:
+    client = ClientTable(("127.0.0.1", 9), "CODE", "Ann")
+    client.epoch = 2
+
+    class Counter(dict):
+        def note_drop(self, reason: str) -> None:
+            self[reason] = self.get(reason, 0) + 1
+
+    class Fake:
+        endpoint = Counter()
+
+    client.aio = Fake()  # type: ignore[assignment]
+    client._handle({"t": "snap", "epoch": 1, "log_at": 0, "log": [], "roster": []})
+    assert client.snapshot is None and Fake.endpoint["stale_epoch"] == 1
+    client.aio = None
+
+
+async def test_a_silent_host_is_noticed_within_about_a_second() -> None:
+    game = get_game("chip-n-dale")
+    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
+                     discovery=("127.0.0.1", free_port()))  # fmt: skip
+    await host.serve()
+    client = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
+    await client.join()
+    try:
+        # The host machine vanishes: no goodbye, its socket just stops answering.
+        for task in host._tasks:
+            task.cancel()
+        host.aio._reader.cancel()
+        host.aio._stream.close()
+        started = asyncio.get_running_loop().time()
+        while client.host_gone is None:
+            assert asyncio.get_running_loop().time() - started < 1.5
+            await asyncio.sleep(0.01)
+        assert "silent" in client.host_gone
+    finally:
+        await client.close()
