@@ -27,6 +27,8 @@ class Scene:
     caption: str
     make: Callable[[], XmasApp]
     keys: tuple[str, ...] = ()
+    #: False for scenes that show something live (a port number), kept out of snapshot tests.
+    snapshot: bool = True
 
 
 def table_at(
@@ -50,9 +52,20 @@ def phase_is(phase: str, *, mine: bool = True, flipped: int = 0) -> Callable[[Sn
     return stop
 
 
+def hosting() -> XmasApp:
+    return XmasApp(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
+                             discovery=("127.0.0.1", 47474)))
+
+
+def joining() -> XmasApp:
+    return XmasApp(join=dict(code="SNOW-7315", name="Bob", discovery=("127.0.0.1", 47474)))
+
+
 SCENES: tuple[Scene, ...] = (
     Scene("lobby", "The lobby: choose a game, players, bots and your name", XmasApp),
     Scene("rules", "Rules and our rulings, from any screen with ?", XmasApp, ("question_mark",)),
+    Scene("host", "Hosting a table: the join code, shown large, and the seats", hosting, snapshot=False),
+    Scene("join", "Joining: tables heard on the LAN, the code, or a typed address", joining, snapshot=False),
     Scene(
         "chip-n-dale-table",
         "Chip 'n' Dale: your turn, two Treasures flipped",

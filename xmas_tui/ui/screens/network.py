@@ -129,6 +129,7 @@ class HostScreen(Screen[None]):
             f"elsewhere: xmas-tui join --address {lan_address()}:{port} --code {self.code}"
         )
         self.client = ClientTable(("127.0.0.1", port), self.code, self.name_, info=self.host.info())
+        self.app.joined = self.client
         self.client.subscribe(self.refresh_roster)
         self.host.subscribe(self.refresh_roster)
         await self.client.join()
@@ -208,9 +209,11 @@ class JoinScreen(Screen[None]):
         except OSError as exc:
             self.query_one("#join-status", Static).update(f"Cannot listen for tables ({exc}); type the host's address.")
             return
+        shown: list | None = None
         while True:
             heard = [h for h in self.listener.current() if self.only_game in (None, h.info.game)]
-            if [h.info for h in heard] != [h.info for h in self.heard]:
+            if [h.info for h in heard] != shown:
+                shown = [h.info for h in heard]
                 self.heard = heard
                 options = self.query_one("#tables", OptionList)
                 highlighted = options.highlighted
