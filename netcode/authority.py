@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from netcode.aio import AioEndpoint
-from netcode.channel import Delivered, Endpoint, PeerGone, PeerJoined, RttUpdated
+from netcode.channel import (
+    Delivered,
+    Endpoint,
+    PeerClosed,
+    PeerGone,
+    PeerJoined,
+    RttUpdated,
+    SendQueueFull,
+)
 from netcode.discovery import PROBE, Announcer, TableInfo, discovery_address
 from netcode.envelope import table_key
 
@@ -236,8 +244,10 @@ class HostTable:
         if self.aio is None:
             return
         payload["epoch"] = EPOCH
-        with contextlib.suppress(Exception):
+        try:
             self.aio.send_reliable_nowait(peer, payload)
+        except (PeerClosed, SendQueueFull):
+            self.endpoint.note_drop("send_refused")  # the peer is gone or hopelessly behind
 
     def _snapshot_for(self, guest: Guest) -> dict:
         rules = self.rules
