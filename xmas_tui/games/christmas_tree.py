@@ -238,10 +238,11 @@ players share the victory.
         Ruling("Points and ties", "Points cards lie face down (their faces are hidden even from their owner), but everyone sees how many each player has, and how many cards each player holds. Most Points wins; then most cards in hand; then the tied players share the victory."),
     )
     keys = (
-        ("1-5", "take that row (then choose the cards to pay for the rows you skip)"),
-        ("←/→, Enter", "choose a card: to pay, or to build a set"),
-        ("p", "play the set you built"),
-        ("d", "done: end your turn, or finish your final plays"),
+        ("1-5", "take that row (row 1 is free; then pay 1 card onto each row you skip)"),
+        ("t g b r n s", "while paying: pay with a Tree, Gifts, Gingerbread, Reindeer, Snowman or Santa"),
+        ("←/→, Enter", "while paying: highlight a type in your hand and pay with it"),
+        ("↑/↓, p", "highlight one of the sets you can play and play it (Enter plays it too)"),
+        ("d", "done: end your turn (Surprise! follows), or finish your final plays"),
     )
 
     # -------------------------------------------------------------- setup

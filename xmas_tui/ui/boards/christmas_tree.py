@@ -1,0 +1,611 @@
+"""The Christmas Tree board: the five rows, my hand by type, the sets I can play.
+
+Draws only what the snapshot shows: the rows (face up for everyone), my own
+hand, and for everyone else how many cards they hold and how many Points they
+keep. The list of sets is worked out from my own hand, so it can be shown
+(dimmed) while I wait; what I may do now comes from the snapshot's legal
+actions, and every key sends an action, so an illegal one is refused by the
+rules with the rule it breaks.
+
+Must not touch: the engine state, or any hand but mine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.events import Click
+from textual.widgets import Static
+
+from xmas_tui.games import Action, Event
+from xmas_tui.games.christmas_tree import (
+    GAME,
+    ITEMS,
+    NAMES,
+    ROW_SIZES,
+    ROW_ZONES,
+    ROWS,
+    SANTA,
+    TYPES,
+    Done,
+    Pay,
+    Play,
+    Take,
+    counted,
+    set_points,
+)
+from xmas_tui.table import Snapshot
+
+from .base import Board, PlayerLine
+
+#: How each type is drawn: a single-width symbol, its colour, a card background, a short name.
+LOOK: dict[str, tuple[str, str, str, str]] = {
+    "tree": ("▲", "#4cd964", "#123d22", "Tree"),
+    "gifts": ("⊞", "#ff5a5a", "#3d1616", "Gifts"),
+    "gingerbread": ("♟", "#d9904f", "#3b2512", "Gingerbread"),
+    "reindeer": ("Ψ", "#e3c594", "#33291a", "Reindeer"),
+    "snowman": ("☃", "#ffffff", "#2b3a4a", "Snowman"),
+    SANTA: ("★", "#ffd700", "#a31515", "Santa"),
+}
+#: The key that pays with a type while paying for a row.
+PAY_KEYS: dict[str, str] = {
+    "tree": "t",
+    "gifts": "g",
+    "gingerbread": "b",
+    "reindeer": "r",
+    "snowman": "n",
+    SANTA: "s",
+}
+#: Set sizes worth offering: each is the smallest that scores 1, 2 or 3 Points.
+SET_SIZES = (6, 5, 3)
+#: Lines in the list of sets; longer lists scroll with the highlight.
+SET_LINES = 8
+SCORING = Text.assemble(("3/5/6", "bold"), " → ", ("1/2/3", "bold #9be39b"), " pts", style="dim")
+NO_SET = Text.assemble(
+    "No set to play yet.\nA set: 3+ of a type,\n", (LOOK[SANTA][0], LOOK[SANTA][1]), " Santa is wild.", style="dim"
+)
+#: Events after which the one who made them has moved (anything else just happens to them).
+MOVES = frozenset({"take", "choose-row", "pay", "score", "done"})
+SURPRISE = frozenset({"surprise", "reward"})
+#: Reading a Surprise! event: "… discards 2 Reindeer." or "Nobody has to discard Reindeer."
+LOSES = re.compile(r"discards? (?:(\d+) )?(.+)\.$")
+DRAWS = re.compile(r"draws (\d+) card")
+ITEM_BY_NAME = {name: item for item, name in NAMES.items()}
+#: A row's number and its longest run of cards (3 cells each, 1 apart).
+ROW_WIDTH = 2 + 4 * max(ROW_SIZES) - 1
+
+
+def chip(item: str) -> Text:
+    """One card as a small coloured tile."""
+    symbol, colour, ground, _ = LOOK[item]
+    return Text(f" {symbol} ", style=f"bold {colour} on {ground}")
+
+
+def row_cards(faces: Sequence[str]) -> Text:
+    """A row's cards as tiles; a row grown long by payments as a tile and a count per type."""
+    text = Text()
+    if len(faces) <= max(ROW_SIZES):
+        for face in faces:
+            text.append_text(chip(face))
+            text.append(" ")
+    else:
+        counts = Counter(faces)
+        for item in TYPES:
+            if counts[item]:
+                text.append_text(chip(item))
+                text.append(f"{counts[item]} ", style="bold")
+    text.rstrip()
+    return text
+
+
+def badge(label: str, style: str) -> Text:
+    """A label on a coloured ground, at the start of a line that goes on unstyled."""
+    text = Text()
+    text.append(label, style=style)
+    return text
+
+
+def symbols(item: str, n: int) -> Text:
+    symbol, colour, _, _ = LOOK[item]
+    return Text(symbol * n, style=f"bold {colour}")
+
+
+def set_text(play: Play) -> Text:
+    """``▲▲▲★`` for three Trees and a Santa Claus."""
+    text = Text()
+    if play.item != SANTA:
+        text.append_text(symbols(play.item, play.naturals))
+    text.append_text(symbols(SANTA, play.santas))
+    return text
+
+
+def set_words(play: Play) -> str:
+    """``3 Christmas Tree and 1 Santa Claus``, as the log says it (my own cards only)."""
+    if play.item == SANTA:
+        return counted({SANTA: play.santas})
+    return counted({play.item: play.naturals, SANTA: play.santas})
+
+
+def pts(n: int) -> str:
+    return f"{n} pt{'s' if n != 1 else ''}"
+
+
+def offered_sets(counts: Counter[str]) -> list[Play]:
+    """The sets worth playing from this hand, by type, the biggest first.
+
+    For each type, a set of 6, 5 and 3 cards (the sizes that score 3, 2 and 1
+    Points: a 4 or a 7 scores no more and only costs a card), its own cards
+    first and Santa Claus to make up the rest; and Santa Claus alone.
+    """
+    santas = counts.get(SANTA, 0)
+    plays: list[Play] = []
+    for item in ITEMS:
+        own = counts.get(item, 0)
+        if not own:
+            continue
+        for size in SET_SIZES:
+            naturals = min(own, size)
+            if size - naturals <= santas:
+                plays.append(Play(item, naturals, size - naturals))
+    plays += [Play(SANTA, 0, size) for size in SET_SIZES if size <= santas]
+    return plays
+
+
+def last_surprise(log: Sequence[Event], me: int | None) -> range:
+    """Where in the log the last Surprise! since my last move is, with its reward (maybe empty).
+
+    What I must not miss when my turn comes: a Surprise! that took my cards.
+    """
+    start = next((i + 1 for i in range(len(log) - 1, -1, -1) if log[i].seat == me and log[i].kind in MOVES), 0)
+    last = next((i for i in range(len(log) - 1, start - 1, -1) if log[i].kind == "surprise"), None)
+    if last is None:
+        return range(0)
+    first, end = last, last + 1
+    while first > start and log[first - 1].kind in SURPRISE:
+        first -= 1
+    while end < len(log) and log[end].kind in SURPRISE:
+        end += 1
+    return range(first, end)
+
+
+class RowLine(Static):
+    """One of the five rows. Click to take it."""
+
+    def __init__(self, row: int) -> None:
+        super().__init__(id=f"ct-row-{row}", classes="ct-row")
+        self.row = row
+
+    def on_click(self, event: Click) -> None:
+        self.screen.query_one(ChristmasTreeBoard).action_take(self.row)
+
+
+class HandLine(Static):
+    """The cards of one type in my hand. Click to pay with one, or to play a set of them."""
+
+    def __init__(self, item: str) -> None:
+        super().__init__(id=f"ct-hand-{item}", classes="ct-hand")
+        self.item = item
+
+    def on_click(self, event: Click) -> None:
+        self.screen.query_one(ChristmasTreeBoard).use_item(self.item)
+
+
+class SetLine(Static):
+    """One set I could play. Click to play it."""
+
+    def __init__(self, slot: int) -> None:
+        super().__init__(id=f"ct-set-{slot}", classes="ct-set")
+        self.slot = slot
+
+    def on_click(self, event: Click) -> None:
+        self.screen.query_one(ChristmasTreeBoard).play_slot(self.slot)
+
+
+class ChristmasTreeBoard(Board):
+    game = GAME
+
+    BINDINGS = [
+        Binding("1", "take(0)", "Take", key_display="1-5", tooltip="Take that row: row 1 is free, lower rows cost 1 card per row skipped", id="ct.take"),
+        *[
+            Binding(str(n + 1), f"take({n})", f"Take row {n + 1}", show=False, tooltip=f"Take row {n + 1}: pay {n} card{'s' if n > 1 else ''} onto the rows above it", id=f"ct.take{n + 1}")
+            for n in range(1, ROWS)
+        ],
+        Binding("up", "move_set(-1)", "Previous set", show=False, tooltip="Highlight the set above", id="ct.up"),
+        Binding("down", "move_set(1)", "Next set", show=False, tooltip="Highlight the set below", id="ct.down"),
+        Binding("p", "play", "Play", key_display="↑↓p", tooltip="Play the highlighted set to score Points", id="ct.play"),
+        Binding("d", "done", "Done", tooltip="Stop playing sets: end your turn (Surprise! follows) or finish your final plays", id="ct.done"),
+        Binding("left", "move_hand(-1)", "Previous type", show=False, tooltip="Highlight the type before in your hand", id="ct.left"),
+        Binding("right", "move_hand(1)", "Next type", show=False, tooltip="Highlight the next type in your hand", id="ct.right"),
+        Binding("enter", "choose", "Pay", key_display="←→⏎", tooltip="While paying: pay with the highlighted type; otherwise play the highlighted set", id="ct.enter"),
+        *[
+            Binding(key, f"pay('{item}')", f"Pay {LOOK[item][3]}", show=False, tooltip=f"Pay one {NAMES[item]} onto the next row you skip", id=f"ct.pay.{item}")
+            for item, key in PAY_KEYS.items()
+        ],
+    ]
+
+    def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
+        super().__init__(snapshot, id=id)
+        self.offered: list[Play] = []
+        self.set_cursor = 0
+        self._set_top = 0
+        self.hand_cursor = 0
+
+    # -------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Static(id="ct-info")
+        yield Static(id="ct-moment")
+        with Vertical(id="ct-rows"):
+            for row in range(ROWS):
+                yield RowLine(row)
+        with Horizontal(id="ct-lower"):
+            with Vertical(id="ct-hand"):
+                for item in TYPES:
+                    yield HandLine(item)
+                yield Static(SCORING, id="ct-scoring")
+            with Vertical(id="ct-sets"):
+                for slot in range(SET_LINES):
+                    yield SetLine(slot)
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    # -------------------------------------------------------------- reading the snapshot
+    @property
+    def me(self) -> int | None:
+        return self.snapshot.seat
+
+    def hand(self) -> Counter[str]:
+        me = self.me
+        return Counter(self.snapshot.view.faces_in(f"hand.{me}")) if me is not None else Counter()
+
+    def held_types(self) -> list[str]:
+        hand = self.hand()
+        return [item for item in TYPES if hand[item]]
+
+    @property
+    def phase(self) -> str:
+        return self.snapshot.view["phase"]
+
+    def paying(self) -> bool:
+        return self.snapshot.my_turn and self.phase == "pay"
+
+    def last_player(self) -> int:
+        view = self.snapshot.view
+        return (view["first"] - 1) % len(view["players"])
+
+    # -------------------------------------------------------------- drawing
+    def redraw(self) -> None:
+        self._draw_info()
+        self._draw_moment()
+        self._draw_rows()
+        self._draw_hand()
+        self._draw_sets()
+
+    def _draw_info(self) -> None:
+        view = self.snapshot.view
+        text = Text.assemble(
+            ("Deck ", "dim"), (str(len(view.zone("deck"))), "bold"),
+            ("  Discard ", "dim"), (str(len(view.zone("discard"))), "bold"),
+            ("  Target ", "dim"), (pts(view["target"]), "bold #ffd700"),
+        )
+        if view["removed"] >= 0:
+            text.append(f"  no {LOOK[TYPES[view['removed']]][3]}", style="dim")
+        if view["ending"] and view["phase"] not in ("final", "over"):
+            text.append("  ⚑ last round", style="bold #ff6b6b")
+        self.query_one("#ct-info", Static).update(text)
+
+    def _draw_moment(self) -> None:
+        """The one thing not to miss now, on two lines: final plays, a Surprise!, a payment."""
+        snap = self.snapshot
+        view = snap.view
+        phase = view["phase"]
+        gold = "bold #0b1d13 on #ffd700"
+        red = "bold #fff6d5 on #a31515"
+        news = last_surprise(snap.log, self.me)
+        if phase == "over":
+            winners = snap.result.winners if snap.result is not None else ()
+            line = badge(" Game over ", gold)
+            line.append(" " + " and ".join(self.player_name(w) for w in winners) + " won", style="#ffd700")
+        elif phase == "final":
+            line = badge(" Final plays ", gold)
+            who = "your" if snap.my_turn else f"{self.player_name(view['turn'])}'s"
+            line.append(f" {who} last sets", style="bold #ffd700")
+            line.append("\nSets score as usual; no Surprise! now.", style="#ffd700")
+        elif phase == "pay" and snap.my_turn:
+            row, paid = view["taking"], view["paid"]
+            line = badge(f" Taking row {row + 1} ", gold)
+            line.append(f" card {paid + 1} of {row} goes onto row {paid + 1}", style="bold #ffd700")
+            line.append("\nChoose which: press its key or click it.", style="#ffd700")
+        elif phase == "play" and snap.my_turn and view["scored"]:
+            line = badge(" Surprise! ", red)
+            line.append(" when you press d, for ")
+            for index in view["scored"]:
+                line.append_text(symbols(TYPES[index], 1))
+            line.append("\nThe others discard half of each (★: all).", style="#ff9f9f")
+        elif news:
+            line = self._surprise_text(news)
+        elif view["ending"]:
+            line = badge(" Last round ", red)
+            line.append(f" ends after {self.player_name(self.last_player())}'s turn", style="bold #ff9f9f")
+            line.append("\nThen everyone plays their last sets.", style="#ff9f9f")
+        else:
+            line = Text(f"First to {pts(view['target'])} ends the game after the round.", style="dim")
+        self.query_one("#ct-moment", Static).update(line)
+
+    def _surprise_text(self, news: range) -> Text:
+        """``Surprise! Ivy scored ★, draws 6`` over ``you −3★ · Holly −2★``."""
+        log = self.snapshot.log
+        scorer = next((e.seat for e in reversed(log[: news.start]) if e.kind == "score"), None)
+        types: list[str] = []
+        losses = Text()
+        drawn = 0
+        for event in log[news.start : news.stop]:
+            if event.kind == "reward":
+                found = DRAWS.search(event.text)
+                drawn += int(found.group(1)) if found else 0
+                continue
+            found = LOSES.search(event.text)
+            item = ITEM_BY_NAME.get(found.group(2)) if found else None
+            if item is None:
+                losses.append(event.text.removeprefix("Surprise! "), style="#ff9f9f")
+                continue
+            if item not in types:
+                types.append(item)
+            if found and found.group(1) and event.seat is not None:
+                if losses:
+                    losses.append(" · ", style="dim")
+                hit = event.seat == self.me
+                who = "you" if hit else self.player_name(event.seat)
+                losses.append(f"{who} −{found.group(1)}", style="bold #ff6b6b" if hit else "#ff9f9f")
+                losses.append_text(symbols(item, 1))
+        line = badge(" Surprise! ", "bold #fff6d5 on #a31515")
+        if scorer is not None:
+            line.append(f" {'you' if scorer == self.me else self.player_name(scorer)} scored ", style="bold")
+            for item in types:
+                line.append_text(symbols(item, 1))
+            if drawn:
+                line.append(f", draw{'s' if scorer != self.me else ''} {drawn}", style="bold")
+        line.append("\n")
+        line.append_text(losses or Text("Nobody had to discard.", style="#ff9f9f"))
+        return line
+
+    def _draw_rows(self) -> None:
+        snap = self.snapshot
+        view = snap.view
+        held = sum(self.hand().values())
+        paying = self.paying()
+        self.query_one("#ct-rows").border_title = "Rows · 1-5 take" if view["phase"] == "turn" else "Rows"
+        for row, zone in enumerate(ROW_ZONES):
+            line = self.query_one(f"#ct-row-{row}", RowLine)
+            faces = view.faces_in(zone)
+            takeable = bool(faces) and held >= row and view["phase"] == "turn"
+            legal = any(isinstance(a, Take) and a.row == row for a in snap.legal)
+            text = Text(f"{row + 1} ", style="bold #ffd700" if legal else "dim")
+            text.append_text(row_cards(faces))
+            text.pad_right(ROW_WIDTH - text.cell_len)
+            text.append(" ")
+            if paying and row == view["taking"]:
+                text.append("◀ taking", style="bold #ffd700")
+            elif paying and row == view["paid"]:
+                text.append("◀ pay here", style="bold #ffd700")
+            elif paying and row < view["paid"]:
+                text.append("paid ✓", style="#9be39b")
+            elif not faces:
+                text.append("empty", style="dim")
+            else:
+                cost = "free" if row == 0 else f"pay {row}"
+                if view["phase"] != "turn":
+                    text.append(cost, style="dim")
+                elif takeable:
+                    text.append(f"{cost} ✓", style="#9be39b" if legal else "#5f8f6a")
+                else:
+                    text.append(f"{cost} ✗", style="#ff6b6b" if snap.my_turn else "#7a5050")
+            line.update(text)
+            line.set_class(legal, "-takeable")
+            line.set_class(paying and row == view["taking"], "-taking")
+            line.set_class(paying and row == view["paid"], "-paying")
+            if not faces:
+                line.tooltip = f"Row {row + 1} is empty"
+            elif row == 0:
+                line.tooltip = "Take row 1: it is free"
+            else:
+                line.tooltip = f"Take row {row + 1}: pay {row} card{'s' if row > 1 else ''} (you hold {held})"
+
+    def _draw_hand(self) -> None:
+        view = self.snapshot.view
+        hand = self.hand()
+        held = self.held_types()
+        removed = TYPES[view["removed"]] if view["removed"] >= 0 else None
+        self.hand_cursor = min(self.hand_cursor, max(0, len(held) - 1))
+        paying = self.paying()
+        highlighted = held[self.hand_cursor] if paying and held else None
+        for item in TYPES:
+            line = self.query_one(f"#ct-hand-{item}", HandLine)
+            symbol, colour, _, short = LOOK[item]
+            n = hand[item]
+            key_style = "bold #ffd700" if paying and n else "dim"
+            text = Text.assemble((PAY_KEYS[item], key_style), " ")
+            if item == removed:
+                text.append(f"{symbol} {short}", style="dim strike")
+                text.append(" out", style="dim")
+            else:
+                text.append_text(chip(item) if n else Text(f" {symbol} ", style="dim"))
+                label = f" {short}{' wild' if item == SANTA else ''}"
+                text.append(f"{label:<13}", style=colour if n else "dim")
+                text.append(f"{n:>2}", style="bold" if n else "dim")
+            line.update(text)
+            line.set_class(item == highlighted, "-selected")
+            line.tooltip = (
+                f"Pay one {NAMES[item]} onto row {view['paid'] + 1}" if paying else f"Play a set of {NAMES[item]}"
+            ) if n else f"You hold no {NAMES[item]}"
+        total = sum(hand.values())
+        box = self.query_one("#ct-hand")
+        box.border_title = f"Your hand · {total}"
+        box.set_class(paying, "-paying")
+
+    def _draw_sets(self) -> None:
+        snap = self.snapshot
+        was = self.offered[self.set_cursor] if self.offered and self.set_cursor < len(self.offered) else None
+        self.offered = offered_sets(self.hand())
+        if was in self.offered:
+            self.set_cursor = self.offered.index(was)
+        self.set_cursor = min(self.set_cursor, max(0, len(self.offered) - 1))
+        live = snap.my_turn and self.phase in ("turn", "play", "final")
+        top = self._set_top
+        if self.set_cursor < top:
+            top = self.set_cursor
+        elif self.set_cursor >= top + SET_LINES:
+            top = self.set_cursor - SET_LINES + 1
+        self._set_top = top = max(0, min(top, len(self.offered) - SET_LINES))
+        for slot in range(SET_LINES):
+            line = self.query_one(f"#ct-set-{slot}", SetLine)
+            index = top + slot
+            selected = live and index == self.set_cursor
+            line.set_class(selected, "-selected")
+            if index >= len(self.offered):
+                if slot == 0 and not self.offered:
+                    line.update(NO_SET)
+                else:
+                    line.update("")
+                line.tooltip = None
+                continue
+            play = self.offered[index]
+            size = play.naturals + play.santas
+            text = Text("▸ " if selected else "  ", style="bold #ffd700")
+            shown = set_text(play)
+            text.append_text(shown)
+            text.append(" " * (7 - shown.cell_len))
+            text.append(f"{LOOK[play.item][3][:8]:<9}", style=LOOK[play.item][1])
+            text.append(f"+{set_points(size)}", style="bold #9be39b")
+            line.update(text)
+            line.tooltip = f"Play {set_words(play)}: {pts(set_points(size))}"
+        box = self.query_one("#ct-sets")
+        box.set_class(live, "-live")
+        box.border_title = "Sets · p play" if live and self.offered else "Sets"
+        below = len(self.offered) - top - SET_LINES
+        box.border_subtitle = f"↓ {below} more" if below > 0 else ("↑ more" if top else "")
+
+    # -------------------------------------------------------------- the table screen's lines
+    def status_line(self) -> str:
+        view = self.snapshot.view
+        phase = view["phase"]
+        players = view["players"]
+        if phase == "over":
+            return f"{GAME.title} · game over"
+        whose = "your" if view["turn"] == self.me else f"{players[view['turn']]}'s"
+        if phase == "final":
+            return f"{GAME.title} · Final plays · {whose} last sets"
+        round_ = view["turns"] // len(players) + 1
+        ending = " · Last round!" if view["ending"] else ""
+        doing = {"pay": " (paying for a row)", "play": " (playing sets)"}.get(phase, "")
+        return f"{GAME.title} · Round {round_}{ending} · {whose} turn{doing}"
+
+    def prompt_line(self) -> str:
+        snap = self.snapshot
+        view = snap.view
+        phase = view["phase"]
+        if snap.result is not None:
+            return "The game is over."
+        if not snap.my_turn:
+            who = self.player_name(view["turn"])
+            if phase == "final":
+                return f"Final plays: {who} plays their last sets (no Surprise!)."
+            if phase == "pay":
+                return f"{who} is paying for row {view['taking'] + 1}."
+            return f"{who} is playing: taking a row or playing sets."
+        sets = "p plays the highlighted set (↑/↓ to choose)"
+        if phase == "pay":
+            row, paid = view["taking"], view["paid"]
+            return (
+                f"Taking row {row + 1}: pay 1 card onto row {paid + 1} ({paid} of {row} paid). "
+                f"Press the type's key ({' '.join(PAY_KEYS[t] for t in self.held_types())}), ←/→ Enter, or click it."
+            )
+        if phase == "play":
+            return f"Play another set: {sets}. Press d when done: then Surprise!"
+        if phase == "final":
+            return f"Final plays, no Surprise!: {sets}; d when you are done."
+        if self.offered and any(isinstance(a, Play) for a in snap.legal):
+            return f"Take a row (1-5, or click it) or play sets: {sets}."
+        return "Take a row: press 1-5 or click it. Row 1 is free; each row below costs 1 card per row skipped."
+
+    def player_lines(self) -> list[PlayerLine]:
+        view = self.snapshot.view
+        ending = bool(view["ending"]) and view["phase"] not in ("final", "over")
+        last = self.last_player()
+        lines = []
+        for seat, name in enumerate(view["players"]):
+            held = len(view.zone(f"hand.{seat}"))
+            points = len(view.zone(f"points.{seat}"))
+            summary = f"{held} card{'s' if held != 1 else ''} in hand"
+            lines.append(
+                PlayerLine(seat, name, pts(points), summary, seat in self.snapshot.to_act, "⚑" if ending and seat == last else "")
+            )
+        return lines
+
+    # -------------------------------------------------------------- input
+    # A key always sends an action: if it is not legal, the rules say why.
+    def action_take(self, row: int) -> None:
+        self.choose(Take(row))
+
+    def action_pay(self, item: str) -> None:
+        self.choose(Pay(item))
+
+    def action_play(self) -> None:
+        if self.offered:
+            self.choose(self.offered[self.set_cursor])
+        else:
+            self.choose(self._hopeless_set())
+
+    def action_done(self) -> None:
+        self.choose(Done())
+
+    def action_choose(self) -> None:
+        if self.phase == "pay":
+            held = self.held_types()
+            self.choose(Pay(held[self.hand_cursor]) if held else None)
+        else:
+            self.action_play()
+
+    def action_move_set(self, step: int) -> None:
+        if self.offered:
+            self.set_cursor = (self.set_cursor + step) % len(self.offered)
+            self._draw_sets()
+
+    def action_move_hand(self, step: int) -> None:
+        held = self.held_types()
+        if held:
+            self.hand_cursor = (self.hand_cursor + step) % len(held)
+            self._draw_hand()
+
+    def use_item(self, item: str) -> None:
+        """A click on a type in my hand: pay with it, or play its biggest set."""
+        held = self.held_types()
+        if item in held:
+            self.hand_cursor = held.index(item)
+        if self.phase == "pay":
+            self.choose(Pay(item))
+            return
+        mine = [p for p in self.offered if p.item == item]
+        if mine:
+            self.set_cursor = self.offered.index(mine[0])
+            self.choose(mine[0])
+        else:
+            self.choose(Play(item, self.hand()[item] if item != SANTA else 0, self.hand()[SANTA] if item == SANTA else 0))
+
+    def play_slot(self, slot: int) -> None:
+        index = self._set_top + slot
+        if index < len(self.offered):
+            self.set_cursor = index
+            self.choose(self.offered[index])
+
+    def _hopeless_set(self) -> Action:
+        """The nearest thing to a set in my hand, for the rules to say why it is none."""
+        hand = self.hand()
+        item = max(ITEMS, key=lambda t: hand[t])
+        return Play(item, hand[item], hand[SANTA])
