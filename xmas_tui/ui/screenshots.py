@@ -86,6 +86,35 @@ SCENES: tuple[Scene, ...] = (
         "Chip 'n' Dale: final scores and the tie-break",
         lambda: table_at("chip-n-dale", 4, 5, lambda s: False),
     ),
+    Scene(
+        "christmas-tree-table",
+        "Christmas Tree: your turn, just after a Santa Claus Surprise!",
+        lambda: table_at(
+            "christmas-tree", 4, 40,
+            lambda s: phase_is("turn")(s) and len(s.view.zone("hand.0")) < 4 and any(e.kind == "surprise" and e.seat == 0 for e in s.log[-6:]),
+        ),
+    ),
+    Scene(
+        "christmas-tree-pay",
+        "Christmas Tree: taking row 5, paying for the rows above it",
+        lambda: table_at("christmas-tree", 3, 3, lambda s: phase_is("pay")(s) and s.view["taking"] == 4 and s.view["paid"] == 1),
+    ),
+    Scene(
+        "christmas-tree-sets",
+        "Christmas Tree: a set scored, more to play, Surprise! to come",
+        lambda: table_at("christmas-tree", 3, 6, phase_is("play")),
+        ("down",),
+    ),
+    Scene(
+        "christmas-tree-final",
+        "Christmas Tree: the final plays, no Surprise!",
+        lambda: table_at("christmas-tree", 3, 4, phase_is("final")),
+    ),
+    Scene(
+        "christmas-tree-end",
+        "Christmas Tree: final scores, a tie broken by cards in hand",
+        lambda: table_at("christmas-tree", 5, 9, lambda s: False),
+    ),
 )
 
 

@@ -328,7 +328,7 @@ class ChristmasTreeBoard(Board):
             for index in view["scored"]:
                 line.append_text(symbols(TYPES[index], 1))
             line.append("\nThe others discard half of each (★: all).", style="#ff9f9f")
-        elif news:
+        elif news and not (snap.my_turn and self._scorer(news) == self.me):
             line = self._surprise_text(news)
         elif view["ending"]:
             line = badge(" Last round ", red)
@@ -338,10 +338,14 @@ class ChristmasTreeBoard(Board):
             line = Text(f"First to {pts(view['target'])} ends the game after the round.", style="dim")
         self.query_one("#ct-moment", Static).update(line)
 
+    def _scorer(self, news: range) -> int | None:
+        """Who scored the sets that made this Surprise!."""
+        return next((e.seat for e in reversed(self.snapshot.log[: news.start]) if e.kind == "score"), None)
+
     def _surprise_text(self, news: range) -> Text:
         """``Surprise! Ivy scored ★, draws 6`` over ``you −3★ · Holly −2★``."""
         log = self.snapshot.log
-        scorer = next((e.seat for e in reversed(log[: news.start]) if e.kind == "score"), None)
+        scorer = self._scorer(news)
         types: list[str] = []
         losses = Text()
         drawn = 0
@@ -456,7 +460,7 @@ class ChristmasTreeBoard(Board):
         if was in self.offered:
             self.set_cursor = self.offered.index(was)
         self.set_cursor = min(self.set_cursor, max(0, len(self.offered) - 1))
-        live = snap.my_turn and self.phase in ("turn", "play", "final")
+        live = snap.my_turn and self.phase in ("turn", "play", "final") and bool(self.offered)
         top = self._set_top
         if self.set_cursor < top:
             top = self.set_cursor
@@ -487,7 +491,7 @@ class ChristmasTreeBoard(Board):
             line.tooltip = f"Play {set_words(play)}: {pts(set_points(size))}"
         box = self.query_one("#ct-sets")
         box.set_class(live, "-live")
-        box.border_title = "Sets · p play" if live and self.offered else "Sets"
+        box.border_title = "Sets · p play" if live else "Sets"
         below = len(self.offered) - top - SET_LINES
         box.border_subtitle = f"↓ {below} more" if below > 0 else ("↑ more" if top else "")
 
@@ -519,20 +523,21 @@ class ChristmasTreeBoard(Board):
             if phase == "pay":
                 return f"{who} is paying for row {view['taking'] + 1}."
             return f"{who} is playing: taking a row or playing sets."
-        sets = "p plays the highlighted set (↑/↓ to choose)"
+        choose = "↑/↓ to choose a set, p or Enter to play it"
         if phase == "pay":
             row, paid = view["taking"], view["paid"]
+            keys = " ".join(PAY_KEYS[t] for t in self.held_types())
             return (
-                f"Taking row {row + 1}: pay 1 card onto row {paid + 1} ({paid} of {row} paid). "
-                f"Press the type's key ({' '.join(PAY_KEYS[t] for t in self.held_types())}), ←/→ Enter, or click it."
+                f"Taking row {row + 1}: pay 1 card onto row {paid + 1} ({paid} of {row} paid).\n"
+                f"Press a type's key ({keys}), ←/→ then Enter, or click it in your hand."
             )
         if phase == "play":
-            return f"Play another set: {sets}. Press d when done: then Surprise!"
+            return f"Play another set: {choose}.\nPress d when you are done: then Surprise!"
         if phase == "final":
-            return f"Final plays, no Surprise!: {sets}; d when you are done."
+            return f"Final plays (no Surprise!): {choose}.\nPress d when you are done."
         if self.offered and any(isinstance(a, Play) for a in snap.legal):
-            return f"Take a row (1-5, or click it) or play sets: {sets}."
-        return "Take a row: press 1-5 or click it. Row 1 is free; each row below costs 1 card per row skipped."
+            return "Take a row: press 1-5 or click it (row 1 is free, lower rows cost cards).\nOr play a set: ↑/↓ to choose one, p or Enter to play it, or click it."
+        return "Take a row: press 1-5 or click it.\nRow 1 is free; each row below it costs 1 card for each row skipped."
 
     def player_lines(self) -> list[PlayerLine]:
         view = self.snapshot.view
