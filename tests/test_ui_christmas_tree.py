@@ -118,12 +118,17 @@ async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
             await wait_for(pilot, lambda n=count: len(notes) > n)
             assert rule in notes[-1]
             assert TREE.digest(table._state) == before
+        # A click is refused the same way: I hold no Tree to make a set of.
+        await pilot.click("#ct-hand-tree")
+        await wait_for(pilot, lambda: len(notes) > 4)
+        assert "needs at least one Christmas Tree" in notes[-1]
+        assert TREE.digest(table._state) == before
         # Once a row is chosen it must be paid for: taking another is refused too.
         await pilot.press("3")
         await wait_for(pilot, lambda: table.snapshot().view["phase"] == "pay")
         paying = TREE.digest(table._state)
         await pilot.press("1")
-        await wait_for(pilot, lambda: len(notes) > 4)
+        await wait_for(pilot, lambda: len(notes) > 5)
         assert "you must first pay 1 card from your hand onto row 1" in notes[-1]
         assert TREE.digest(table._state) == paying
 

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Click
 from textual.widgets import Static
 
-from xmas_tui.games import Action, Event
+from xmas_tui.games import Event
 from xmas_tui.games.christmas_tree import (
     GAME,
     ITEMS,
@@ -565,7 +565,7 @@ class ChristmasTreeBoard(Board):
         if self.offered:
             self.choose(self.offered[self.set_cursor])
         else:
-            self.choose(self._hopeless_set())
+            self.choose(self._nearest_set())
 
     def action_done(self) -> None:
         self.choose(Done())
@@ -601,7 +601,7 @@ class ChristmasTreeBoard(Board):
             self.set_cursor = self.offered.index(mine[0])
             self.choose(mine[0])
         else:
-            self.choose(Play(item, self.hand()[item] if item != SANTA else 0, self.hand()[SANTA] if item == SANTA else 0))
+            self.choose(self._nearest_set(item))
 
     def play_slot(self, slot: int) -> None:
         index = self._set_top + slot
@@ -609,8 +609,11 @@ class ChristmasTreeBoard(Board):
             self.set_cursor = index
             self.choose(self.offered[index])
 
-    def _hopeless_set(self) -> Action:
-        """The nearest thing to a set in my hand, for the rules to say why it is none."""
+    def _nearest_set(self, item: str | None = None) -> Play:
+        """My cards of ``item`` (else of the type I hold most of) as a set, for the rules to say why it is none."""
         hand = self.hand()
-        item = max(ITEMS, key=lambda t: hand[t])
-        return Play(item, hand[item], hand[SANTA])
+        if item is None:
+            item = max(ITEMS, key=lambda t: hand[t])
+            if not hand[item]:
+                item = SANTA
+        return Play(item, 0 if item == SANTA else hand[item], hand[SANTA])
