@@ -9,7 +9,6 @@ import pytest
 
 from xmas_tui.ui.screenshots import SCENES, SIZE
 
-
 STILL = [s for s in SCENES if s.snapshot]
 
 
