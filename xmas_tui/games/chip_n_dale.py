@@ -222,6 +222,8 @@ PEEKS = tuple(Peek(s) for s in range(TREE_SLOTS))
 TAKES = tuple(Take(s) for s in range(TREE_SLOTS))
 STOP = Stop()
 CONTINUE = Continue()
+ONE_SEAT = tuple(frozenset((seat,)) for seat in range(8))
+NOBODY_ACTS: frozenset[int] = frozenset()
 
 # ---------------------------------------------------------------- state
 
@@ -335,10 +337,10 @@ player with more Treasure cards.
     # -------------------------------------------------------------- queries
     def to_act(self, state: State) -> frozenset[int]:
         if state.phase == "over":
-            return frozenset()
+            return NOBODY_ACTS
         if state.phase == "pass":
             return frozenset(self._passers(state))
-        return frozenset((state.turn,))
+        return ONE_SEAT[state.turn]
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state.phase == "pass":
