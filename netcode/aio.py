@@ -152,7 +152,7 @@ class AioEndpoint:
                 await stream.send(data, address)
             except OSError:
                 endpoint.note_drop("send_error")
-        if endpoint.has_events and self.on_event is not None:
+        if (endpoint.ready or endpoint.has_stalled) and self.on_event is not None:
             self._pump()  # e.g. the PeerGone of a peer we closed
             self._schedule_flush()
         self._rearm()
@@ -204,8 +204,7 @@ class AioEndpoint:
 
     def _shed_backlog(self) -> None:
         backlog = self._backlog
-        if backlog is None:
-            return
+        assert backlog is not None
         while backlog.qsize() > self._max_backlog:
             data, _ = backlog.get_nowait()
             if data is None:  # the transport closed: leave the marker for recv()
@@ -216,6 +215,9 @@ class AioEndpoint:
     async def _read(self) -> None:
         stream = self._stream
         endpoint = self.endpoint
+        backlog = self._backlog
+        ready = endpoint.ready
+        monotonic = time.monotonic
         while True:
             try:
                 data, address = await stream.recv()
@@ -224,12 +226,33 @@ class AioEndpoint:
             except OSError:  # e.g. ICMP port unreachable reported on the socket
                 endpoint.note_drop("socket_error")
                 continue
-            self._shed_backlog()
+            if backlog is not None and backlog.qsize() > self._max_backlog:
+                self._shed_backlog()
             if self.on_foreign is not None and self.on_foreign(data, address):
                 continue  # not a channel datagram (e.g. a discovery probe), and it was handled
-            endpoint.receive_datagram(data, address, time.monotonic())
-            if self.on_event is None:  # with a callback, flush() dispatches
+            endpoint.receive_datagram(data, address, monotonic())
+            callback = self.on_event
+            if callback is None:
                 self._pump()
                 # Let the application answer first, so acks ride on its replies.
                 await asyncio.sleep(0)
-            await self.flush()
+                await self.flush()
+                continue
+            # The hot path, written out: hand the events to the callback, then
+            # send at once whatever it answered together with our acks.
+            self._dispatching = True
+            try:
+                while ready:
+                    callback(ready.popleft())
+            finally:
+                self._dispatching = False
+            if self._closed:
+                return
+            for data, address in endpoint.datagrams_to_send(monotonic()):
+                try:
+                    await stream.send(data, address)
+                except OSError:
+                    endpoint.note_drop("send_error")
+            if ready:  # e.g. PeerGone of a peer that left as we answered
+                self._schedule_flush()
+            self._rearm()

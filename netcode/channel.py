@@ -15,17 +15,26 @@ How it works, in short:
 
 * Every datagram has a fresh packet sequence number and carries the highest
   packet number received from the peer plus a 64-bit bitfield of the ones
-  before it. Any packet that carries reliable data or a heartbeat is acked at
-  once (no delayed acks).
+  before it. Any packet that brings new reliable data or a heartbeat is acked
+  at once (no delayed acks); a packet of nothing but known copies is acked by
+  whatever goes out next, so copies cannot ping-pong.
 * Reliable messages are cut into units (one per message, or one per fragment
-  of a message above about a kilobyte) with consecutive unit ids. A unit is
-  done when any packet that carried it is acked. A packet is declared lost
-  when two later packets are acked (fast retransmit), and every unit has its
-  own RFC 6298 timeout (30 ms floor, 1.5x backoff). Small unacked units also
-  ride redundantly in the next few packets that go out anyway, so one lost
-  datagram rarely costs a round trip.
+  of a message above about 1.1 kB) with consecutive unit ids. A unit is done
+  when any packet that carried it is acked. A packet is declared lost once a
+  later packet was acked and it has been out longer than that round trip plus
+  a reorder window (RACK-style fast retransmit; the window grows only when a
+  "loss" turns out to have been reordering). Every unit also has its own
+  RFC 6298 timeout (30 ms floor, 1.5x backoff per timeout of that unit).
+* Redundancy, for small units: while unacked, a unit rides in later datagrams
+  that go out anyway, and is copied on a timer (every 0.4 srtt) if nothing
+  goes out, up to `Config.redundancy` extra copies; copies that do not fit get
+  one extra datagram per flush. One lost datagram rarely costs a round trip.
+* Acks that arrive are applied after any reply is built, so acknowledging our
+  own traffic never delays delivery or an answer.
 * The receiver keeps a bounded reorder buffer keyed by unit id, delivers in
-  order exactly once, and reassembles fragments.
+  order exactly once, and reassembles fragments. Events go to one bounded
+  queue; when it is full, units wait in the reorder buffer and, once that is
+  full, are refused unacked, so the sender backs off instead of losing data.
 * Intake is defensive: size, MAC, strict decode (see `netcode.envelope`), then
   a replay window over packet numbers, all before any state changes. Refusals
   are counted by reason in ``drops`` and never raise.
@@ -37,7 +46,9 @@ import os
 from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
+
+import msgpack
 
 from netcode.envelope import (
     MAX_DATAGRAM,
@@ -65,6 +76,7 @@ _UNIT_OVERHEAD = unit_overhead(False)
 _FRAGMENT_OVERHEAD = unit_overhead(True)
 _ACK_MASK = (1 << _ACK_BITS) - 1
 _INF = float("inf")
+_pack = msgpack.Packer().pack  # this module's own packer (one call, no hooks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,13 +230,69 @@ class _OutUnit:
         self.copy_at = _INF
 
 
-class _Sent(NamedTuple):
-    time: float
-    units: tuple[int, ...]
+#: What we remember of a sent packet: (time sent, ids of the units it carried).
+_Sent = tuple[float, tuple[int, ...]]
 
 
 class Connection:
     """Protocol state toward one remote peer. Sans-IO: feed it, drain it."""
+
+    __slots__ = (
+        "_ack_pending",
+        "_acks",
+        "_acks_in",
+        "_budget",
+        "_close_copies",
+        "_copies_due",
+        "_copies_enabled",
+        "_copy_interval",
+        "_counters",
+        "_events",
+        "_fragment_size",
+        "_largest_acked",
+        "_last_rtt_event",
+        "_next_seq",
+        "_next_unit",
+        "_on_gone",
+        "_opener",
+        "_partial",
+        "_partial_count",
+        "_payload_decoder",
+        "_pending",
+        "_recv_buffer",
+        "_recv_next",
+        "_reorder_window",
+        "_replay",
+        "_resend",
+        "_sealer",
+        "_sent",
+        "_single_unit_max",
+        "_suspects",
+        "_unacked",
+        "_unreliable",
+        "address",
+        "bytes_received",
+        "bytes_sent",
+        "config",
+        "created",
+        "drops",
+        "gone_reason",
+        "key",
+        "last_heard",
+        "last_sent",
+        "latest_rtt",
+        "local_id",
+        "min_rtt",
+        "packets_received",
+        "packets_sent",
+        "peer_id",
+        "rto",
+        "rttvar",
+        "srtt",
+        "stalled",
+        "table_id",
+        "_max_events",
+    )
 
     def __init__(
         self,
@@ -276,6 +344,7 @@ class Connection:
         self._partial_count = 0
         self._events: deque[Event] = deque() if events is None else events
         self.stalled = False  # deliveries held back because the event queue was full
+        self._max_events = config.max_events
         self._opener = Opener(key, self.local_id, table_id)
         self._sealer = Sealer(key, self.peer_id, table_id, self.local_id)
         self._payload_decoder = payload_decoder(config.max_message)
@@ -308,7 +377,10 @@ class Connection:
         """Queue `payload` (plain msgpack data) for in-order exactly-once delivery."""
         if self.gone_reason is not None:
             raise PeerClosed(f"peer {self.peer_id} is gone ({self.gone_reason})")
-        data = encode_payload(payload)
+        try:
+            data = _pack(payload)
+        except (TypeError, ValueError, OverflowError):
+            data = encode_payload(payload)  # raises the explanatory TypeError
         cfg = self.config
         if len(data) > cfg.max_message:
             raise ValueError(f"message of {len(data)} bytes exceeds {cfg.max_message}")
@@ -390,11 +462,11 @@ class Connection:
     def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
         """Take one datagram off the wire. Never raises; bad input is counted."""
         try:
-            envelope = self._opener.open(data)
+            envelope = self._opener.open_fields(data)
         except Dropped as dropped:
             self.drops[dropped.reason] += 1
             return
-        if envelope.sender != self.peer_id:
+        if envelope[2] != self.peer_id:
             self.drops["unknown_peer"] += 1
             return
         self.receive_envelope(envelope, address, now, len(data))
@@ -424,6 +496,8 @@ class Connection:
             # Applied in datagrams_to_send, after any reply is built: acks of
             # our own packets never hold up delivery or an answer.
             self._acks_in.append((ack, ack_bits, now))
+            if len(self._acks_in) > 64:  # nobody asked for datagrams lately
+                self._apply_acks()
         accepted = True
         if kind is _DATA:
             units, unreliables = body
@@ -437,12 +511,17 @@ class Connection:
                     and len(unit) == 2
                     and not self._recv_buffer
                     and not self._partial
-                    and len(self._events) < self.config.max_events
+                    and len(self._events) < self._max_events
                 ):
                     # the common case: the next unit, whole, nothing waiting
                     self._recv_next += 1
-                    self._deliver(unit[1])
                     eliciting = True
+                    try:
+                        payload = self._payload_decoder.decode(unit[1])
+                    except ValueError:
+                        self.drops["bad_payload"] += 1
+                        continue
+                    self._events.append(Delivered(self.peer_id, payload))
                     continue
                 taken = self._accept_unit(unit)
                 if taken is None:
@@ -472,6 +551,17 @@ class Connection:
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
         """Everything due now, sealed and addressed."""
+        if (
+            len(self._pending) == 1
+            and not self._unacked
+            and not self._resend
+            and not self._unreliable
+            and self.gone_reason is None
+        ):  # the common case: one new message, nothing else in flight
+            out = self._build_one(now)
+            if self._acks_in:
+                self._apply_acks()
+            return out
         if self._acks_in and not (self._pending or self._unreliable):
             self._apply_acks()  # nothing new waits, so settle first
         out = self._build(now)
@@ -573,7 +663,7 @@ class Connection:
         unit.resend_at = now + self.rto
         if self._copies_enabled and unit.cost <= self.config.redundancy_max_unit:
             unit.copy_at = now + self._copy_interval
-        self._sent[seq] = _Sent(now, (uid,))
+        self._sent[seq] = (now, (uid,))
         acks = self._acks
         data = self._sealer.seal(
             seq, acks.highest, (acks.mask >> 1) & _ACK_MASK, _DATA, [[unit.wire], ()]
@@ -642,7 +732,7 @@ class Connection:
 
     def _record(self, seq: int, now: float, units: tuple[int, ...]) -> None:
         sent = self._sent
-        sent[seq] = _Sent(now, units)
+        sent[seq] = (now, units)
         if len(sent) > self.config.max_sent_records:
             oldest = next(iter(sent))
             self._lose(oldest, sent.pop(oldest))
@@ -723,10 +813,10 @@ class Connection:
             unacked = self._unacked
             resend = self._resend
             for seq in acked:
-                record = sent.pop(seq)
+                sent_at, carried = sent.pop(seq)
                 if seq == ack:
-                    newest_sample = now - record.time
-                for uid in record.units:
+                    newest_sample = now - sent_at
+                for uid in carried:
                     if unacked.pop(uid, None) is not None and resend:
                         resend.discard(uid)
         if ack > self._largest_acked:
@@ -751,11 +841,11 @@ class Connection:
             if seq >= horizon:
                 break
             record = sent[seq]
-            if record.time > deadline:
+            if record[0] > deadline:
                 break
             del sent[seq]
             self._lose(seq, record)
-            self._suspects[seq] = newest_acked - record.time
+            self._suspects[seq] = newest_acked - record[0]
             if len(self._suspects) > 256:
                 del self._suspects[next(iter(self._suspects))]
 
@@ -777,7 +867,7 @@ class Connection:
     def _lose(self, seq: int, record: _Sent) -> None:
         """A packet is presumed lost: resend what it carried, unless sent again since."""
         unacked = self._unacked
-        for uid in record.units:
+        for uid in record[1]:
             unit = unacked.get(uid)
             if unit is not None and unit.last_seq == seq:
                 self._resend.add(uid)
@@ -941,11 +1031,14 @@ class Endpoint:
         self.accept_unknown = accept_unknown
         self.max_peers = max_peers
         self.peers: dict[int, Connection] = {}
+        #: Ready events of every peer, oldest first (bounded by `Config.max_events`);
+        #: `next_event` pops from it, and so may an I/O adapter.
+        self.ready: deque[Event] = deque()
         self._opener = Opener(key, self.local_id, table_id)
         self._reap_due = False
         self._departed: deque[int] = deque(maxlen=tombstones)
         self._departed_set: set[int] = set()
-        self._events: deque[Event] = deque()
+        self._events = self.ready
         self._drops: Counter[str] = Counter()
         self._retired_drops: Counter[str] = Counter()
         self._retired_counters: Counter[str] = Counter()
@@ -1008,7 +1101,12 @@ class Endpoint:
     @property
     def has_events(self) -> bool:
         """Whether `next_event` would return something now (cheap to ask)."""
-        return bool(self._events)
+        return bool(self._events) or self.has_stalled
+
+    @property
+    def has_stalled(self) -> bool:
+        """Whether some peer holds deliveries back because `ready` was full."""
+        return any(conn.stalled for conn in self.peers.values())
 
     def note_drop(self, reason: str) -> None:
         """Count a datagram refused outside the endpoint (by the I/O adapter)."""
@@ -1034,23 +1132,23 @@ class Endpoint:
     def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
         """Take one datagram off the socket. Never raises; bad input is counted."""
         try:
-            env = self._opener.open(data)
+            env = self._opener.open_fields(data)
         except Dropped as dropped:
             self._drops[dropped.reason] += 1
             return
         conn = self.peers.get(env[2])
         if conn is None:
-            if env.sender in self._departed_set:
+            if env[2] in self._departed_set:
                 self._drops["departed_peer"] += 1
                 return
             if not self.accept_unknown or len(self.peers) >= self.max_peers:
                 self._drops["unknown_peer"] += 1
                 return
-            if env.sender == self.local_id:
+            if env[2] == self.local_id:
                 self._drops["unknown_peer"] += 1
                 return
-            conn = self.connect(env.sender, address, now)
-            self._events.append(PeerJoined(env.sender, address))
+            conn = self.connect(env[2], address, now)
+            self._events.append(PeerJoined(env[2], address))
         conn.receive_envelope(env, address, now, len(data))
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:

@@ -254,7 +254,11 @@ class Opener:
         self._decoder = envelope_decoder()
 
     def open(self, data: bytes) -> Envelope:
-        """The envelope in `data`, or `Dropped` with the reason.
+        """The envelope in `data`, or `Dropped` with the reason."""
+        return Envelope(*self.open_fields(data))
+
+    def open_fields(self, data: bytes) -> tuple:
+        """`open`, as a plain tuple in `Envelope` order (the receive hot path).
 
         Order matters: size first, then the MAC over the raw bytes, and only
         then msgpack decoding with strict limits and a full shape check.
@@ -274,10 +278,10 @@ class Opener:
             version, tid, sender, seq, ack, ack_bits, kind, body, _ = self._decoder.decode(data)
         except Exception as exc:  # any decoding failure is the sender's problem, not ours
             raise Dropped("malformed") from exc
-        if version != VERSION or type(version) is not int:
-            raise Dropped("version")
         if tid != self.table_id:
             raise Dropped("wrong_table")
+        if version != VERSION or type(version) is not int:
+            raise Dropped("version")
         if not (type(sender) is type(seq) is type(ack) is type(ack_bits) is type(kind) is int):
             raise Dropped("malformed")
         # msgpack ints stop at 2**64, so these bounds are all that is left to check
@@ -289,7 +293,7 @@ class Opener:
             _check_data_body(body)
         elif body is not None:
             raise Dropped("malformed")
-        return Envelope(version, tid, sender, seq, ack, ack_bits, _KINDS[kind], body)
+        return version, tid, sender, seq, ack, ack_bits, _KINDS[kind], body
 
 
 def open_datagram(data: bytes, key: bytes, receiver: int, table_id: bytes) -> Envelope:
