@@ -28,8 +28,11 @@ def test_importing_all_of_netcode_pulls_in_neither_games_nor_textual() -> None:
     assert "textual" not in roots
 
 
-def test_every_module_has_a_docstring_saying_what_it_owns_and_must_not_touch() -> None:
-    for name in MODULES:
+TRANSPORT = ["aio", "bench", "channel", "envelope", "faultproxy", "faults", "sim"]
+
+
+def test_every_transport_module_says_what_it_owns_and_must_not_touch() -> None:
+    for name in TRANSPORT:
         doc = ast.get_docstring(
             ast.parse((Path(netcode.__file__).parent / f"{name}.py").read_text())
         )
