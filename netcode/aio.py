@@ -29,7 +29,7 @@ from typing import Any
 
 import asyncio_dgram
 
-from netcode.channel import Address, Endpoint, Event
+from netcode.channel import Address, Endpoint, Event, PeerClosed
 
 
 class AioEndpoint:
@@ -81,11 +81,14 @@ class AioEndpoint:
     async def send_reliable(self, peer_id: int, payload: Any) -> None:
         """Queue a reliable message and send it at once."""
         endpoint = self.endpoint
-        endpoint.send_reliable(peer_id, payload)
+        conn = endpoint.peers.get(peer_id)
+        if conn is None:
+            raise PeerClosed(f"no peer {peer_id}")
+        conn.send_reliable(payload)
         if self._closed:
             return
         stream = self._stream
-        for data, address in endpoint.datagrams_to_send(time.monotonic()):
+        for data, address in conn.datagrams_to_send(time.monotonic()):
             try:
                 await stream.send(data, address)
             except OSError:
