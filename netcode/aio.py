@@ -1,6 +1,6 @@
 """The asyncio adapter: one `Endpoint` on one asyncio-dgram socket.
 
-Owns: the socket, the clock (``time.monotonic``, the only place `netcode`
+Owns: the socket, the clock (``time.monotonic``: the only place the transport
 reads it), the timer handle and a bounded queue of events for the application.
 
 Must not touch: protocol decisions. Everything about sequence numbers, acks,
@@ -58,6 +58,7 @@ class AioEndpoint:
         self._timer_at: float | None = None
         self._flush_soon: asyncio.Handle | None = None
         self._dispatching = False
+        self._flushes: set[asyncio.Task[None]] = set()
         self._reader = self._loop.create_task(self._read())
         self._closed = False
 
@@ -178,7 +179,12 @@ class AioEndpoint:
 
     def _start_flush(self) -> None:
         self._flush_soon = None
-        self._loop.create_task(self.flush())
+        self._spawn_flush()
+
+    def _spawn_flush(self) -> None:
+        task = self._loop.create_task(self.flush())
+        self._flushes.add(task)  # the loop keeps only a weak reference
+        task.add_done_callback(self._flushes.discard)
 
     def _pump(self) -> None:
         """Hand ready events to the callback, or to the bounded queue as far as it fits."""
@@ -203,7 +209,7 @@ class AioEndpoint:
         self._timer = None
         self._timer_at = None
         self.endpoint.handle_timer(time.monotonic())
-        self._loop.create_task(self.flush())
+        self._spawn_flush()
 
     def _shed_backlog(self) -> None:
         backlog = self._backlog
