@@ -11,6 +11,16 @@ A player who drops keeps their seat for ``hold`` seconds (everyone sees the
 countdown), then a bot plays it; running the same join again (same name)
 hands the seat back, with that seat's view.
 
+Fair play (``netcode.fairplay``): the host commits to a secret before anyone
+joins (in the announcement, the probe answer and ``welcome``); each player
+commits to a nonce in ``hello`` and reveals it when the host deals
+(``deal?``/``nonce``, at most ``NONCE_TIMEOUT`` seconds; a seat that does not
+answer is left out of the seed by a note in the public log). Every card the
+rules make is committed in the next snapshot to everyone; a face shown to a
+seat comes with its opening (the salt) the first time. The final message
+reveals the secret, the nonces and the action log, so every peer can replay
+the game and check it.
+
 Host election: the creator of a table is its host, at epoch 1; every message
 from the host carries its epoch and clients drop messages from an older one.
 When the host goes silent the peers notice within about a second (the
@@ -43,6 +53,7 @@ from netcode.channel import (
 )
 from netcode.discovery import PROBE, Announcer, TableInfo, discovery_address
 from netcode.envelope import table_key
+from netcode.fairplay import NONCE_BYTES, NONCE_TIMEOUT, Ledger, new_secret
 
 PROTOCOL = 1
 EPOCH = 1
@@ -61,7 +72,11 @@ class Rules(Protocol):
     def act(self, seat: int, action: Any) -> list[Any]:
         """Apply a wire action for ``seat``; return the events (wire); raise ``RuleError``."""
 
-    def view(self, seat: int | None) -> Any: ...
+    def view(self, seat: int | None) -> Any:
+        """The view of ``seat``: a mapping whose ``"faces"`` lists ``[handle, face]`` it may see."""
+
+    def made(self) -> list[tuple[int, str]]:
+        """The (handle, face) of every card made since the last call (to be committed)."""
 
     def legal(self, seat: int) -> list[Any]: ...
 
@@ -74,7 +89,8 @@ class Rules(Protocol):
         """A hash of the public state: the same on every honest peer."""
 
 
-RulesFactory = Callable[[list[str]], Rules]
+#: ``make_rules(names, seed)``: the game dealt from the fair seed.
+RulesFactory = Callable[[list[str], bytes], Rules]
 
 
 @dataclass
@@ -96,6 +112,8 @@ class Guest:
     rtt: float | None = None
     welcomed: bool = False
     extra: dict = field(default_factory=dict)
+    commits_sent: int = 0
+    opened: set[int] = field(default_factory=set)
 
 
 def clean_name(name: Any) -> str | None:
@@ -125,10 +143,13 @@ class HostTable:
         bot_delay: float = 0.0,
         auto_start: bool = False,
         table_id: bytes | None = None,
+        secret: bytes | None = None,
     ) -> None:
         self.game, self.title, self.code, self.host_name = game, title, code, host_name
         self.table_id = table_id or os.urandom(8)
         self.make_rules = make_rules
+        self.ledger = Ledger(game, self.table_id, secret or new_secret())
+        self.dealing = False
         self.bind = bind
         self.discovery = discovery or discovery_address()
         self.announce = announce
@@ -162,13 +183,14 @@ class HostTable:
 
     @property
     def started(self) -> bool:
-        return self.rules is not None
+        """True from the call to ``start()`` on (the deal may still wait for nonces)."""
+        return self.rules is not None or self.dealing
 
     def info(self) -> TableInfo:
         taken = sum(1 for s in self.seats if s.state != "open")
         return TableInfo(
             self.table_id, self.game, self.title, self.host_name, len(self.seats), taken,
-            self.address[1], self.peer_id, self.started,
+            self.address[1], self.peer_id, self.started, self.ledger.commitment,
         )  # fmt: skip
 
     def roster(self) -> list[dict]:
@@ -228,16 +250,48 @@ class HostTable:
 
     # -------------------------------------------------------------- the game
     def start(self) -> None:
-        """Deal: open seats become bots, and everyone gets their first view."""
+        """Deal: open seats become bots, the players reveal their nonces, then everyone gets a view.
+
+        With players at the table this asks for their nonces and deals when all
+        have answered or after ``NONCE_TIMEOUT`` seconds; with bots alone it deals at once.
+        """
         if self.started:
             return
+        self.dealing = True
         for seat in self.seats:
             if seat.state == "open":
                 seat.state = "bot"
+        committed = {
+            guest.seat for guest in self.guests.values()
+            if guest.seat is not None and guest.seat in self.ledger.nonce_commits
+        }  # fmt: skip
+        for seat in set(self.ledger.nonce_commits) - committed:
+            del self.ledger.nonce_commits[seat]  # the player left before the deal
+        if not committed:
+            self._deal()
+            return
+        for peer, guest in self.guests.items():
+            if guest.seat in committed:
+                self._send(peer, {"t": "deal?"})
+        self._tasks.append(asyncio.get_running_loop().create_task(self._deal_soon()))
+
+    async def _deal_soon(self) -> None:
+        deadline = time.monotonic() + NONCE_TIMEOUT
+        while self.rules is None and self.ledger.waiting_for() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        self._deal()
+
+    def _deal(self) -> None:
+        if self.rules is not None:
+            return
         names = [s.name or f"Bot {i + 1}" for i, s in enumerate(self.seats)]
         for i, seat in enumerate(self.seats):
             seat.name = names[i]
-        self.rules = self.make_rules(names)
+        seed = self.ledger.fix_seed(len(self.seats))
+        self.rules = self.make_rules(names, seed)
+        self.ledger.made(self.rules.made())
+        self.log.extend(["fair", note, None] for note in self.ledger.notes)
+        self.dealing = False
         self._broadcast()
 
     def _send(self, peer: int, payload: dict) -> None:
@@ -266,6 +320,12 @@ class HostTable:
             "roster": self.roster(),
         }
         guest.log_sent = len(self.log)
+        commitments = self.ledger.commitments
+        snap["commits"] = [[h, c] for h, c in commitments[guest.commits_sent :]]
+        guest.commits_sent = len(commitments)
+        fresh = [h for h, _ in snap["view"]["faces"] if h not in guest.opened]
+        snap["open"] = [[h, self.ledger.salt(h)] for h in fresh]
+        guest.opened.update(fresh)
         return snap
 
     def _broadcast(self) -> None:
@@ -278,7 +338,8 @@ class HostTable:
             else:
                 self._send(peer, self._snapshot_for(guest))
         if self.rules is not None and self.rules.result() is not None and not self.finished.is_set():
-            final = {"t": "final", "public": self.rules.view(None), "digest": self.rules.digest()}
+            final = {"t": "final", "public": self.rules.view(None), "digest": self.rules.digest(),
+                     "result": self.rules.result(), "fair": self.ledger.public()}
             for peer, guest in self.guests.items():
                 if guest.welcomed:
                     self._send(peer, dict(final))
@@ -292,6 +353,8 @@ class HostTable:
     def _act(self, seat: int, action: Any) -> None:
         assert self.rules is not None
         events = self.rules.act(seat, action)
+        self.ledger.actions.append((seat, action))
+        self.ledger.made(self.rules.made())
         self.log.extend(events)
 
     # -------------------------------------------------------------- intake
@@ -323,6 +386,8 @@ class HostTable:
             self._hello(peer, msg)
         elif kind == "act":
             self._action(peer, msg)
+        elif kind == "nonce":
+            self._nonce(peer, msg)
         elif kind == "bye":
             self._left(peer)
         else:
@@ -338,14 +403,27 @@ class HostTable:
             self._send(peer, {"t": "refused", "why": f"{name!r} is already playing at this table; choose another name"})
             return
         self.guests[peer] = Guest(name, seat, welcomed=True)
+        commit = msg.get("nc")
+        if seat is not None and not self.started and isinstance(commit, bytes) and len(commit) == 32:
+            self.ledger.nonce_commits[seat] = commit
         self._send(peer, {
             "t": "welcome", "seat": seat, "game": self.game, "title": self.title,
             "seats": len(self.seats), "host": self.host_name, "started": self.started,
+            "commit": self.ledger.commitment,
         })  # fmt: skip
         if self.auto_start and not self.started and all(s.state != "open" for s in self.seats):
             self.start()
             return
         self._broadcast()
+
+    def _nonce(self, peer: int, msg: dict) -> None:
+        """A player's nonce, revealed for the deal (checked against its commitment when the seed is made)."""
+        guest = self.guests.get(peer)
+        nonce = msg.get("n")
+        if guest is None or guest.seat is None or not self.dealing:
+            return
+        if isinstance(nonce, bytes) and len(nonce) == NONCE_BYTES:
+            self.ledger.reveal_nonce(guest.seat, nonce)
 
     def _seat_for(self, name: str, peer: int) -> int | None:
         """The seat a player gets: their own again, else a free one; None: spectator; -1: name taken."""

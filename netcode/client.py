@@ -5,6 +5,12 @@ Owns: finding the table (by its announcement or by probing a typed
 latest snapshot the host sent for my seat (the log assembled in order), the
 roster, answers to my actions, and noticing a silent host.
 
+Fair play: the client commits to a nonce in ``hello`` and reveals it when the
+host asks (``deal?``); a ``Verifier`` keeps every card commitment and checks
+every opening on receipt. A mismatch sets ``alarm`` at once (the UI shows it
+in red). The replay of the whole game at the end needs the rules, so it lives
+in ``xmas_tui.audit``; the secret and my nonce are checked here.
+
 Messages from an older host epoch are dropped. Must not touch: games, the UI.
 """
 
@@ -21,6 +27,7 @@ from netcode.authority import EPOCH, PROTOCOL
 from netcode.channel import Delivered, Endpoint, PeerGone
 from netcode.discovery import TableInfo, probe
 from netcode.envelope import table_key
+from netcode.fairplay import Verifier
 
 
 class JoinError(Exception):
@@ -46,6 +53,9 @@ class ClientTable:
         self.log: list[Any] = []
         self.final: dict | None = None
         self.host_gone: str | None = None
+        self.verifier: Verifier | None = None
+        #: the first fair-play failure seen during the game, for the player's screen
+        self.alarm: str | None = None
         self.epoch = EPOCH
         self.received: list[Any] = []  # every payload, for audits and leak tests
         self.keep_received = False
@@ -73,13 +83,15 @@ class ClientTable:
         info = self.info
         key = table_key(self.code, info.table_id)
         endpoint = Endpoint(key, info.table_id, accept_unknown=False)
+        self.verifier = Verifier(info.game, info.table_id, info.seed_commit or None)
         family_host = "::" if ":" in self.address[0] else "0.0.0.0"
         self.aio = await AioEndpoint.bind(endpoint, (family_host, 0))
         loop = asyncio.get_running_loop()
         self._welcome = loop.create_future()
         self._reader = loop.create_task(self._read())
         await self.aio.connect(info.peer, self.address)
-        await self.aio.send_reliable(info.peer, {"t": "hello", "v": PROTOCOL, "name": self.name})
+        await self.aio.send_reliable(info.peer, {"t": "hello", "v": PROTOCOL, "name": self.name,
+                                                    "nc": self.verifier.nonce_commit})
         try:
             welcome = await asyncio.wait_for(asyncio.shield(self._welcome), timeout)
         except TimeoutError:
@@ -90,6 +102,12 @@ class ClientTable:
             raise JoinError(f"The host refused: {welcome.get('why')}")
         self.welcome = welcome
         self.seat = welcome.get("seat")
+        self.verifier.seat = self.seat
+        commit = welcome.get("commit")
+        if self.verifier.seed_commit is None and isinstance(commit, bytes):
+            self.verifier.seed_commit = commit
+        elif commit != self.verifier.seed_commit:
+            self._raise_alarm(["the host's welcome carries a different secret commitment from its announcement"])
         return welcome
 
     # -------------------------------------------------------------- acting
@@ -155,7 +173,14 @@ class ClientTable:
         if kind in ("welcome", "refused"):
             if self._welcome is not None and not self._welcome.done():
                 self._welcome.set_result(msg)
+        elif kind == "deal?":
+            if self.verifier is not None and self.aio is not None and self.info is not None:
+                self.aio.send_reliable_nowait(self.info.peer, {"t": "nonce", "n": self.verifier.nonce})
+            return
         elif kind == "snap":
+            if self.verifier is not None:
+                faces = {h: f for h, f in msg["view"]["faces"]}
+                self._raise_alarm(self.verifier.receive(msg.get("commits", []), msg.get("open", []), faces))
             at = msg["log_at"]
             self.log[at:] = msg["log"]
             self.snapshot = msg
@@ -173,6 +198,11 @@ class ClientTable:
                     pending.set_exception(ActionRefused(str(msg.get("why"))))
             return
         self._notify()
+
+    def _raise_alarm(self, alarms: list[str]) -> None:
+        if alarms and self.alarm is None:
+            more = f" (and {len(alarms) - 1} more)" if len(alarms) > 1 else ""
+            self.alarm = f"CHEATING DETECTED: {alarms[0]}{more}"
 
     def _notify(self) -> None:
         for listener in list(self._listeners):

@@ -83,6 +83,8 @@ class TableInfo:
     port: int
     peer: int
     started: bool = False
+    #: the host's commitment to its secret (fair play), made before anyone joins
+    seed_commit: bytes = b""
 
     @property
     def free(self) -> int:
@@ -101,6 +103,7 @@ class TableInfo:
                 "port": self.port,
                 "peer": self.peer,
                 "started": self.started,
+                "commit": self.seed_commit,
             },
             use_bin_type=True,
         )
@@ -123,7 +126,7 @@ class TableInfo:
             info = cls(
                 table_id=raw["table"], game=raw["game"], title=raw["title"], host=raw["host"],
                 seats=raw["seats"], taken=raw["taken"], port=raw["port"], peer=raw["peer"],
-                started=raw["started"],
+                started=raw["started"], seed_commit=raw.get("commit", b""),
             )  # fmt: skip
         except KeyError as exc:
             raise ValueError(f"missing {exc.args[0]}") from None
@@ -137,6 +140,7 @@ class TableInfo:
             0 <= info.peer < 2**63,
             0 < info.port < 65536 and 0 <= info.taken <= info.seats <= 64,
             isinstance(info.started, bool),
+            isinstance(info.seed_commit, bytes) and len(info.seed_commit) in (0, 32),
         )
         if not all(checks):
             raise ValueError("malformed")

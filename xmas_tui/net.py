@@ -19,7 +19,9 @@ from typing import Any
 from netcode.authority import HostTable, RuleError
 from netcode.client import ActionRefused, ClientTable
 from netcode.discovery import Listener
+from netcode.fairplay import secret_from_seed
 
+from .audit import made_since
 from .bots import Bot, make_bot
 from .games import Action, ActionError, Event, Game, IllegalAction, Result, Rng, View
 from .games.engine import pack
@@ -42,7 +44,7 @@ def public_digest(public_view: dict) -> str:
 class GameRules:
     """One of our engines as the host runs it: plain data in and out, bots included."""
 
-    def __init__(self, game: Game, players: Sequence[str], *, seed: int | str | None = None, bot: str = "smart") -> None:
+    def __init__(self, game: Game, players: Sequence[str], *, seed: bytes | int | str | None = None, bot: str = "smart") -> None:
         self.game = game
         self.seed = seed if seed is not None else secrets.randbelow(2**62)
         self.rng = Rng(self.seed)
@@ -50,7 +52,13 @@ class GameRules:
         self.bots: dict[int, Bot] = {
             seat: make_bot(game.id, bot, seat, self.rng.fork(f"bot/{seat}")) for seat in range(len(players))
         }
+        self._made_upto = 1
         self._observe()
+
+    def made(self) -> list[tuple[int, str]]:
+        """Every card made since the last call, as (handle, face), for the host's commitments."""
+        fresh, self._made_upto = made_since(self.state.cards, self._made_upto)
+        return fresh
 
     def _observe(self) -> None:
         for bot in self.bots.values():
@@ -107,9 +115,9 @@ def make_host(
 ) -> HostTable:
     return HostTable(
         game=game.id, title=game.title, seats=players, code=code, host_name=name,
-        make_rules=lambda names: GameRules(game, names, seed=seed, bot=bot),
+        make_rules=lambda names, fair_seed: GameRules(game, names, seed=fair_seed, bot=bot),
         bind=(bind_host, port), discovery=discovery, bot_seats=bot_seats, bot_delay=bot_delay,
-        hold=hold, auto_start=auto_start,
+        hold=hold, auto_start=auto_start, secret=secret_from_seed(seed) if seed is not None else None,
     )  # fmt: skip
 
 
@@ -125,6 +133,7 @@ class NetTable(Table):
         self.players = ()
         self._events: list[Event] = []
         self._done = asyncio.Event()
+        self._audit: dict | None = None
         client.subscribe(self._changed)
 
     def _changed(self) -> None:
@@ -137,7 +146,17 @@ class NetTable(Table):
 
     @property
     def problem(self) -> str | None:
-        return self.client.host_gone
+        return self.client.alarm or self.client.host_gone
+
+    def audit(self) -> dict | None:
+        """The end-of-game audit of this seat (``None`` before the final message)."""
+        if self.client.final is None:
+            return None
+        if self._audit is None:
+            from .audit import audit_client
+
+            self._audit = audit_client(self.client)
+        return self._audit
 
     @property
     def networked(self) -> bool:
@@ -194,7 +213,8 @@ class NetTable(Table):
 
 async def headless_host(game: Game, players: int, *, code: str, name: str, port: int, bot: str,
                         bots: int, discovery: tuple[str, int] | None, bind_host: str = "0.0.0.0",
-                        hold: float = 30.0, seed: int | None = None, wait: float = 120.0) -> dict:
+                        hold: float = 30.0, seed: int | None = None, wait: float = 120.0,
+                        log: str | None = None) -> dict:
     """Host a table whose own seat a bot plays; start when every seat is taken."""
     host = make_host(game, players, code=code, name=name, port=port, bind_host=bind_host,
                      discovery=discovery, bot=bot, bot_seats=1 + bots, auto_start=True, hold=hold, seed=seed)
@@ -205,10 +225,14 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
         await asyncio.wait_for(host.finished.wait(), wait)
         await host.run()
         assert host.rules is not None
+        from .audit import audit_log, host_log, write_log
+
+        record = host_log(host)
+        verdict = audit_log(record)
         return {
             "game": game.id, "seat": 0, "role": "host", "code": code, "port": host.address[1],
             "result": host.rules.result(), "digest": host.rules.digest(),
-            "drops": dict(host.endpoint.drops),
+            "drops": dict(host.endpoint.drops), "audit": verdict, "log": str(write_log(record, log)),
         }
     finally:
         await host.close()
@@ -240,20 +264,30 @@ async def play_seat(client: ClientTable, game: Game, bot: str, *, wait: float = 
     await asyncio.wait_for(play(), wait)
 
 
-def summary(client: ClientTable, game: Game) -> dict:
-    """The JSON line of a headless seat: game, seat, result and the public digest."""
+def summary(client: ClientTable, game: Game, *, log: str | None | bool = False) -> dict:
+    """The JSON line of a headless seat: game, seat, result, the public digest and the audit.
+
+    ``log``: ``False`` writes no log, ``None`` writes it to the default place, else to that path.
+    """
+    from .audit import audit_client, write_log
+
     final = client.final
     assert final is not None
+    verdict = audit_client(client)
+    record = verdict.pop("log")
+    written = {"log": str(write_log(record, log))} if log is not False else {}
     return {
         "game": game.id, "seat": client.seat, "role": "join",
         "result": client.snapshot["result"] if client.snapshot else None,
         "digest": public_digest(final["public"]), "host_digest": final["digest"],
         "drops": dict(client.aio.endpoint.drops) if client.aio else {},
+        "audit": verdict, **written,
     }  # fmt: skip
 
 
 async def headless_join(game_id: str | None, *, address: tuple[str, int] | None, code: str, name: str,
-                        bot: str, discovery: tuple[str, int] | None = None, wait: float = 120.0) -> dict:
+                        bot: str, discovery: tuple[str, int] | None = None, wait: float = 120.0,
+                        log: str | None = None) -> dict:
     """Join a table and let a bot play my seat; return the JSON summary."""
     from .games import get_game
 
@@ -264,7 +298,7 @@ async def headless_join(game_id: str | None, *, address: tuple[str, int] | None,
         welcome = await client.join()
         game = get_game(welcome["game"])
         await play_seat(client, game, bot, wait=wait)
-        return summary(client, game)
+        return summary(client, game, log=log)
     finally:
         await client.close()
 

@@ -1,0 +1,250 @@
+"""Fair play: commitments, the shared seed, and checking openings.
+
+Owns the game-agnostic half of "nobody chooses the shuffle and nobody can lie
+about a card":
+
+* the host's **secret** ``S`` (32 random bytes) and its commitment
+  ``H("seed-commit", table_id, S)``, published before any peer contributes;
+* each peer's **nonce** ``N`` (32 random bytes), committed in ``hello`` as
+  ``H("nonce", table_id, N)`` and revealed only when the host deals;
+* the **seed** ``H("seed", S, seat count, for each seat: present? N)``: a seat
+  whose nonce did not arrive (or did not match its commitment) is left out by
+  a rule written in the public notes;
+* **card commitments** ``H("card", game, table_id, handle, face, salt)`` with
+  ``salt = H("salt", S, handle)``: made when a hidden card's handle is made,
+  and opened (the salt) to whoever is later shown the face.
+
+``H`` is SHA-256 over a domain label and length-prefixed parts, so no two
+different inputs are encoded alike. ``Ledger`` is the host's bookkeeping,
+``Verifier`` a peer's: it checks every opening as it arrives and the secret
+and seed at the end. The replay of the game itself (which needs the rules)
+lives with the games, not here.
+
+Must not touch: games, the UI, sockets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+DOMAIN = b"xmas-tui/fairplay/v1"
+SECRET_BYTES = 32
+NONCE_BYTES = 32
+#: How long the host waits for the peers' nonces before dealing without them.
+NONCE_TIMEOUT = 1.0
+
+
+def _part(value: bytes | str | int) -> bytes:
+    if isinstance(value, bool):
+        raise TypeError("no booleans in a commitment")
+    if isinstance(value, int):
+        data = b"i" + str(value).encode()
+    elif isinstance(value, str):
+        data = b"s" + value.encode("utf-8")
+    else:
+        data = b"b" + bytes(value)
+    return len(data).to_bytes(4, "big") + data
+
+
+def digest(label: str, *parts: bytes | str | int) -> bytes:
+    """SHA-256 of the domain, a label and length-prefixed parts (unambiguous)."""
+    h = hashlib.sha256(_part(DOMAIN) + _part(label))
+    for p in parts:
+        h.update(_part(p))
+    return h.digest()
+
+
+def new_secret() -> bytes:
+    return os.urandom(SECRET_BYTES)
+
+
+def new_nonce() -> bytes:
+    return os.urandom(NONCE_BYTES)
+
+
+def secret_from_seed(seed: int | str) -> bytes:
+    """A host secret fixed by a seed (``--seed``, tests); peers' nonces still mix in."""
+    return digest("secret-from-seed", str(seed))
+
+
+def seed_commitment(table_id: bytes, secret: bytes) -> bytes:
+    return digest("seed-commit", table_id, secret)
+
+
+def nonce_commitment(table_id: bytes, nonce: bytes) -> bytes:
+    return digest("nonce", table_id, nonce)
+
+
+def derive_seed(secret: bytes, nonces: Sequence[bytes | None]) -> bytes:
+    """The game seed: the host secret and every seat's nonce (``None``: left out), in seat order."""
+    parts: list[bytes | int] = [secret, len(nonces)]
+    for nonce in nonces:
+        parts += [0, b""] if nonce is None else [1, nonce]
+    return digest("seed", *parts)
+
+
+def card_salt(secret: bytes, handle: int) -> bytes:
+    return digest("salt", secret, handle)
+
+
+def card_commitment(game: str, table_id: bytes, handle: int, face: str, salt: bytes) -> bytes:
+    return digest("card", game, table_id, handle, face, salt)
+
+
+def left_out_note(seat: int, why: str = "gave no nonce in time") -> str:
+    return f"seat {seat + 1} {why}; the seed is made without it"
+
+
+def choose_nonces(
+    table_id: bytes, seats: int, commits: Mapping[int, bytes], revealed: Mapping[int, bytes]
+) -> tuple[list[bytes | None], list[str]]:
+    """The nonces that go into the seed, and the public notes on those left out.
+
+    A seat counts if it committed to a nonce and revealed one that matches.
+    """
+    nonces: list[bytes | None] = []
+    notes: list[str] = []
+    for seat in range(seats):
+        commit, nonce = commits.get(seat), revealed.get(seat)
+        if commit is None:
+            nonces.append(None)
+        elif nonce is None:
+            nonces.append(None)
+            notes.append(left_out_note(seat))
+        elif nonce_commitment(table_id, nonce) != commit:
+            nonces.append(None)
+            notes.append(left_out_note(seat, "revealed a nonce that does not match its commitment"))
+        else:
+            nonces.append(nonce)
+    return nonces, notes
+
+
+# ---------------------------------------------------------------- the host
+
+
+@dataclass
+class Ledger:
+    """The host's side: its secret, the nonces, and a commitment for every card made."""
+
+    game: str
+    table_id: bytes
+    secret: bytes = field(default_factory=new_secret)
+    nonce_commits: dict[int, bytes] = field(default_factory=dict)
+    revealed: dict[int, bytes] = field(default_factory=dict)
+    nonces: list[bytes | None] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seed: bytes | None = None
+    #: (handle, commitment) in the order the handles were made
+    commitments: list[tuple[int, bytes]] = field(default_factory=list)
+    faces: dict[int, str] = field(default_factory=dict)
+    #: (seat, action wire) in the order applied
+    actions: list[tuple[int, object]] = field(default_factory=list)
+
+    @property
+    def commitment(self) -> bytes:
+        return seed_commitment(self.table_id, self.secret)
+
+    def reveal_nonce(self, seat: int, nonce: object) -> bool:
+        """Take a seat's revealed nonce; True if it matches the seat's commitment."""
+        if not isinstance(nonce, bytes) or seat not in self.nonce_commits or seat in self.revealed:
+            return False
+        self.revealed[seat] = nonce
+        return nonce_commitment(self.table_id, nonce) == self.nonce_commits[seat]
+
+    def waiting_for(self) -> set[int]:
+        return set(self.nonce_commits) - set(self.revealed)
+
+    def fix_seed(self, seats: int) -> bytes:
+        self.nonces, self.notes = choose_nonces(self.table_id, seats, self.nonce_commits, self.revealed)
+        self.seed = derive_seed(self.secret, self.nonces)
+        return self.seed
+
+    def salt(self, handle: int) -> bytes:
+        return card_salt(self.secret, handle)
+
+    def made(self, cards: Iterable[tuple[int, str]]) -> list[tuple[int, bytes]]:
+        """Commit to freshly made cards; returns the new (handle, commitment) pairs."""
+        fresh = []
+        for handle, face in cards:
+            fresh.append((handle, card_commitment(self.game, self.table_id, handle, face, self.salt(handle))))
+            self.faces[handle] = face
+        self.commitments.extend(fresh)
+        return fresh
+
+    def public(self) -> dict:
+        """What the final message reveals: the secret, nonces, notes and action log."""
+        return {
+            "secret": self.secret,
+            "nonce_commits": [self.nonce_commits.get(s) for s in range(len(self.nonces))],
+            "nonces": list(self.nonces),
+            "notes": list(self.notes),
+            "actions": [[seat, action] for seat, action in self.actions],
+        }
+
+
+# ---------------------------------------------------------------- a peer
+
+
+@dataclass
+class Verifier:
+    """A peer's side: every commitment received, every opening checked on receipt."""
+
+    game: str
+    table_id: bytes
+    seed_commit: bytes | None
+    seat: int | None = None
+    nonce: bytes = field(default_factory=new_nonce)
+    commitments: dict[int, bytes] = field(default_factory=dict)
+    #: handle -> (face, salt), every opening received
+    openings: dict[int, tuple[str, bytes]] = field(default_factory=dict)
+    alarms: list[str] = field(default_factory=list)
+    checked_openings: int = 0
+
+    @property
+    def nonce_commit(self) -> bytes:
+        return nonce_commitment(self.table_id, self.nonce)
+
+    def receive(self, commits: Iterable[Sequence], openings: Iterable[Sequence], faces: Mapping[int, str]) -> list[str]:
+        """Take a snapshot's new commitments and openings and check its faces; returns new alarms."""
+        alarms: list[str] = []
+        for handle, commit in commits:
+            old = self.commitments.get(handle)
+            if old is not None and old != commit:
+                alarms.append(f"card #{handle}: the host changed its commitment")
+            self.commitments.setdefault(handle, bytes(commit))
+        salts = {int(handle): bytes(salt) for handle, salt in openings}
+        for handle, face in faces.items():
+            if handle in salts:
+                salt = salts[handle]
+                commit = self.commitments.get(handle)
+                self.checked_openings += 1
+                if commit is None:
+                    alarms.append(f"card #{handle} was opened as {face!r} but was never committed")
+                elif card_commitment(self.game, self.table_id, handle, face, salt) != commit:
+                    alarms.append(f"card #{handle} was shown as {face!r}, which does not match its commitment")
+                elif handle in self.openings and self.openings[handle][0] != face:
+                    alarms.append(f"card #{handle} was shown as {face!r} after being opened as {self.openings[handle][0]!r}")
+                self.openings.setdefault(handle, (face, salt))
+            elif handle in self.openings:
+                if self.openings[handle][0] != face:
+                    alarms.append(f"card #{handle} was shown as {face!r} after being opened as {self.openings[handle][0]!r}")
+            else:
+                alarms.append(f"card #{handle} was shown as {face!r} without an opening")
+        for handle in salts.keys() - faces.keys():
+            alarms.append(f"card #{handle} was opened but its face was not shown")
+        self.alarms.extend(alarms)
+        return alarms
+
+    def check_final(self, secret: bytes, nonces: Sequence[bytes | None]) -> list[str]:
+        """The end: the secret against its commitment, and my nonce where it belongs."""
+        failures = []
+        if self.seed_commit is None or seed_commitment(self.table_id, secret) != self.seed_commit:
+            failures.append("the host's revealed secret does not match the commitment it published before the deal")
+        if self.seat is not None and self.seat < len(nonces):
+            mine = nonces[self.seat]
+            if mine is not None and mine != self.nonce:
+                failures.append("the seed was made with a nonce for my seat that is not mine")
+        return failures

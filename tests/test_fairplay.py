@@ -1,0 +1,308 @@
+"""Fair play: commit-reveal for the seed and every hidden card, and the audit.
+
+A cheating host is caught in every case: by the player on receipt where it can
+be (a face or salt that does not match its commitment), by the end-of-game
+audit otherwise (a seed, a shuffle or a die that is not the committed one, a
+secret that is not the committed one). Network tests use 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from netcode.client import ClientTable
+from netcode.fairplay import (
+    Ledger,
+    Verifier,
+    card_commitment,
+    card_salt,
+    choose_nonces,
+    derive_seed,
+    nonce_commitment,
+    seed_commitment,
+)
+from tests.test_net import free_port
+from xmas_tui.audit import LogError, audit_log, play_bot_game, read_log, verify_file, write_log
+from xmas_tui.games import GAMES, get_game
+from xmas_tui.net import GameRules, make_host, play_seat, summary
+
+TABLE = b"table-01"
+
+# ---------------------------------------------------------------- the pieces
+
+
+def test_a_commitment_binds_the_face_and_the_salt() -> None:
+    salt = card_salt(b"s" * 32, 7)
+    commit = card_commitment("chip-n-dale", TABLE, 7, "acorn", salt)
+    assert commit == card_commitment("chip-n-dale", TABLE, 7, "acorn", salt)
+    assert commit != card_commitment("chip-n-dale", TABLE, 7, "bell", salt)
+    assert commit != card_commitment("chip-n-dale", TABLE, 8, "acorn", salt)
+    assert commit != card_commitment("chip-n-dale", TABLE, 7, "acorn", card_salt(b"t" * 32, 7))
+    # length-prefixed parts: no two inputs run together
+    assert card_commitment("ab", TABLE, 1, "c", salt) != card_commitment("a", TABLE, 1, "bc", salt)
+
+
+def test_the_verifier_checks_openings_on_receipt() -> None:
+    ledger = Ledger("g", TABLE)
+    [(h, c)] = ledger.made([(5, "star")])
+    peer = Verifier("g", TABLE, ledger.commitment, seat=0)
+    assert peer.receive([[h, c]], [[h, ledger.salt(h)]], {h: "star"}) == []
+    assert peer.receive([], [], {h: "star"}) == []  # shown again: still the opened face
+    assert "after being opened" in peer.receive([], [], {h: "bell"})[0]
+    other = Verifier("g", TABLE, ledger.commitment, seat=1)
+    assert "does not match its commitment" in other.receive([[h, c]], [[h, ledger.salt(h)]], {h: "bell"})[0]
+    third = Verifier("g", TABLE, ledger.commitment, seat=2)
+    assert "does not match its commitment" in third.receive([[h, c]], [[h, b"x" * 32]], {h: "star"})[0]
+    assert "without an opening" in Verifier("g", TABLE, None).receive([[h, c]], [], {h: "star"})[0]
+
+
+def test_the_seed_needs_the_secret_and_every_nonce() -> None:
+    a, b = os.urandom(32), os.urandom(32)
+    s = os.urandom(32)
+    base = derive_seed(s, [a, b])
+    assert base != derive_seed(s, [a, None]) != derive_seed(s, [None, b])
+    assert base != derive_seed(os.urandom(32), [a, b])
+    assert derive_seed(s, [a, b]) != derive_seed(s, [b, a])  # seat order counts
+
+
+def test_a_peer_that_copies_a_commitment_or_a_nonce_gains_nothing() -> None:
+    a = os.urandom(32)
+    commit_a = nonce_commitment(TABLE, a)
+    # Bob copies Ann's commitment but cannot open it: he is left out, by a written rule.
+    nonces, notes = choose_nonces(TABLE, 3, {0: commit_a, 1: commit_a}, {0: a, 1: os.urandom(32)})
+    assert nonces == [a, None, None]
+    assert notes == ["seat 2 revealed a nonce that does not match its commitment; the seed is made without it"]
+    # Had he learnt Ann's nonce itself, the seed still hangs on the host's secret,
+    # and Ann's contribution is still in it: he can neither predict nor cancel it.
+    s1, s2 = os.urandom(32), os.urandom(32)
+    assert derive_seed(s1, [a, a]) != derive_seed(s2, [a, a])
+    assert derive_seed(s1, [a, a]) != derive_seed(s1, [None, a])
+    # a copied commitment reveals nothing about the nonce behind it
+    assert a not in commit_a and len(commit_a) == 32
+
+
+def test_the_secret_commitment_changes_with_the_secret_and_the_table() -> None:
+    s = os.urandom(32)
+    assert seed_commitment(TABLE, s) != seed_commitment(b"table-02", s)
+    assert seed_commitment(TABLE, s) != seed_commitment(TABLE, os.urandom(32))
+
+
+# ---------------------------------------------------------------- honest games, logs
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    game_id=st.sampled_from(sorted(GAMES)),
+    secret=st.binary(min_size=32, max_size=32),
+    seed=st.integers(0, 10**6),
+    players=st.integers(0, 10),
+    present=st.lists(st.booleans(), min_size=8, max_size=8),
+)
+def test_an_honest_game_always_passes_its_audit_and_its_log_round_trips(
+    tmp_path_factory, game_id: str, secret: bytes, seed: int, players: int, present: list[bool]
+) -> None:
+    game = get_game(game_id)
+    n = game.min_players + players % (game.max_players - game.min_players + 1)
+    nonces = [seed.to_bytes(4, "big") + bytes([i]) * 28 if present[i] else None for i in range(n)]
+    recorder, result = play_bot_game(game, n, secret=secret, nonces=nonces, bot_seed=seed)
+    for seat in [*range(n), None]:
+        log = recorder.log(seat, result)
+        verdict = audit_log(log)
+        assert verdict["ok"], verdict["failures"]
+        assert verdict["checked"]["commitments"] > 0 and verdict["checked"]["result"] == 1
+    path = write_log(recorder.log(0, result), tmp_path_factory.mktemp("logs") / "game.json")
+    assert read_log(path) == json.loads(path.read_text())
+    assert verify_file(path)["ok"]
+
+
+def test_changing_any_byte_of_a_log_makes_verify_refuse_it(tmp_path) -> None:
+    game = get_game("chip-n-dale")
+    recorder, result = play_bot_game(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None])
+    path = write_log(recorder.log(1, result), tmp_path / "log.json")
+    raw = path.read_bytes()
+    for at in range(0, len(raw), max(1, len(raw) // 60)):
+        changed = bytearray(raw)
+        changed[at] = (changed[at] + 1) % 256
+        path.write_bytes(bytes(changed))
+        with pytest.raises(LogError):
+            verify_file(path)
+
+
+def test_a_rewritten_log_with_a_fresh_checksum_still_fails_its_audit(tmp_path) -> None:
+    from xmas_tui.audit import seal
+
+    game = get_game("chip-n-dale")
+    recorder, result = play_bot_game(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None])
+    log = recorder.log(0, result)
+    handle, face, salt = log["openings"][0]
+    other = next(f for _, f, _ in log["openings"] if f != face)
+    log["openings"][0] = [handle, other, salt]
+    path = write_log(seal(log), tmp_path / "forged.json")
+    verdict = verify_file(path)
+    assert not verdict["ok"] and "replayed game says" in verdict["failures"][0]
+
+
+# ---------------------------------------------------------------- over the network
+
+
+async def run_table(game_id: str, players: int, *, record=None, bot: str = "smart", clients_out=None):
+    """An in-process table on loopback: a host and ``players`` joined seats played by bots."""
+    game = get_game(game_id)
+    host = make_host(game, players, code="TEST-CODE", name="Host", bind_host="127.0.0.1",
+                     discovery=("127.0.0.1", free_port()), auto_start=True, seed=11)  # fmt: skip
+    await host.serve()
+    if record is not None:
+        record(host)
+    clients = [ClientTable(host.address, "test-code", f"Elf {i}", info=host.info()) for i in range(players)]
+    if clients_out is not None:
+        clients_out["clients"] = clients
+    try:
+        for client in clients:
+            await client.join(timeout=10)
+        await asyncio.gather(*(play_seat(c, game, bot, wait=120) for c in clients))
+        await host.run()
+        return [summary(c, game) for c in clients], host
+    finally:
+        for client in clients:
+            await client.close()
+        await host.close()
+
+
+async def test_an_honest_network_game_passes_every_peers_audit() -> None:
+    outputs, host = await run_table("chip-n-dale", 3)
+    for out in outputs:
+        assert out["audit"]["ok"], out["audit"]["failures"]
+        assert out["audit"]["checked"]["openings"] > 0
+    assert host.ledger.nonces and all(n is not None for n in host.ledger.nonces)
+    assert host.ledger.notes == []
+
+
+class SilentClient(ClientTable):
+    """A peer that never reveals its nonce."""
+
+    def _handle(self, msg: dict) -> None:
+        if msg.get("t") != "deal?":
+            super()._handle(msg)
+
+
+async def test_a_peer_withholding_its_nonce_cannot_stall_the_table() -> None:
+    game = get_game("chip-n-dale")
+    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
+                     discovery=("127.0.0.1", free_port()), auto_start=True)  # fmt: skip
+    await host.serve()
+    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
+    bob = SilentClient(host.address, "ABCD-2345", "Bob", info=host.info())
+    try:
+        await ann.join()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await bob.join()
+        await asyncio.gather(play_seat(ann, game, "random", wait=60), play_seat(bob, game, "random", wait=60))
+        await host.run()
+        assert host.ledger.notes == ["seat 2 gave no nonce in time; the seed is made without it"]
+        assert host.ledger.nonces[0] is not None and host.ledger.nonces[1] is None
+        assert ["fair", host.ledger.notes[0], None] in ann.log
+        assert loop.time() - started < 30
+        for client in (ann, bob):
+            verdict = summary(client, game)["audit"]
+            assert verdict["ok"], verdict["failures"]
+    finally:
+        await ann.close()
+        await bob.close()
+        await host.close()
+
+
+def cheat_rules(host, rules_class=None, seed=None) -> None:
+    """Make the host deal with other rules or another seed than the fair one."""
+    original = host.make_rules
+
+    def make(names, fair_seed):
+        rules = original(names, seed if seed is not None else fair_seed)
+        if rules_class is not None:
+            rules.__class__ = rules_class
+        return rules
+
+    host.make_rules = make
+
+
+def failures_of(outputs) -> list[str]:
+    return [f for out in outputs for f in out["audit"]["failures"]]
+
+
+async def test_a_host_that_swaps_a_face_is_caught_on_receipt() -> None:
+    class Swapping(GameRules):
+        def view(self, seat):
+            view = super().view(seat)
+            if seat == 1 and view["faces"]:
+                cards = self.state.cards
+                handle, face = view["faces"][0]
+                other = next((cards.face(h) for z in cards.zones.values() for h in z if cards.face(h) != face), None)
+                view["faces"][0] = [handle, other]
+            return view
+
+    seen: dict = {}
+    outputs, _ = await run_table("chip-n-dale", 3, record=lambda host: cheat_rules(host, Swapping), bot="random",
+                                 clients_out=seen)  # fmt: skip
+    assert seen["clients"][1].alarm and seen["clients"][1].alarm.startswith("CHEATING DETECTED")
+    assert seen["clients"][0].alarm is None
+    assert not outputs[1]["audit"]["ok"]
+    assert any("does not match its commitment" in f or "after being opened" in f for f in outputs[1]["audit"]["failures"])
+
+
+async def test_a_host_that_sends_a_wrong_salt_is_caught_on_receipt() -> None:
+    def record(host) -> None:
+        honest = host._snapshot_for
+
+        def snapshot_for(guest):
+            snap = honest(guest)
+            snap["open"] = [[h, b"\0" * 32 if h % 5 == 0 else salt] for h, salt in snap["open"]]
+            return snap
+
+        host._snapshot_for = snapshot_for
+
+    seen: dict = {}
+    outputs, _ = await run_table("chip-n-dale", 3, record=record, bot="random", clients_out=seen)
+    assert all(c.alarm for c in seen["clients"])
+    assert all("does not match its commitment" in c.alarm for c in seen["clients"])
+    assert all(not out["audit"]["ok"] for out in outputs)
+
+
+async def test_a_host_that_shuffles_with_its_own_seed_is_caught_by_the_audit() -> None:
+    seen: dict = {}
+    outputs, _ = await run_table("chip-n-dale", 3, record=lambda host: cheat_rules(host, seed=b"stacked deck"),
+                                 bot="random", clients_out=seen)  # fmt: skip
+    assert all(c.alarm is None for c in seen["clients"])  # every opening matched what it committed
+    assert all(not out["audit"]["ok"] for out in outputs)
+    assert any("does not match the replayed deal" in f for f in failures_of(outputs))
+
+
+async def test_a_host_that_changes_a_random_draw_is_caught_by_the_audit() -> None:
+    class Loaded(GameRules):
+        def act(self, seat, action):
+            self.rng.word()  # a die thrown again: every later draw differs
+            return super().act(seat, action)
+
+    outputs, _ = await run_table("chip-n-dale", 3, record=lambda host: cheat_rules(host, Loaded), bot="random")
+    assert all(not out["audit"]["ok"] for out in outputs)
+    assert failures_of(outputs)
+
+
+async def test_a_host_that_reveals_another_secret_is_caught_by_the_audit() -> None:
+    def record(host) -> None:
+        honest = host.ledger.public
+
+        def public():
+            return {**honest(), "secret": os.urandom(32)}
+
+        host.ledger.public = public
+
+    outputs, _ = await run_table("chip-n-dale", 2, record=record, bot="random")
+    for out in outputs:
+        assert not out["audit"]["ok"]
+        assert "does not match the commitment it published" in out["audit"]["failures"][0]

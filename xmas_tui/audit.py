@@ -1,0 +1,408 @@
+"""The end-of-game audit, and the game log every peer can keep and re-check.
+
+Owns: replaying a finished game from its revealed seed and public action log
+with the engine, checking every commitment, every opening, the last view and
+the result (``audit_log``); the game log file (``write_log``, ``read_log``,
+``verify_file``) and where it goes by default; the bookkeeping of a local game
+(``Recorder``), where this process is host and sole peer.
+
+The game log (JSON, UTF-8, one object; bytes are lowercase hex)::
+
+    {
+      "format": "xmas-tui/game-log", "version": 1,
+      "game": "chip-n-dale",        # the game id
+      "table": "…",                 # the table id (hex)
+      "players": ["Ann", …],        # names in seat order
+      "seat": 1,                    # whose log this is (null: a spectator)
+      "seed_commit": "…",           # H(seed-commit, table, S), published before the deal
+      "secret": "…",                # S, revealed at the end
+      "nonce_commits": ["…"|null],  # per seat, as committed in hello
+      "nonces": ["…"|null],         # per seat, as used in the seed (null: left out)
+      "my_nonce": "…"|null,         # the nonce this peer chose
+      "notes": ["seat 3 gave no nonce in time; the seed is made without it"],
+      "actions": [[seat, ["flip", 3]], …],   # every applied action, in order
+      "commitments": [[handle, "…"], …],     # every card commitment received
+      "openings": [[handle, face, "salt"], …],  # the faces opened to this peer
+      "last_view": {…},             # this peer's last view (View wire form)
+      "result": {…},                # the result the host announced
+      "alarms": ["…"],              # problems seen on receipt during the game
+      "sha256": "…"                 # SHA-256 of the canonical JSON of the rest
+    }
+
+The canonical JSON is ``json.dumps(rest, sort_keys=True, separators=(",", ":"),
+ensure_ascii=False)`` in UTF-8. The checksum makes an accidental or careless
+edit evident; someone who edits the log and recomputes it gets past the
+checksum, but not the audit: every commitment is still checked against the
+revealed secret, and the replay against the result.
+
+Must not touch: sockets, Textual. (``netcode.fairplay`` has the hashing.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from netcode.fairplay import (
+    Ledger,
+    card_commitment,
+    card_salt,
+    derive_seed,
+    nonce_commitment,
+    seed_commitment,
+)
+
+from .games import ActionError, Game, Result, Rng, get_game
+from .games.engine import plain
+
+FORMAT = "xmas-tui/game-log"
+VERSION = 1
+MAX_LISTED = 8
+
+
+class LogError(Exception):
+    """A log file that cannot be read or was changed after it was written."""
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def made_since(cards: Any, upto: int) -> tuple[list[tuple[int, str]], int]:
+    """The cards made with handles from ``upto`` on that still exist, and the next ``upto``.
+
+    Handles are numbered in order, so this finds every card a deal, a shuffle or a
+    sealed choice made (one made and gone within a single action was never seen).
+    """
+    top = cards.snapshot()[0]
+    return [(h, cards.face(h)) for h in range(upto, top) if h in cards], top
+
+
+def _hex(value: bytes | None) -> str | None:
+    return None if value is None else bytes(value).hex()
+
+
+def _unhex(value: Any, what: str) -> bytes | None:
+    if value is None:
+        return None
+    try:
+        return bytes.fromhex(value)
+    except (TypeError, ValueError):
+        raise LogError(f"{what} is not hex") from None
+
+
+def normal(value: Any) -> Any:
+    """Plain data as JSON would give it back (tuples become lists, keys strings)."""
+    return json.loads(json.dumps(plain(value)))
+
+
+def canonical(log: Mapping[str, Any]) -> bytes:
+    rest = {k: v for k, v in log.items() if k != "sha256"}
+    return json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+# ---------------------------------------------------------------- the audit
+
+
+def audit_log(log: Mapping[str, Any]) -> dict:
+    """Replay a game log and check everything in it. Returns the verdict.
+
+    ``{"ok": bool, "checked": {...counts...}, "failures": [...], "summary": "..."}``
+    """
+    failures: list[str] = list(log.get("alarms") or [])
+    checked = {"commitments": 0, "openings": 0, "seed": 0, "actions": 0, "random_draws": 0, "view": 0, "result": 0}
+    try:
+        failures += _audit(log, checked)
+    except (LogError, KeyError, TypeError, ValueError) as exc:
+        failures.append(f"the log cannot be audited: {exc}")
+    return verdict(checked, failures)
+
+
+def verdict(checked: Mapping[str, int], failures: Sequence[str]) -> dict:
+    listed = list(failures[:MAX_LISTED])
+    if len(failures) > MAX_LISTED:
+        listed.append(f"… and {len(failures) - MAX_LISTED} more")
+    what = (
+        f"checked {checked.get('commitments', 0)} commitments, {checked.get('openings', 0)} openings, "
+        f"{checked.get('seed', 0)} shuffle seed, {checked.get('actions', 0)} actions with "
+        f"{checked.get('random_draws', 0)} random draws"
+        + (", the final view" if checked.get("view") else "")
+        + (", the result" if checked.get("result") else "")
+    )
+    ok = not failures
+    summary = f"Fair play: OK ({what})." if ok else f"Fair play: FAILED ({what}): " + "; ".join(listed)
+    return {"ok": ok, "checked": dict(checked), "failures": listed, "summary": summary}
+
+
+def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
+    failures: list[str] = []
+    game: Game = get_game(log["game"])
+    table = _unhex(log["table"], "the table id") or b""
+    secret = _unhex(log.get("secret"), "the secret")
+    seed_commit = _unhex(log.get("seed_commit"), "the seed commitment")
+    if secret is None:
+        return ["the host never revealed its secret"]
+    # 1. the secret is the one committed before the deal
+    if seed_commit is None or seed_commitment(table, secret) != seed_commit:
+        return ["the host's revealed secret does not match the commitment it published before the deal"]
+    # 2. every nonce used matches its commitment; mine is in where it belongs
+    nonces = [_unhex(n, "a nonce") for n in log["nonces"]]
+    commits = [_unhex(c, "a nonce commitment") for c in log.get("nonce_commits") or []]
+    for seat, nonce in enumerate(nonces):
+        commit = commits[seat] if seat < len(commits) else None
+        if nonce is not None and (commit is None or nonce_commitment(table, nonce) != commit):
+            failures.append(f"the nonce used for seat {seat + 1} does not match its commitment")
+    mine = _unhex(log.get("my_nonce"), "my nonce")
+    seat = log.get("seat")
+    if mine is not None and seat is not None and seat < len(nonces) and nonces[seat] not in (None, mine):
+        failures.append("the seed was made with a nonce for my seat that is not mine")
+    seed = derive_seed(secret, nonces)
+    checked["seed"] = 1
+    # 3. replay the public log with the engine
+    rng = Rng(seed)
+    players = list(log["players"])
+    state = game.setup({}, players, rng)
+    faces: dict[int, str] = {}
+    made, upto = made_since(state.cards, 1)
+    faces.update(made)
+    for i, (actor, wire) in enumerate(log["actions"]):
+        try:
+            game.apply(state, actor, game.parse_action(wire), rng)
+        except ActionError as refused:
+            failures.append(f"action {i + 1} (seat {actor + 1}: {wire}) is refused by the rules: {refused}")
+            break
+        checked["actions"] += 1
+        made, upto = made_since(state.cards, upto)
+        faces.update(made)
+    checked["random_draws"] = rng.draws
+    # 4. every commitment received is the one the revealed deal makes
+    received = {int(h): _unhex(c, "a commitment") for h, c in log["commitments"]}
+    for handle, commit in sorted(received.items()):
+        checked["commitments"] += 1
+        face = faces.get(handle)
+        if face is None:
+            failures.append(f"card #{handle} was committed but the replayed game never made it")
+        elif card_commitment(game.id, table, handle, face, card_salt(secret, handle)) != commit:
+            failures.append(f"card #{handle}: its commitment does not match the replayed deal (it should be {face!r})")
+    missing = sorted(set(faces) - set(received))
+    if missing:
+        failures.append(f"{len(missing)} card(s) the game made were never committed (#{', #'.join(map(str, missing[:5]))})")
+    # 5. every opening received
+    for handle, face, salt in log["openings"]:
+        checked["openings"] += 1
+        if _unhex(salt, "a salt") != card_salt(secret, handle):
+            failures.append(f"card #{handle}: the salt I was given is not the one the secret makes")
+        elif faces.get(handle) != face:
+            failures.append(f"card #{handle} was shown to me as {face!r}, but the replayed game says {faces.get(handle)!r}")
+    # 6. my last view and the result
+    if log.get("last_view") is not None and not failures:
+        checked["view"] = 1
+        replayed = normal(game.view(state, seat).to_wire())
+        if normal(log["last_view"]) != replayed:
+            failures.append("my last view differs from the replayed game's")
+    result = game.result(state)
+    checked["result"] = 1
+    if result is None:
+        failures.append("the replayed game has not ended")
+    elif log.get("result") is None or normal(result.to_wire()) != normal(log["result"]):
+        claimed = Result.from_wire(log["result"]) if log.get("result") else None
+        failures.append(f"the announced result {claimed} differs from the replayed {result}")
+    return failures
+
+
+# ---------------------------------------------------------------- building logs
+
+
+def client_log(client: Any) -> dict:
+    """The game log of a network peer (a ``netcode.client.ClientTable`` after its final message)."""
+    final, verifier = client.final, client.verifier
+    fair = final.get("fair") or {}
+    snapshot = client.snapshot or {}
+    return {
+        "format": FORMAT, "version": VERSION,
+        "game": verifier.game, "table": _hex(verifier.table_id),
+        "players": list((snapshot.get("view") or final["public"])["public"]["players"]),
+        "seat": client.seat,
+        "seed_commit": _hex(verifier.seed_commit), "secret": _hex(fair.get("secret")),
+        "nonce_commits": [_hex(c) for c in fair.get("nonce_commits", [])],
+        "nonces": [_hex(n) for n in fair.get("nonces", [])],
+        "my_nonce": _hex(verifier.nonce) if client.seat is not None else None,
+        "notes": list(fair.get("notes", [])),
+        "actions": [list(a) for a in fair.get("actions", [])],
+        "commitments": [[h, _hex(c)] for h, c in sorted(verifier.commitments.items())],
+        "openings": [[h, face, _hex(salt)] for h, (face, salt) in sorted(verifier.openings.items())],
+        "last_view": snapshot.get("view"),
+        "result": final.get("result"),
+        "alarms": list(verifier.alarms),
+    }  # fmt: skip
+
+
+def audit_client(client: Any) -> dict:
+    """The verdict of a network peer, with its log (``"log"``) for writing."""
+    log = client_log(client)
+    result = audit_log(log)
+    result["log"] = log
+    return result
+
+
+def host_log(host: Any) -> dict:
+    """The game log of a host (``netcode.authority.HostTable``) that plays seat 0 by bot."""
+    ledger, rules = host.ledger, host.rules
+    view = rules.view(0)
+    return {
+        "format": FORMAT, "version": VERSION,
+        "game": ledger.game, "table": _hex(ledger.table_id),
+        "players": list(view["public"]["players"]), "seat": 0,
+        "seed_commit": _hex(ledger.commitment), "secret": _hex(ledger.secret),
+        "nonce_commits": [_hex(ledger.nonce_commits.get(s)) for s in range(len(ledger.nonces))],
+        "nonces": [_hex(n) for n in ledger.nonces], "my_nonce": None,
+        "notes": list(ledger.notes),
+        "actions": [[s, normal(a)] for s, a in ledger.actions],
+        "commitments": [[h, _hex(c)] for h, c in ledger.commitments],
+        "openings": [[h, f, _hex(ledger.salt(h))] for h, f in sorted(view["faces"])],
+        "last_view": view, "result": rules.result(), "alarms": [],
+    }  # fmt: skip
+
+
+class Recorder:
+    """The fair-play bookkeeping of a game run in this process (host and peers in one).
+
+    Call ``observe(state)`` after the setup and after every action, and
+    ``record(seat, wire)`` for every action applied.
+    """
+
+    def __init__(self, game: Game, players: Sequence[str], *, secret: bytes | None = None,
+                 nonces: Sequence[bytes | None] | None = None, table_id: bytes | None = None,
+                 watch: Sequence[int | None] = (0,)) -> None:
+        self.game = game
+        self.players = list(players)
+        self.ledger = Ledger(game.id, table_id or os.urandom(8), **({"secret": secret} if secret else {}))
+        nonces = list(nonces) if nonces is not None else [None] * len(players)
+        for seat, nonce in enumerate(nonces):
+            if nonce is not None:
+                self.ledger.nonce_commits[seat] = nonce_commitment(self.ledger.table_id, nonce)
+                self.ledger.reveal_nonce(seat, nonce)
+        self.seed = self.ledger.fix_seed(len(players))
+        self.watch = list(watch)
+        self.openings: dict[int | None, dict[int, tuple[str, bytes]]] = {s: {} for s in self.watch}
+        self.last_view: dict[int | None, Any] = {}
+        self._upto = 1
+
+    def observe(self, state: Any) -> None:
+        made, self._upto = made_since(state.cards, self._upto)
+        self.ledger.made(made)
+        for seat in self.watch:
+            view = self.game.view(state, seat)
+            opened = self.openings[seat]
+            for handle, face in view.faces.items():
+                if handle not in opened:
+                    opened[handle] = (face, self.ledger.salt(handle))
+            self.last_view[seat] = view.to_wire()
+
+    def record(self, seat: int, wire: Any) -> None:
+        self.ledger.actions.append((seat, wire))
+
+    def log(self, seat: int | None, result: Result | None) -> dict:
+        ledger = self.ledger
+        return {
+            "format": FORMAT, "version": VERSION,
+            "game": self.game.id, "table": _hex(ledger.table_id), "players": self.players, "seat": seat,
+            "seed_commit": _hex(ledger.commitment), "secret": _hex(ledger.secret),
+            "nonce_commits": [_hex(ledger.nonce_commits.get(s)) for s in range(len(self.players))],
+            "nonces": [_hex(n) for n in ledger.nonces],
+            "my_nonce": _hex(ledger.revealed.get(seat)) if seat is not None else None,
+            "notes": list(ledger.notes),
+            "actions": [[s, normal(a)] for s, a in ledger.actions],
+            "commitments": [[h, _hex(c)] for h, c in ledger.commitments],
+            "openings": [[h, f, _hex(salt)] for h, (f, salt) in sorted(self.openings.get(seat, {}).items())],
+            "last_view": self.last_view.get(seat),
+            "result": result.to_wire() if result is not None else None,
+            "alarms": [],
+        }  # fmt: skip
+
+
+def play_bot_game(game: Game, players: int, *, secret: bytes, nonces: Sequence[bytes | None],
+                  bot: str = "random", bot_seed: int = 0) -> tuple[Recorder, Result]:
+    """A whole bot game with fair-play bookkeeping for every seat (tests, demos)."""
+    from .bots import make_bot
+
+    names = [f"Bot {i + 1}" for i in range(players)]
+    recorder = Recorder(game, names, secret=secret, nonces=nonces, watch=[*range(players), None])
+    rng = Rng(recorder.seed)
+    state = game.setup({}, names, rng)
+    recorder.observe(state)
+    bots = {s: make_bot(game.id, bot, s, Rng(f"bot/{bot_seed}/{s}")) for s in range(players)}
+    for _ in range(game.max_actions):
+        result = game.result(state)
+        if result is not None:
+            return recorder, result
+        seat = min(game.to_act(state))
+        legal = game.legal_actions(state, seat)
+        view = game.view(state, seat) if bots[seat].uses_view else None
+        if view is not None:
+            bots[seat].observe(view)
+        action = bots[seat].choose(view, legal)
+        game.apply(state, seat, action, rng)
+        recorder.record(seat, action.to_wire())
+        recorder.observe(state)
+    raise RuntimeError("the game did not end")
+
+
+# ---------------------------------------------------------------- files
+
+
+def data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "xmas-tui" / "games"
+
+
+def default_log_path(log: Mapping[str, Any]) -> Path:
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    seat = "spectator" if log.get("seat") is None else f"seat{log['seat'] + 1}"
+    return data_dir() / f"{stamp}-{log['game']}-{str(log['table'])[:8]}-{seat}.json"
+
+
+def seal(log: Mapping[str, Any]) -> dict:
+    """The log with its trailing checksum."""
+    rest = {k: v for k, v in log.items() if k != "sha256"}
+    return {**rest, "sha256": hashlib.sha256(canonical(rest)).hexdigest()}
+
+
+def write_log(log: Mapping[str, Any], path: str | Path | None = None) -> Path:
+    """Write a sealed log (to the default place if no path); returns where."""
+    target = Path(path) if path is not None else default_log_path(log)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(seal(log), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
+def read_log(path: str | Path) -> dict:
+    """A log file, checksum verified; ``LogError`` if unreadable or changed."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise LogError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        log = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LogError(f"{path} is not a game log (not valid JSON: {exc})") from None
+    if not isinstance(log, dict) or log.get("format") != FORMAT:
+        raise LogError(f"{path} is not an xmas-tui game log")
+    if log.get("version") != VERSION:
+        raise LogError(f"{path} is a game log of version {log.get('version')}, this program reads {VERSION}")
+    if log.get("sha256") != hashlib.sha256(canonical(log)).hexdigest():
+        raise LogError(f"{path}: the log was changed after it was written (its sha256 does not match)")
+    # a byte changed in the layout (not the content) must be refused too
+    if raw.decode("utf-8") != json.dumps(log, indent=1, ensure_ascii=False) + "\n":
+        raise LogError(f"{path}: the log was changed after it was written (it is not as it was written)")
+    return log
+
+
+def verify_file(path: str | Path) -> dict:
+    """Read a log and re-run its audit; raises ``LogError`` for a changed or unreadable file."""
+    return audit_log(read_log(path))
