@@ -2,7 +2,8 @@
 
 Owns: the ``Table`` interface the UI talks to (send my action, receive my
 view), its ``Snapshot`` (everything one seat may know right now), and
-``LocalTable``, which runs the engine in-process with bots at a human pace.
+``LocalTable``, which runs the engine in-process with bots at a human pace,
+for one person or for several sharing this terminal's keyboard.
 A networked table implements the same interface; the UI cannot tell which,
 and never holds the full state.
 
@@ -17,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .bots import Bot, make_bot
-from .games import Action, Event, Game, Result, Rng, View
+from .games import Action, Event, Game, IllegalAction, Result, Rng, View
 
 DEFAULT_PACE = 0.9
 MIN_PACE = 0.05
@@ -26,17 +27,29 @@ MAX_PACE = 4.0
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What my seat may know now: my view, my legal actions, who acts, the log, the result."""
+    """What my seat may know now: my view, my legal actions, who acts, the log, the result.
+
+    ``seats`` lists every seat played from this terminal when several people
+    share it (the view's seat first); empty means the view's seat alone.
+    """
 
     view: View
     legal: tuple[Action, ...]
     to_act: frozenset[int]
     log: tuple[Event, ...]
     result: Result | None
+    seats: tuple[int, ...] = ()
 
     @property
     def seat(self) -> int | None:
         return self.view.seat
+
+    @property
+    def my_seats(self) -> tuple[int, ...]:
+        """The seats played from this terminal."""
+        if self.seats:
+            return self.seats
+        return () if self.seat is None else (self.seat,)
 
     @property
     def my_turn(self) -> bool:
@@ -90,13 +103,29 @@ class Table(ABC):
     async def send(self, action: Action) -> None:
         """Play my action; raises ``ActionError`` (with the rule broken) if it is refused."""
 
+    async def send_as(self, seat: int, action: Action) -> None:
+        """Play ``action`` for ``seat``, one of the seats played from this terminal."""
+        if seat != self.seat:
+            raise IllegalAction(f"Seat {seat + 1} is not played from this terminal.")
+        await self.send(action)
+
     @abstractmethod
     async def run(self) -> None:
         """Drive the table until the game ends."""
 
 
 class LocalTable(Table):
-    """The engine in this process: me at one seat, bots at the others."""
+    """The engine in this process: me at one seat, bots at the others.
+
+    ``humans`` adds seats played by other people at this terminal (a shared
+    keyboard): no bot plays them, ``send_as`` plays for them, and the view
+    shown is ``seat``'s, so share a terminal only in a game whose screen shows
+    nothing one of them may not see.
+
+    In a game whose actions carry their own timing (``Game.open_actions``: a
+    reaction time in milliseconds), bots seal their choice as soon as they may
+    act; the pace is then the pause a board leaves between rounds.
+    """
 
     def __init__(
         self,
@@ -104,6 +133,7 @@ class LocalTable(Table):
         players: Sequence[str],
         seat: int,
         *,
+        humans: Sequence[int] = (),
         bot: str = "smart",
         seed: int | str = 0,
         pace: float = DEFAULT_PACE,
@@ -113,6 +143,9 @@ class LocalTable(Table):
         self.game = game
         self.players = tuple(players)
         self.seat = seat
+        self.humans: tuple[int, ...] = tuple(dict.fromkeys((seat, *humans)))
+        if any(not 0 <= s < len(self.players) for s in self.humans):
+            raise ValueError(f"seats are 0-{len(self.players) - 1}, not {list(self.humans)}")
         self.pace = pace
         self.seed = seed
         self._rng = Rng(seed)
@@ -120,7 +153,7 @@ class LocalTable(Table):
         self.bots: dict[int, Bot] = {
             s: make_bot(game.id, bot, s, self._rng.fork(f"bot/{s}"))
             for s in range(len(self.players))
-            if s != seat
+            if s not in self.humans
         }
         self._log: list[Event] = [Event("start", f"{game.title}: {', '.join(self.players)}.")]
         self._wake = asyncio.Event()
@@ -135,11 +168,17 @@ class LocalTable(Table):
             to_act=game.to_act(state),
             log=tuple(self._log),
             result=game.result(state),
+            seats=self.humans,
         )
 
     # -------------------------------------------------------------- acting
     async def send(self, action: Action) -> None:
         self._play(self.seat, action)
+
+    async def send_as(self, seat: int, action: Action) -> None:
+        if seat not in self.humans:
+            raise IllegalAction(f"Seat {seat + 1} is not played from this terminal.")
+        self._play(seat, action)
 
     def _play(self, seat: int, action: Action) -> None:
         events = self.game.apply(self._state, seat, action, self._rng)
@@ -166,18 +205,25 @@ class LocalTable(Table):
         return True
 
     def autoplay(self, stop: Callable[[Snapshot], bool], *, bot: str = "smart", limit: int = 10_000) -> Snapshot:
-        """Play every seat, mine with a bot too, until ``stop(snapshot)`` or the end.
+        """Play every seat, those at this terminal with bots too, until ``stop(snapshot)`` or the end.
 
         For demos, screenshots and tests: it sets a table at an interesting moment.
         """
         me = make_bot(self.game.id, bot, self.seat, self._rng.fork("autoplay"))
+        others = {s: make_bot(self.game.id, bot, s, self._rng.fork(f"autoplay/{s}")) for s in self.humans[1:]}
         for _ in range(limit):
             snapshot = self.snapshot()
             if stop(snapshot) or snapshot.result is not None:
                 return snapshot
+            acting = sorted(snapshot.to_act & others.keys())
             if snapshot.legal:
                 me.observe(snapshot.view)
                 self._play(self.seat, me.choose(snapshot.view, snapshot.legal))
+            elif acting:
+                seat = acting[0]
+                view = self.game.view(self._state, seat)
+                others[seat].observe(view)
+                self._play(seat, others[seat].choose(view, self.game.legal_actions(self._state, seat)))
             elif not self.bot_step():
                 raise RuntimeError("nobody can act")
         raise RuntimeError(f"autoplay did not stop within {limit} actions")
@@ -186,7 +232,7 @@ class LocalTable(Table):
         self._publish()
         while self.game.result(self._state) is None:
             if self.game.to_act(self._state) & self.bots.keys():
-                await asyncio.sleep(self.pace)
+                await asyncio.sleep(0 if self.game.open_actions else self.pace)
                 self.bot_step()
             else:
                 self._wake.clear()
