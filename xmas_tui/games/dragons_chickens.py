@@ -144,6 +144,9 @@ NAME, CHEST, SHIELD, SLAP = 0, 1, 2, 3
 INPUT_NAMES = ("name", "chest", "shield", "slap")
 #: A round's presses are timed from the reveal; the room closes after this.
 WINDOW_MS = 5000
+#: On screen, a player's presses are sealed this long after their first one
+#: (after their hand on the shield when a dragon is out), our ruling.
+LINGER_MS = 1500
 #: Inputs racing for the same prize this close together are simultaneous.
 TIE_MS = 10
 #: The times (ms) at which ``legal_actions`` lists its representative presses.
@@ -576,7 +579,7 @@ When every pile is empty the game ends: most cards wins, then most chickens.
     rulings = (
         Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
         Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl on 37 cards each, the others on 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon: large on ring+diamond, pearl+gold, crown+chalice; medium on ring+crown, pearl+diamond, gold+chalice; small on ring+gold, pearl+chalice, crown+diamond (each treasure once per size). The chickens of ring+pearl, crown+gold and diamond+chalice sit in dark rooms, and so do the dragons of crown+chalice, pearl+diamond and ring+gold; no card shows both a chicken and a dragon."),
-        Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order."),
+        Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order. On a screen the clock starts once the revealed cards have been drawn there, and each key counts from when it arrived; a key pressed before does not count. Your presses are sealed {LINGER_MS / 1000:g} s after your first one (with a dragon out, {LINGER_MS / 1000:g} s after your hand is on the shield), at the latest {WINDOW_MS / 1000:g} s after the reveal; a second press of the same kind does nothing. Bots seal theirs as the room is revealed, and nobody's presses are shown before the round is settled. Between rounds the last round stays on screen for three times the pace (+/-), or until Enter. Up to three people may share one keyboard, each with their own keys (see Keys), counted in the order they arrive: everything a race shows is public, so one screen for all of them hides nothing."),
         Ruling("Easiest to see", "Dragons are small, medium or large; the largest dragon is the easiest to see. Between dragons of the same size, the one nearest the burned player counts for them: their own card, then the next player's clockwise."),
         Ruling("A wrong shout or grab", "Shouting a treasure that is not the most abundant, or grabbing the chest when one treasure is the most abundant, puts you out of that round's race for the cards: your later shout or grab is ignored. Naming one of the tied treasures in a tie simply does not count and costs nothing. While a dragon is out, shouts and grabs do nothing."),
         Ruling("Within 10 ms", f"Inputs racing for the same prize (the room, one dark room, the top of the shield) less than {TIE_MS + 1} ms apart are simultaneous: a seat order drawn at random each round, shown with the round, breaks the tie (its first seat wins a tie, and its last is on top of the shield). A hand (on a dark room, the shield or the chest) and a shout at the very same millisecond: the hand landed first."),
@@ -589,9 +592,12 @@ When every pile is empty the game ends: most cards wins, then most chickens.
     )
     keys = (
         ("1-6", "shout a treasure: 1 Ring, 2 Pearl, 3 Crown, 4 Gold, 5 Diamond, 6 Chalice"),
-        ("space", "grab the treasure chest"),
-        ("s", "put a hand on the shield"),
-        ("q w e r t", "slap the dark room in front of player 1-5"),
+        ("7", "grab the treasure chest (two or more treasures tie for most)"),
+        ("8", "put a hand on the shield (a dragon is out)"),
+        ("9", "slap the dark room; with two or more out, 9 then the key shown on the one you want"),
+        ("enter", "between rounds: reveal the next room now"),
+        ("q-y u i o", "player 2 on a shared keyboard: q w e r t y treasures, u chest, i shield, o slap"),
+        ("a-h j k l", "player 3 on a shared keyboard: a s d f g h treasures, j chest, k shield, l slap"),
     )
 
     # -------------------------------------------------------------- setup
