@@ -128,7 +128,10 @@ def build_parser() -> Parser:
     play.add_argument("game", type=game_arg, metavar="GAME", help=games)
     play.add_argument("--players", type=positive_int, default=None, help="seats at the table, you included")
     play.add_argument("--seed", type=seed_arg, default=None, help="the same seed deals the same game")
-    play.add_argument("--name", type=name_arg, default="You", help="your name at the table")
+    play.add_argument("--name", type=name_arg, action="append", default=None,
+                      help="your name at the table; repeat it for each player sharing the keyboard")
+    play.add_argument("--local-players", type=positive_int, default=1, metavar="N",
+                      help="people sharing this keyboard, each with their own keys (dragons-chickens: up to 3)")
     play.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how the bots play")
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
 
@@ -178,6 +181,43 @@ def players_for(game: Game, players: int | None) -> int:
     return n
 
 
+def local_names(given: Sequence[str] | None, local: int) -> list[str]:
+    """The names of the people at this terminal: those given, then "You" alone, or "Player 2"…"""
+    names = list(given or [])
+    if len(names) > local:
+        raise UsageError(f"{len(names)} names for {local} player{'s' * (local != 1)} at this keyboard (see --local-players)")
+    names += ["You"] if local == 1 and not names else [f"Player {i + 1}" for i in range(len(names), local)]
+    if len({name.casefold() for name in names}) != len(names):
+        raise UsageError("players sharing a keyboard need different names")
+    return names
+
+
+def run_shared(args: argparse.Namespace, players: int) -> int:
+    """Several people at this keyboard, bots at the other seats."""
+    import secrets
+
+    from .simulate import bot_names
+    from .table import LocalTable
+    from .ui.app import XmasApp
+    from .ui.boards import BOARDS
+
+    local = args.local_players
+    limit = getattr(BOARDS.get(args.game.id), "local_players", 1)
+    if local > limit:
+        if limit == 1:
+            raise UsageError(f"{args.game.id} is played by one person at a terminal")
+        raise UsageError(f"at most {limit} people share a keyboard in {args.game.id}")
+    if local > players:
+        raise UsageError(f"--local-players {local} is more than the {players} seats")
+    names = local_names(args.name, local)
+    taken = {name.casefold() for name in names}
+    bots = [b for b in bot_names(players + local) if b.casefold() not in taken][: players - local]
+    seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
+    table = LocalTable(args.game, [*names, *bots], 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace)
+    XmasApp(table=table).run()
+    return 0
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.verb == "rules":
@@ -202,7 +242,10 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if args.verb == "play":
         n = players_for(args.game, args.players)
-        return run_app(game=args.game, players=n, seed=args.seed, name=args.name, bot=args.bot, pace=args.pace)
+        if args.local_players > 1:
+            return run_shared(args, n)
+        name = local_names(args.name, 1)[0]
+        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace)
     return run_app()
 
 

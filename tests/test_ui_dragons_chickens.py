@@ -1,0 +1,345 @@
+"""Dragons & Chickens on screen: keys pressed against bots, timed from the painted reveal."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from textual import events
+
+from xmas_tui.cli import local_names, main
+from xmas_tui.games import IllegalAction, get_game
+from xmas_tui.games.dragons_chickens import (
+    CHEST,
+    LINGER_MS,
+    NAME,
+    SHIELD,
+    SLAP,
+    WINDOW_MS,
+    Presses,
+    card,
+    counts_of,
+    last_round,
+    most_abundant,
+)
+from xmas_tui.table import LocalTable
+from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.boards.dragons_chickens import (
+    BLOCKS,
+    DragonsChickensBoard,
+    DragonsChickensRound,
+    Window,
+)
+from xmas_tui.ui.screens.table import TableScreen
+
+DC = get_game("dragons-chickens")
+FAST = 0.05  # the table's pace: the result stays up 0.15 s between rounds
+
+
+async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.01)
+
+
+def board_of(app: XmasApp) -> DragonsChickensBoard:
+    screen = app.screen_stack[1] if isinstance(app.screen, DragonsChickensRound) else app.screen
+    assert isinstance(screen, TableScreen)
+    return screen.query_one(DragonsChickensBoard)
+
+
+def window_open(app: XmasApp, rnd: int | None = None) -> bool:
+    if not app.screen_stack or not any(isinstance(s, TableScreen) for s in app.screen_stack):
+        return False
+    window = board_of(app).window
+    return window is not None and (rnd is None or window.round == rnd)
+
+
+def right_key(board: DragonsChickensBoard, block: int = 0) -> tuple[str, int, int]:
+    """The key a sharp player presses for the room on the board: (key, input, target)."""
+    keys = BLOCKS[block]
+    revealed = board.revealed()
+    if any(card(f).dragon for f in revealed.values()):
+        return keys.shield, SHIELD, 0
+    leaders = most_abundant(counts_of(revealed.values()))
+    if len(leaders) > 1:
+        return keys.chest, CHEST, 0
+    return keys.treasures[leaders[0]], NAME, leaders[0]
+
+
+def key_times(log: list[tuple[str, float]]):
+    def hook(message) -> None:
+        if isinstance(message, events.Key) and (message.key, message.time) not in log:
+            log.append((message.key, message.time))
+
+    return hook
+
+
+def rendered(app: XmasApp) -> str:
+    board = board_of(app)
+    return "\n".join(str(w.render()) for w in board.query("Static"))
+
+
+# ---------------------------------------------------------------- the window, with a made-up clock
+
+
+def test_the_clock_starts_when_the_reveal_is_drawn_and_earlier_keys_do_not_count() -> None:
+    window = Window(3, opened_at=100.0, seats=[0], dragon=False, cards=[0, 1, 2])
+    assert window.press(0, NAME, 4, at=99.98) == "early"
+    assert window.press(0, NAME, 4, at=100.612) == "ok"
+    assert window.seal(0) == Presses.of((NAME, 4, 612))
+
+
+def test_your_presses_are_sealed_a_moment_after_your_first_one() -> None:
+    window = Window(1, opened_at=10.0, seats=[0], dragon=False, cards=[0, 1])
+    assert window.closes_at(0) == pytest.approx(10.0 + WINDOW_MS / 1000), "no press: the whole window"
+    window.press(0, SLAP, 1, at=10.4)
+    assert window.closes_at(0) == pytest.approx(10.4 + LINGER_MS / 1000)
+    window.press(0, NAME, 2, at=10.9)
+    assert window.due(10.4 + LINGER_MS / 1000 - 0.01) == []
+    assert window.due(10.4 + LINGER_MS / 1000) == [0]
+    assert window.press(0, NAME, 3, at=11.0) == "again", "one voice: a second shout does nothing"
+    assert window.seal(0) == Presses.of((SLAP, 1, 400), (NAME, 2, 900))
+    assert window.press(0, CHEST, 0, at=11.1) == "sealed"
+
+
+def test_a_dragon_round_waits_for_the_shield() -> None:
+    window = Window(1, opened_at=0.0, seats=[0], dragon=True, cards=[0, 1])
+    window.press(0, SLAP, 1, at=0.3)
+    assert window.closes_at(0) == pytest.approx(WINDOW_MS / 1000), "a slap alone does not close it"
+    window.press(0, SHIELD, 0, at=1.2)
+    assert window.closes_at(0) == pytest.approx(1.2 + LINGER_MS / 1000)
+
+
+def test_nothing_counts_after_the_room_closes() -> None:
+    window = Window(1, opened_at=0.0, seats=[0], dragon=False, cards=[0, 1])
+    assert window.press(0, NAME, 0, at=WINDOW_MS / 1000 + 0.01) == "closed"
+    assert window.press(0, SLAP, 4, at=1.0) == "no-card"
+
+
+# ---------------------------------------------------------------- whole rounds through the keys
+
+
+async def test_rounds_against_bots_name_you_and_your_reaction_time() -> None:
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=11, pace=FAST)
+    app = XmasApp(table=table)
+    keys: list[tuple[str, float]] = []
+    async with app.run_test(size=(80, 24), message_hook=key_times(keys)) as pilot:
+        for _ in range(3):
+            await wait_for(pilot, lambda: window_open(app))
+            board = board_of(app)
+            window = board.window
+            assert window is not None
+            rnd = window.round
+            key, kind, target = right_key(board)
+            await pilot.press(key)
+            pressed = [t for k, t in keys if k == key][-1]
+            await wait_for(pilot, lambda b=board, r=rnd: b.round_seen > r or b.snapshot.result is not None)
+            record = last_round(board.snapshot.view.public)
+            assert record is not None and record.round == rnd
+            mine = [v for v in record.outcome.verdicts if v.seat == 0]
+            ms = round((pressed - window.opened_at) * 1000)
+            assert [(v.kind, v.target, v.ms) for v in mine] == [(kind, target, ms)]
+            assert any("Ann " in line and f"at {ms} ms" in line for line in record.lines)
+            assert f"{ms} ms Ann" in " ".join(rendered(app).split()), "the last round on the board"
+            assert any("Ann " in e.text and f"at {ms} ms" in e.text for e in board.snapshot.log)
+
+
+async def test_a_dragon_round_stays_open_until_your_hand_is_on_the_shield() -> None:
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
+    table.autoplay(lambda s: s.view["round"] == 5)  # Ivy's card shows a medium dragon
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: window_open(app, 5))
+        board = board_of(app)
+        assert "DRAGON" in rendered(app)
+        await pilot.press("2")  # a shout: nothing while a dragon is out, and it does not close the window
+        shouted = time.monotonic()
+        await wait_for(pilot, lambda: time.monotonic() > shouted + LINGER_MS / 1000 + 0.2)
+        assert board.window is not None and not board.window.hands[0].sealed
+        assert 0 in board.snapshot.to_act
+        await pilot.press("8")
+        await wait_for(pilot, lambda: board.round_seen > 5)
+        record = last_round(board.snapshot.view.public)
+        assert record is not None and record.outcome.how == "dragon"
+        verdicts = {v.kind: v.what for v in record.outcome.verdicts if v.seat == 0}
+        assert verdicts[NAME] == "dragon"
+        assert verdicts[SHIELD] in ("safe", "top")
+
+
+async def test_two_players_share_the_keyboard_and_count_in_the_order_their_keys_arrive() -> None:
+    table = LocalTable(DC, ["Ann", "Bo", "Holly", "Noel"], 0, humans=(0, 1), seed=4, pace=FAST)
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: window_open(app, 1))
+        board = board_of(app)
+        assert board.window is not None and set(board.window.hands) == {0, 1}
+        text = rendered(app)
+        assert "Ann" in text and "Bo" in text and "q" in text and "u chest" in text
+        bo_key, kind, target = right_key(board, block=1)
+        ann_key, _, _ = right_key(board, block=0)
+        await pilot.press(bo_key)
+        await pilot.pause(0.05)  # well over 10 ms later: not a tie
+        await pilot.press(ann_key)
+        await wait_for(pilot, lambda: board.round_seen > 1)
+        record = last_round(board.snapshot.view.public)
+        assert record is not None
+        by_seat = {v.seat: v for v in record.outcome.verdicts if v.seat in (0, 1) and v.kind == kind}
+        assert by_seat[1].ms + 10 < by_seat[0].ms
+        assert (by_seat[1].kind, by_seat[1].target) == (kind, target)
+        assert by_seat[1].what == "won" or record.outcome.how == "dragon"
+        assert by_seat[0].what in ("late", "safe")
+
+
+async def test_keys_before_the_reveal_is_drawn_do_not_count_and_the_clock_starts_after_the_frame() -> None:
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
+    table.autoplay(lambda s: s.view["round"] == 25)
+    app = XmasApp(table=table)
+    keys: list[tuple[str, float]] = []
+    async with app.run_test(size=(80, 24), message_hook=key_times(keys)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        board = board_of(app)
+        frames: list[float] = []
+        show = app._display
+
+        def display(screen, renderable) -> None:
+            frames.append(time.monotonic())
+            show(screen, renderable)
+
+        app._display = display  # type: ignore[method-assign]
+        reveal = board._reveal
+        revealed_at: list[float] = []
+
+        def spy(rnd: int) -> None:
+            revealed_at.append(time.monotonic())
+            reveal(rnd)
+
+        board._reveal = spy  # type: ignore[method-assign]
+        await pilot.press("1", "3")  # mashed while last round's result is up: not counted
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: window_open(app, 25))
+        window = board.window
+        assert window is not None and revealed_at
+        assert any(revealed_at[0] < f <= window.opened_at for f in frames), "stamped after a frame with the cards"
+        assert all(t < window.opened_at for k, t in keys if k in "13"), "the mashed keys came before"
+        assert window.hands[0].inputs == {}
+        key, kind, target = right_key(board)
+        await pilot.press(key)
+        pressed = [t for k, t in keys if k == key][-1]
+        assert window.hands[0].inputs == {kind: (target, round((pressed - window.opened_at) * 1000))}
+
+
+async def test_the_bots_sealed_presses_are_neither_shown_nor_seen_before_the_round_is_settled() -> None:
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=6, pace=FAST)
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: window_open(app, 1))
+        board = board_of(app)
+        snapshot = board.snapshot
+        assert snapshot.to_act == frozenset({0}), "the bots sealed at once"
+        sealed = {s: DC.parse_action(table._state.cards.sealed(s)) for s in (1, 2, 3)}  # the test may look; the board may not
+        for seat in sealed:
+            for handle in snapshot.view.zone(f"sealed.{seat}"):
+                assert snapshot.view.face(handle) is None
+        shown = rendered(app) + "\n".join(e.text for e in snapshot.log) + app.screen.query_one("#prompt").render().plain
+        for presses in sealed.values():
+            assert isinstance(presses, Presses)
+            for inp in presses.inputs(0):
+                assert f"{inp.ms} ms" not in shown
+        key, _, _ = right_key(board)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: board.round_seen > 1)
+        lines = "\n".join(last_round(board.snapshot.view.public).lines)
+        for seat, presses in sealed.items():
+            for inp in presses.inputs(seat):
+                assert f"at {inp.ms} ms" in lines, "opened once every seat has sealed"
+
+
+async def test_a_click_on_the_dark_room_slaps_it_and_a_click_on_a_key_presses_it() -> None:
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
+    table.autoplay(lambda s: s.view["round"] == 25)  # Ivy's card is the dark room
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: window_open(app, 25))
+        board = board_of(app)
+        await pilot.click("#dc-card-3")
+        await wait_for(pilot, lambda: SLAP in board.window.hands[0].inputs)
+        assert board.window.hands[0].inputs[SLAP][0] == 3
+        chest = 7 + 3 * 6  # after the name and the six treasures of the legend
+        await pilot.click("#dc-hands", offset=(chest, 0))
+        await wait_for(pilot, lambda: CHEST in board.window.hands[0].inputs)
+
+
+# ---------------------------------------------------------------- the table, the command line, the help
+
+
+async def test_a_shared_table_plays_every_human_seat_from_here_and_bots_the_rest() -> None:
+    table = LocalTable(DC, ["Ann", "Bo", "Cy"], 0, humans=(0, 1), seed=2)
+    assert table.snapshot().seats == (0, 1) and table.snapshot().my_seats == (0, 1)
+    assert set(table.bots) == {2}
+    with pytest.raises(IllegalAction, match="not played from this terminal"):
+        await table.send_as(2, Presses())
+    await table.send_as(1, Presses.of((SHIELD, 0, 300)))
+    assert 1 not in table.snapshot().to_act
+    table.autoplay(lambda s: s.view["round"] == 3)
+    assert table.snapshot().view["round"] == 3
+
+
+def test_the_names_of_the_people_at_one_keyboard() -> None:
+    assert local_names(None, 1) == ["You"]
+    assert local_names(["Ann"], 3) == ["Ann", "Player 2", "Player 3"]
+    assert local_names(None, 2) == ["Player 1", "Player 2"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "chip-n-dale", "--local-players", "2"], "played by one person at a terminal"),
+        (["play", "dragons-chickens", "--local-players", "4"], "at most 3 people share a keyboard"),
+        (["play", "dragons-chickens", "--players", "2", "--local-players", "3"], "more than the 2 seats"),
+        (["play", "dragons-chickens", "--local-players", "2", "--name", "Ann", "--name", "ANN"], "different names"),
+        (["play", "dragons-chickens", "--name", "Ann", "--name", "Bo"], "2 names for 1 player"),
+    ],
+)
+def test_a_bad_shared_keyboard_is_one_clear_line(args, message, capsys) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_the_rules_show_the_window_ruling_and_every_key_block(capsys) -> None:
+    assert main(["rules", "dragons-chickens"]) == 0
+    out = capsys.readouterr().out
+    timed = next(r.ruling for r in DC.rulings if r.topic == "Timed presses")
+    assert "sealed 1.5 s after your first one" in timed and "share one keyboard" in timed
+    assert timed in out
+    keys = "\n".join(f"{key} {what}" for key, what in DC.keys)
+    for block in BLOCKS:
+        assert " ".join(block.treasures) in keys or "-".join(block.treasures[::5]) in keys
+        for key in (block.chest, block.shield, block.slap):
+            assert key in keys
+
+
+async def test_with_two_dark_rooms_out_the_slap_waits_for_the_key_shown_on_the_card() -> None:
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
+    table.autoplay(lambda s: s.view["round"] == 10)  # two dark rooms
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: window_open(app, 10))
+        board = board_of(app)
+        darks = sorted(s for s, f in board.revealed().items() if card(f).torch)
+        assert len(darks) == 2
+        await pilot.press("9")
+        assert board.window.hands[0].inputs == {}
+        for seat in darks:
+            assert str(seat + 1) in board.query_one(f"#dc-card-{seat}").border_subtitle
+        await pilot.press(str(darks[1] + 1))
+        assert board.window.hands[0].inputs[SLAP][0] == darks[1]
+        assert NAME not in board.window.hands[0].inputs, "the key picked the card, it was no shout"

@@ -1,0 +1,808 @@
+"""The Dragons & Chickens board: the revealed room, each player's keys, the last round.
+
+Owns: drawing a snapshot of the race (every revealed card, big and marked),
+timing the key presses of the players at this terminal from the moment the
+reveal has been painted, sealing each player's ``Presses`` when their window
+closes (our ruling, in "Timed presses"), the shared-keyboard key blocks,
+and the last round's result, shown in full between rounds.
+
+Must not touch: the engine state, or anyone's sealed presses. The board reads
+only the snapshot: the faces it may see, ``to_act`` and ``last_round``. A key
+is timed by Textual's event clock (``Message.time``: when the key arrived),
+against the same clock read once the frame with the new cards was drawn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from rich.text import Text
+from textual import _time
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Horizontal, Vertical
+from textual.events import Click, Key
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Static
+
+from xmas_tui.games import ActionError
+from xmas_tui.games.dragons_chickens import (
+    CHEST,
+    DRAGON,
+    GAME,
+    LINGER_MS,
+    NAME,
+    ROOM,
+    SHIELD,
+    SLAP,
+    TREASURE_NAMES,
+    WINDOW_MS,
+    Presses,
+    RoundRecord,
+    card,
+    loot_zone,
+    pile_zone,
+    table_zone,
+)
+from xmas_tui.games.dragons_chickens import last_round as record_of
+from xmas_tui.table import DEFAULT_PACE, Snapshot, Table
+
+from .base import Board, PlayerLine
+
+#: One single-width symbol and one colour per treasure, in ``TREASURES`` order.
+SYMBOLS = ("○", "●", "♛", "$", "◆", "Ψ")
+COLOURS = ("#ff9f43", "#f5f5f5", "#c77dff", "#ffd700", "#5ec8ff", "#7dffb0")
+DRAGON_RED = "#ff4d4d"
+CHICKEN = "#ff8fab"
+DARK = "#a99cff"
+TORCH = "¡"
+#: Between rounds the last result stays up for this many times the table's pace.
+PAUSE_PER_PACE = 3.0
+#: The countdown is shown once this little of the window is left (seconds).
+COUNTDOWN_FROM = 3
+NAME_WIDTH = 7
+
+
+def now() -> float:
+    """The clock Textual stamps its events with (``Message.time``)."""
+    return _time.get_time()
+
+
+# ---------------------------------------------------------------- keys
+
+
+@dataclass(frozen=True)
+class KeyBlock:
+    """One player's keys on a shared keyboard: six treasures, the chest, the shield, a slap."""
+
+    treasures: tuple[str, ...]
+    chest: str
+    shield: str
+    slap: str
+
+    @property
+    def seat_keys(self) -> tuple[str, ...]:
+        """After the slap key, these pick the card of seat 1-5."""
+        return self.treasures[:5]
+
+    def key_for(self, kind: int, target: int) -> str:
+        if kind == NAME:
+            return self.treasures[target]
+        return {CHEST: self.chest, SHIELD: self.shield}.get(kind, self.slap)
+
+
+#: Player 1 (and a player alone) on the number row, player 2 on the top letter
+#: row, player 3 on the home row: no key in two blocks, none of the table's keys.
+BLOCKS: tuple[KeyBlock, ...] = (
+    KeyBlock(tuple("123456"), "7", "8", "9"),
+    KeyBlock(tuple("qwerty"), "u", "i", "o"),
+    KeyBlock(tuple("asdfgh"), "j", "k", "l"),
+)
+
+
+def _bindings() -> list[Binding]:
+    out = []
+    for b, block in enumerate(BLOCKS):
+        player = f"player {b + 1}: " if b else ""
+        for t, key in enumerate(block.treasures):
+            out.append(Binding(
+                key, f"press({b}, {NAME}, {t})", "Shout" if t == 0 else TREASURE_NAMES[t],
+                show=b == 0 and t == 0, key_display="1-6" if b == 0 else None,
+                tooltip=f"{player}shout {TREASURE_NAMES[t]}" + (" (or, after the slap key, pick a dark room)" if t < 5 else ""),
+                id=f"dc.p{b + 1}.{TREASURE_NAMES[t].lower()}",
+            ))  # fmt: skip
+        out += [
+            Binding(block.chest, f"press({b}, {CHEST}, 0)", "Chest", show=b == 0,
+                    tooltip=f"{player}grab the treasure chest (a tie for most)", id=f"dc.p{b + 1}.chest"),
+            Binding(block.shield, f"press({b}, {SHIELD}, 0)", "Shield", show=b == 0,
+                    tooltip=f"{player}a hand on the shield (a dragon!)", id=f"dc.p{b + 1}.shield"),
+            Binding(block.slap, f"press({b}, {SLAP}, -1)", "Slap", show=b == 0,
+                    tooltip=f"{player}slap the dark room (then the key on the card, if several)", id=f"dc.p{b + 1}.slap"),
+        ]  # fmt: skip
+    return out
+
+
+class Spot(NamedTuple):
+    """Where a key sits in the legend: its line, columns, and the press it makes."""
+
+    line: int
+    start: int
+    end: int
+    block: int
+    kind: int
+    target: int
+
+
+# ---------------------------------------------------------------- the window
+
+
+@dataclass
+class Hand:
+    """What one player at this terminal pressed this round: kind -> (target, ms)."""
+
+    seat: int
+    inputs: dict[int, tuple[int, int]] = field(default_factory=dict)
+    sealed: bool = False
+
+    def presses(self) -> Presses:
+        ordered = sorted(self.inputs.items(), key=lambda item: item[1][1])
+        return Presses.of(*((kind, target, ms) for kind, (target, ms) in ordered))
+
+
+class Window:
+    """One round's window for the players at this terminal, timed from the painted reveal.
+
+    Pure: every time is passed in (seconds on the event clock), so a test can
+    play it with made-up times.
+    """
+
+    def __init__(self, round: int, opened_at: float, seats: Iterable[int], *, dragon: bool, cards: Iterable[int]) -> None:
+        self.round = round
+        self.opened_at = opened_at
+        self.dragon = dragon
+        self.cards = frozenset(cards)  # seats with a revealed card: what a hand can land on
+        self.hands = {seat: Hand(seat) for seat in seats}
+
+    def ms(self, at: float) -> int:
+        return round((at - self.opened_at) * 1000)
+
+    def press(self, seat: int, kind: int, target: int, at: float) -> str:
+        """Record one press at clock time ``at``. Returns "ok", or why it does not count:
+        early (before the reveal was drawn), closed, sealed, again (that kind twice),
+        no-card (no card in front of that seat)."""
+        hand = self.hands.get(seat)
+        if hand is None or hand.sealed:
+            return "sealed"
+        if at < self.opened_at:
+            return "early"
+        ms = self.ms(at)
+        if ms > WINDOW_MS:
+            return "closed"
+        if kind in hand.inputs:
+            return "again"
+        if kind == SLAP and target not in self.cards:
+            return "no-card"
+        hand.inputs[kind] = (target, ms)
+        return "ok"
+
+    def closes_at(self, seat: int) -> float:
+        """When ``seat``'s presses are sealed: ``LINGER_MS`` after the first (after the shield
+        with a dragon out), at most ``WINDOW_MS`` after the reveal."""
+        inputs = self.hands[seat].inputs
+        if self.dragon:
+            first = inputs[SHIELD][1] if SHIELD in inputs else None
+        else:
+            first = min((ms for _, ms in inputs.values()), default=None)
+        ms = WINDOW_MS if first is None else min(WINDOW_MS, first + LINGER_MS)
+        return self.opened_at + ms / 1000
+
+    def due(self, at: float) -> list[int]:
+        """The open hands whose window has closed at ``at``."""
+        return [s for s, hand in self.hands.items() if not hand.sealed and self.closes_at(s) <= at]
+
+    def seal(self, seat: int) -> Presses:
+        hand = self.hands[seat]
+        hand.sealed = True
+        return hand.presses()
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def treasure_text(t: int, *, name: bool = True) -> Text:
+    text = Text(SYMBOLS[t], style=f"bold {COLOURS[t]}")
+    if name:
+        text.append(f" {TREASURE_NAMES[t]}", style=COLOURS[t])
+    return text
+
+
+def card_body(face: str | None) -> Text:
+    """The inside of a revealed card: two treasures, then its chicken or dragon."""
+    if face is None:
+        return Text("\n empty\n", style="dim")
+    c = card(face)
+    text = Text.assemble(treasure_text(c.treasures[0]), "\n", treasure_text(c.treasures[1]), "\n")
+    if c.dragon:
+        text.append("DRAGON" + "▲" * c.dragon, style=f"bold {DRAGON_RED}")
+    elif c.chicken:
+        text.append("chicken", style=f"bold {CHICKEN}")
+    return text
+
+
+def short(name: str, width: int = NAME_WIDTH) -> str:
+    """A name in ``width`` cells, keeping its last letter: "Player 2" -> "Play…2"."""
+    return name if len(name) <= width else name[: width - 2] + "…" + name[-1]
+
+
+_VERDICTS = {
+    "won": ("takes the room", "bold #9be39b"),
+    "lost-tie": ("lost the draw", "#ffd700"),
+    "late": ("too late", "dim"),
+    "wrong": ("wrong: out", "bold #ff9f43"),
+    "out": ("ignored: out", "dim"),
+    "tied-kind": ("a tie: chest!", "#ffd700"),
+    "empty": ("nothing counts", "dim"),
+    "dragon": ("dragon out", DRAGON_RED),
+    "stole": ("steals it", "bold #9be39b"),
+    "beaten": ("beaten to it", "dim"),
+    "missed": ("no dark room", "dim"),
+    "safe": ("safe", "#9be39b"),
+    "top": ("last: burned", f"bold {DRAGON_RED}"),
+    "no-dragon": ("no dragon", "dim"),
+}
+
+
+def press_text(kind: int, target: int, names: Sequence[str]) -> Text:
+    if kind == NAME:
+        return treasure_text(target)
+    if kind == CHEST:
+        return Text("chest", style="bold #ffd700")
+    if kind == SHIELD:
+        return Text("shield", style="bold #9ad0ff")
+    return Text(f"slap {short(names[target], 5)}", style=f"bold {DARK}")
+
+
+def headline(record: RoundRecord, names: Sequence[str]) -> Text:
+    """The round in one line: who took the room and how, or the dragon."""
+    o = record.outcome
+    text = Text()
+    if o.how == "dragon":
+        text.append("DRAGON! ", style=f"bold {DRAGON_RED}")
+        burned = [names[b.seat] for b in o.burns]
+        text.append(f"{' and '.join(burned)} burned." if burned else "Nobody burned.")
+    elif o.winner is not None:
+        cards = len(record.taken)
+        how = f"{TREASURE_NAMES[o.named]}" if o.how == "named" and o.named is not None else "the chest"
+        text.append(names[o.winner], style="bold")
+        text.append(f" takes {cards} card{'s' * (cards != 1)} with {how} at {o.win_ms} ms")
+    else:
+        text.append("Nobody took the room.", style="bold")
+    return text
+
+
+def counts_text(counts: Sequence[int]) -> Text:
+    text = Text()
+    for t, n in sorted(enumerate(counts), key=lambda tn: -tn[1]):
+        if n:
+            text.append_text(treasure_text(t, name=False))
+            text.append(f"{n} ")
+    return text
+
+
+def round_rows(record: RoundRecord, names: Sequence[str], mine: Iterable[int] = ()) -> list[Text]:
+    """Who pressed what and when, and what came of it, in time order."""
+    mine = set(mine)
+    rows = []
+    for v in record.outcome.verdicts:
+        row = Text(f"{v.ms:>4} ms ", style="#9be39b")
+        row.append(f"{short(names[v.seat], 6):<6} ", style="bold" if v.seat in mine else "")
+        what = press_text(v.kind, v.target, names)
+        what.pad_right(10 - what.cell_len)
+        row.append_text(what)
+        verdict, style = _VERDICTS.get(v.what, (v.what, ""))
+        row.append(f" {verdict}", style=style)
+        rows.append(row)
+    if not rows:
+        rows.append(Text("nobody pressed anything", style="dim"))
+    return rows
+
+
+def why_lines(record: RoundRecord) -> list[str]:
+    """The engine's account past one line per press: ties, the dragon, the room."""
+    return list(record.lines[len(record.outcome.verdicts) :])
+
+
+def fates(record: RoundRecord, names: Sequence[str]) -> dict[int, str]:
+    """Where each revealed card went: seat -> a few words."""
+    o = record.outcome
+    out: dict[int, str] = {}
+    stolen = {t.owner: t.thief for t in o.thefts}
+    for seat, handle in record.revealed:
+        if seat in stolen:
+            out[seat] = f"{TORCH}→ {short(names[stolen[seat]], 5)}"
+        elif handle in record.taken and o.winner is not None:
+            out[seat] = f"→ {short(names[o.winner], 6)}"
+        elif handle in record.to_room:
+            out[seat] = "room"
+    return out
+
+
+# ---------------------------------------------------------------- widgets
+
+
+class RoomCard(Static):
+    """One seat's revealed card. Click to slap it (the first player's hand)."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(id=f"dc-card-{seat}", classes="dc-card")
+        self.seat = seat
+
+    def show(self, name: str, face: str | None, *, hidden: bool = False, note: str = "") -> None:
+        self.border_title = short(name, 6)
+        self.set_classes("dc-card")
+        if hidden:
+            self.update(Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style="#2e7d32"))
+            self.add_class("-hidden")
+            self.border_subtitle = note
+            return
+        self.update(card_body(face))
+        if face is None:
+            self.add_class("-empty")
+            self.border_subtitle = note
+            return
+        c = card(face)
+        self.set_class(bool(c.dragon), "-dragon")
+        self.set_class(c.torch, "-dark")
+        self.border_subtitle = note or (f"{TORCH} dark" if c.torch else "")
+
+    def on_click(self, event: Click) -> None:
+        board = self.screen.query_one(DragonsChickensBoard)
+        board.slap_by_click(self.seat, event.time)
+
+
+class Hands(Static):
+    """The keys and the presses of every player at this terminal. Click a key to press it."""
+
+    def on_click(self, event: Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self.screen.query_one(DragonsChickensBoard).legend_clicked(offset.y, offset.x, event.time)
+
+
+class DragonsChickensRound(ModalScreen[None]):
+    """The last round in full, between rounds: the cards and where they went, every press
+    with its time and what came of it, and why. It hides the table (and its log, which
+    already tells the next room) until the next room is revealed."""
+
+    BINDINGS = [
+        Binding("enter,space,escape", "dismiss", "Next room", key_display="⏎", tooltip="Reveal the next room now", id="dc.next"),
+    ]
+
+    def __init__(self, record: RoundRecord, names: Sequence[str], faces: Mapping[int, str], mine: Sequence[int], pause: float) -> None:
+        super().__init__()
+        self.record = record
+        self.names = tuple(names)
+        self.faces = dict(faces)
+        self.mine = tuple(mine)
+        self.pause = pause
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dc-result-box", classes="dialog"):
+            with Center():
+                with Horizontal(classes="dc-row"):
+                    for seat in range(len(self.names)):
+                        yield RoomCard(seat)
+            yield Static(id="dc-result-text")
+            yield Static(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
+
+    def on_mount(self) -> None:
+        record, names = self.record, self.names
+        self.query_one("#dc-result-box").border_title = f"Round {record.round} · what happened"
+        handles = dict(record.revealed)
+        where = fates(record, names)
+        for room_card in self.query(RoomCard):
+            seat = room_card.seat
+            room_card.show(names[seat], self.faces.get(handles.get(seat, -1)), note=where.get(seat, ""))
+        text = headline(record, names)
+        if record.outcome.how != "dragon":
+            text.append("  ")
+            text.append_text(counts_text(record.outcome.counts))
+        for row in round_rows(record, names, self.mine):
+            text.append("\n")
+            text.append_text(row)
+        for line in why_lines(record):
+            text.append(f"\n{line}", style="italic")
+        self.query_one("#dc-result-text", Static).update(text)
+        self.set_timer(self.pause, self.action_dismiss)
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        if self.is_current:
+            self.dismiss(None)
+
+
+# ---------------------------------------------------------------- the board
+
+
+class DragonsChickensBoard(Board):
+    game = GAME
+    #: How many people may share this board's keyboard (one key block each).
+    local_players = len(BLOCKS)
+
+    BINDINGS = _bindings()
+
+    def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
+        super().__init__(snapshot, id=id)
+        self.round_seen = 0  # the round whose snapshot arrived
+        self.revealed_round = 0  # the round whose cards are drawn
+        self.result_seen = 0  # the last round whose result was shown in full
+        self.window: Window | None = None
+        self.notes: dict[int, str] = {}
+        self.slap_pending: set[int] = set()  # blocks whose slap waits for a seat key
+        self._arrivals: dict[str, deque[float]] = {}
+        self._ticker: Timer | None = None
+        self._hands_shown = Text()
+        self._spots: list[Spot] = []
+
+    # -------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        players = len(self.snapshot.view["players"])
+        per_row = 3 if players == 5 else players
+        yield Static(id="dc-head")
+        with Vertical(id="dc-room"):
+            for start in range(0, players, per_row):
+                with Center():
+                    with Horizontal(classes="dc-row"):
+                        for seat in range(start, min(players, start + per_row)):
+                            yield RoomCard(seat)
+        yield Hands(id="dc-hands")
+        yield Static(id="dc-last")
+
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(0.05, self._tick, pause=True)
+        self.redraw()
+
+    # -------------------------------------------------------------- the round's stages
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        view = snapshot.view
+        rnd = view["round"]
+        if snapshot.result is None and view["phase"] == "race" and rnd != self.round_seen:
+            self.round_seen = rnd
+            self._close_window()
+            record = record_of(view.public)
+            if record is not None and record.round > self.result_seen and self.is_attached:
+                self.result_seen = record.round
+                self.redraw()
+                faces = {h: f for h in dict(record.revealed).values() if (f := view.face(h)) is not None}
+                screen = DragonsChickensRound(record, view["players"], faces, snapshot.my_seats, self.pause())
+                self.app.push_screen(screen, lambda _: self._reveal(rnd))
+                return
+            self._reveal(rnd)
+            return
+        if snapshot.result is not None:
+            self._close_window()
+        self.redraw()
+
+    def pause(self) -> float:
+        table = self._table()
+        return PAUSE_PER_PACE * (table.pace if table is not None else DEFAULT_PACE)
+
+    def _reveal(self, rnd: int) -> None:
+        """Draw the round's cards; the clock starts once that frame is on screen."""
+        if rnd != self.round_seen or self.snapshot.result is not None:
+            return
+        self.revealed_round = rnd
+        self.redraw()
+        self.call_after_refresh(self._open_window, rnd)
+
+    def _open_window(self, rnd: int) -> None:
+        if rnd != self.round_seen or self.revealed_round != rnd or self.window is not None:
+            return
+        if self.screen is not self.app.screen:  # a dialog is over the cards: not seen yet
+            self.call_after_refresh(self._open_window, rnd)
+            return
+        snap = self.snapshot
+        revealed = self.revealed()
+        seats = [s for s in snap.my_seats if s in snap.to_act]
+        dragon = any(card(f).dragon for f in revealed.values())
+        self.window = Window(rnd, now(), seats, dragon=dragon, cards=revealed)
+        self.notes.clear()
+        self.slap_pending.clear()
+        if self._ticker is not None:
+            self._ticker.resume()
+        self._draw_hands()
+
+    def _close_window(self) -> None:
+        self.window = None
+        self.slap_pending.clear()
+        if self._ticker is not None:
+            self._ticker.pause()
+
+    def _tick(self) -> None:
+        window = self.window
+        if window is None:
+            return
+        for seat in window.due(now()):
+            self._seal(seat)
+        self._draw_hands()
+
+    def _seal(self, seat: int) -> None:
+        assert self.window is not None
+        presses = self.window.seal(seat)
+        if seat == self.snapshot.seat:
+            self.choose(presses)
+        else:
+            self.run_worker(self._send_as(seat, presses), group="dc-send")
+
+    async def _send_as(self, seat: int, presses: Presses) -> None:
+        table = self._table()
+        try:
+            if table is None:
+                raise ActionError("no table to play at")
+            await table.send_as(seat, presses)
+        except ActionError as error:
+            self.notify(str(error), title="Not allowed", severity="error")
+
+    def _table(self) -> Table | None:
+        """The table behind this screen: its pace, and a seat for another player here.
+        The board reads no game state from it."""
+        table = getattr(self.screen, "table", None)
+        return table if isinstance(table, Table) else None
+
+    # -------------------------------------------------------------- input
+    def on_key(self, event: Key) -> None:
+        """Note when each key arrived; the binding's action then times the press with it."""
+        self._arrivals.setdefault(event.key, deque(maxlen=8)).append(event.time)
+
+    def _arrival(self, key: str) -> float:
+        arrivals = self._arrivals.get(key)
+        return arrivals.popleft() if arrivals else now()
+
+    def action_press(self, block: int, kind: int, target: int) -> None:
+        """A key of player ``block``'s block: a shout, the chest, the shield, or a slap."""
+        keys = BLOCKS[block]
+        at = self._arrival(keys.key_for(kind, target))
+        self.press(block, kind, target, at)
+
+    def slap_by_click(self, seat: int, at: float) -> None:
+        self.press(0, SLAP, seat, at, chosen=True)
+
+    def press(self, block: int, kind: int, target: int, at: float, *, chosen: bool = False) -> None:
+        mine = self.snapshot.my_seats
+        if block >= len(mine):
+            return
+        seat = mine[block]
+        window = self.window
+        if window is None or seat not in window.hands:
+            if self.snapshot.result is None and seat in self.snapshot.to_act:
+                self._note(seat, "too early: the room is not open yet")
+            return
+        if block in self.slap_pending:
+            self.slap_pending.discard(block)
+            self._draw_cards(True, self.revealed())
+            if kind == NAME and target < len(self.snapshot.view["players"]):
+                kind, chosen = SLAP, True
+        if kind == SLAP and not chosen:
+            darks = sorted(s for s, f in self.revealed().items() if card(f).torch)
+            if not darks:
+                self._note(seat, "no dark room to slap")
+                return
+            if len(darks) > 1:
+                self.slap_pending.add(block)
+                seats = BLOCKS[block].seat_keys
+                self._draw_cards(True, self.revealed())
+                self._note(seat, f"slap which? {' or '.join(seats[d] for d in darks)}")
+                return
+            target = darks[0]
+        said = window.press(seat, kind, target, at)
+        self._note(seat, {
+            "ok": "",
+            "early": "too early: the cards were not on screen yet",
+            "closed": "too late: the room has closed",
+            "sealed": "sealed already",
+            "again": "one of each: that one is already in",
+            "no-card": "no card there",
+        }[said])  # fmt: skip
+        if said != "ok":
+            self.app.bell()
+        self._tick()
+
+    def _note(self, seat: int, note: str) -> None:
+        self.notes[seat] = note
+        self._draw_hands()
+
+    # -------------------------------------------------------------- drawing
+    def revealed(self) -> dict[int, str]:
+        """The faces on the table this round: seat -> face."""
+        view = self.snapshot.view
+        out = {}
+        for seat in range(len(view["players"])):
+            for handle in view.zone(table_zone(seat))[-1:]:
+                face = view.face(handle)
+                if face is not None:
+                    out[seat] = face
+        return out
+
+    def redraw(self) -> None:
+        if not self.is_mounted:
+            return
+        snap = self.snapshot
+        view = snap.view
+        shown = self.revealed_round == view["round"] or snap.result is not None
+        revealed = self.revealed() if shown else {}
+        self._draw_cards(shown, revealed)
+        self._draw_head(shown, revealed)
+        self._draw_hands()
+        self._draw_last()
+
+    def _draw_cards(self, shown: bool, revealed: Mapping[int, str]) -> None:
+        """The room; while a slap waits for its card, each dark room shows the key that picks it."""
+        names = self.snapshot.view["players"]
+        for room_card in self.query(RoomCard):
+            seat = room_card.seat
+            face = revealed.get(seat)
+            note = ""
+            if self.slap_pending and face is not None and card(face).torch:
+                note = f"{TORCH} " + " ".join(BLOCKS[b].seat_keys[seat] for b in sorted(self.slap_pending))
+            room_card.show(names[seat], face, hidden=not shown, note=note)
+
+    def _draw_head(self, shown: bool, revealed: Mapping[int, str]) -> None:
+        view = self.snapshot.view
+        text = Text(f"Round {view['round']} ", style="bold")
+        if self.snapshot.result is not None:
+            text.append("· every pile is empty: the game is over", style="bold #ffd700")
+        elif not shown:
+            text.append("· My-trea-sure! the next room…", style="#ffd700")
+        elif any(card(f).dragon for f in revealed.values()):
+            text.append(" DRAGON! hands on the shield ", style=f"bold #fff6d5 on {DRAGON_RED}")
+        else:
+            room = len(view.zone(ROOM))
+            text.append(f"· My-trea-sure!{f' · {room} more in the room' if room else ''}", style="#ffd700")
+        self.query_one("#dc-head", Static).update(text)
+
+    def _draw_hands(self) -> None:
+        if not self.is_mounted:
+            return
+        snap = self.snapshot
+        names = snap.view["players"]
+        window = self.window
+        text = Text()
+        spots: list[Spot] = []
+        for block, seat in enumerate(snap.my_seats[: len(BLOCKS)]):
+            if block:
+                text.append("\n")
+            legend, keys = self._legend(block, names[seat])
+            spots += [Spot(2 * block, *key) for key in keys]
+            text.append_text(legend)
+            text.append("\n")
+            text.append_text(self._state(seat, window, names))
+        self._spots = spots
+        if text != self._hands_shown:
+            self._hands_shown = text
+            self.query_one("#dc-hands", Hands).update(text)
+
+    def _legend(self, block: int, name: str) -> tuple[Text, list[tuple[int, int, int, int, int]]]:
+        """A player's keys in one line, and where each key is: (start, end, block, input, target)."""
+        keys = BLOCKS[block]
+        text = Text(f"{short(name, 6):<7}", style="bold")
+        spots = []
+        for t, key in enumerate(keys.treasures):
+            start = len(text)
+            text.append(key, style="bold reverse")
+            text.append_text(treasure_text(t, name=False))
+            spots.append((start, len(text), block, NAME, t))
+            text.append(" ")
+        for key, label, kind, colour in (
+            (keys.chest, "chest", CHEST, "#ffd700"),
+            (keys.shield, "shield", SHIELD, "#9ad0ff"),
+            (keys.slap, "slap", SLAP, DARK),
+        ):
+            start = len(text)
+            text.append(key, style="bold reverse")
+            text.append(f" {label}", style=colour)
+            spots.append((start, len(text), block, kind, -1 if kind == SLAP else 0))
+            text.append(" " if kind != SLAP else "")
+        return text, spots
+
+    def legend_clicked(self, line: int, column: int, at: float) -> None:
+        for spot in self._spots:
+            if spot.line == line and spot.start <= column < spot.end:
+                self.press(spot.block, spot.kind, spot.target, at)
+                return
+
+    def _state(self, seat: int, window: Window | None, names: Sequence[str]) -> Text:
+        snap = self.snapshot
+        text = Text("       ")
+        note = self.notes.get(seat, "")
+        if snap.result is not None:
+            return text.append("the game is over", style="dim")
+        if seat not in snap.to_act:
+            return text.append("sealed: waiting for the others", style="dim")
+        if self.revealed_round != snap.view["round"]:
+            return text.append("get ready…", style="dim")
+        # Drawn but not yet stamped: the clock starts with this very frame.
+        hand = window.hands.get(seat) if window is not None else None
+        inputs = hand.inputs if hand is not None else {}
+        for kind, (target, ms) in sorted(inputs.items(), key=lambda item: item[1][1]):
+            text.append_text(press_text(kind, target, names))
+            text.append(f" {ms} ms  ", style="#9be39b")
+        if hand is not None and hand.sealed:
+            text.append("✓ sealed", style="bold #9be39b")
+        elif note:
+            text.append(note, style="#ff9f43")
+        elif inputs:
+            text.append("…", style="dim")
+        else:
+            dragon = any(card(f).dragon for f in self.revealed().values())
+            text.append("Go! the shield!" if dragon else "Go!", style=f"bold {DRAGON_RED}" if dragon else "bold #ffd700")
+            left = math.ceil(window.closes_at(seat) - now()) if window is not None and hand is not None else WINDOW_MS
+            if left <= COUNTDOWN_FROM:
+                text.append(f" {left} s left", style="#ff9f43")
+            else:
+                text.append(f" {WINDOW_MS // 1000} s to press", style="dim")
+        return text
+
+    def _draw_last(self) -> None:
+        snap = self.snapshot
+        names = snap.view["players"]
+        last = self.query_one("#dc-last", Static)
+        record = record_of(snap.view.public)
+        if record is None:
+            last.border_title = "Last round"
+            last.update(Text("Nothing yet. Look at all the cards, count, press!", style="dim"))
+            return
+        last.border_title = f"Round {record.round}"
+        text = headline(record, names)
+        for row in round_rows(record, names, snap.my_seats):
+            text.append("\n")
+            text.append_text(row)
+        for line in why_lines(record):
+            text.append(f"\n{line}", style="italic dim")
+        last.update(text)
+
+    # -------------------------------------------------------------- the table screen's lines
+    def status_line(self) -> str:
+        view = self.snapshot.view
+        players = range(len(view["players"]))
+        pile = max(len(view.zone(pile_zone(s))) for s in players)
+        room = len(view.zone(ROOM))
+        gone = len(view.zone(DRAGON))
+        if self.snapshot.result is not None:
+            return f"{GAME.title} · game over after {view['round']} rooms"
+        return f"{GAME.title} · Round {view['round']} · piles {pile} · room {room} · under the dragon {gone}"
+
+    def prompt_line(self) -> str:
+        snap = self.snapshot
+        if snap.result is not None:
+            return "The game is over."
+        mine = [s for s in snap.my_seats if s in snap.to_act]
+        if not mine:
+            waiting = ", ".join(self.player_name(s) for s in sorted(snap.to_act))
+            return f"Sealed. Waiting for {waiting}." if waiting else ""
+        if len(snap.my_seats) > 1:
+            return (
+                "Each player here has their own keys (under the cards): the most abundant treasure,"
+                " the chest on a tie, the shield on a dragon, slap a dark room."
+            )
+        return (
+            "Press the most abundant treasure (1-6); 7 the chest on a tie; 8 the shield on a dragon;"
+            " 9 slaps a dark room (then the key on the card, if several)."
+        )
+
+    def player_lines(self) -> list[PlayerLine]:
+        snap = self.snapshot
+        view = snap.view
+        lines = []
+        for seat, name in enumerate(view["players"]):
+            loot = view.faces_in(loot_zone(seat))
+            chickens = sum(card(f).chicken for f in loot)
+            block = snap.my_seats.index(seat) if seat in snap.my_seats else None
+            marker = f"[{BLOCKS[block].treasures[0]}]" if block and block < len(BLOCKS) else ""
+            summary = f"{chickens} chicken{'s' * (chickens != 1)} · pile {len(view.zone(pile_zone(seat)))}"
+            lines.append(PlayerLine(seat, name, f"{len(loot)} cards", summary, seat in snap.to_act, marker))
+        return lines
