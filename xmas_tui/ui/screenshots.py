@@ -61,6 +61,13 @@ def joining() -> XmasApp:
     return XmasApp(join=dict(code="SNOW-7315", name="Bob", discovery=("127.0.0.1", 47474)))
 
 
+def shared_keyboard_at(game_id: str, names: list[str], humans: int, seed: int, stop: Callable[[Snapshot], bool]) -> XmasApp:
+    """An app where the first ``humans`` seats share this terminal's keyboard."""
+    table = LocalTable(get_game(game_id), names, 0, humans=range(humans), seed=seed, pace=STILL)
+    table.autoplay(stop)
+    return XmasApp(table=table)
+
+
 SCENES: tuple[Scene, ...] = (
     Scene("lobby", "The lobby: choose a game, players, bots and your name", XmasApp),
     Scene("rules", "Rules and our rulings, from any screen with ?", XmasApp, ("question_mark",)),
@@ -114,6 +121,28 @@ SCENES: tuple[Scene, ...] = (
         "christmas-tree-end",
         "Christmas Tree: final scores, a tie broken by cards in hand",
         lambda: table_at("christmas-tree", 5, 9, lambda s: False),
+    ),
+    Scene(
+        "dragons-chickens-reveal",
+        "Dragons & Chickens: the room is revealed; count, then press the most abundant treasure",
+        lambda: table_at("dragons-chickens", 4, 1, lambda s: s.view["round"] == 25),
+        ("enter",),
+    ),
+    Scene(
+        "dragons-chickens-dragon",
+        "Dragons & Chickens: a dragon! Everyone to the shield",
+        lambda: table_at("dragons-chickens", 4, 1, lambda s: s.view["round"] == 5),
+        ("enter",),
+    ),
+    Scene(
+        "dragons-chickens-result",
+        "Dragons & Chickens: between rounds, who pressed what and when, and where the cards went",
+        lambda: table_at("dragons-chickens", 4, 1, lambda s: s.view["round"] == 16),
+    ),
+    Scene(
+        "dragons-chickens-shared",
+        "Dragons & Chickens: two players sharing one keyboard, each with their own keys",
+        lambda: shared_keyboard_at("dragons-chickens", ["Ann", "Bo", "Holly", "Noel"], 2, 4, lambda s: s.view["round"] == 1),
     ),
 )
 
