@@ -343,3 +343,49 @@ async def test_with_two_dark_rooms_out_the_slap_waits_for_the_key_shown_on_the_c
         await pilot.press(str(darks[1] + 1))
         assert board.window.hands[0].inputs[SLAP][0] == darks[1]
         assert NAME not in board.window.hands[0].inputs, "the key picked the card, it was no shout"
+
+
+async def test_the_last_room_ends_the_game_with_the_final_scores() -> None:
+    from xmas_tui.games.dragons_chickens import pile_zone
+    from xmas_tui.ui.screens.dialogs import EndScreen
+
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=3, pace=FAST)
+    table.autoplay(lambda s: s.view["phase"] == "race" and not s.view.zone(pile_zone(0)))
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: window_open(app))
+        board = board_of(app)
+        key, _, _ = right_key(board)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
+        assert board.snapshot.result is not None and board.window is None
+        assert "game over" in board.status_line()
+
+
+async def test_the_lobby_deals_dragons_and_chickens_against_bots() -> None:
+    from textual.widgets import Select
+
+    from xmas_tui.ui.screens.lobby import LobbyScreen
+
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.screen.query_one("#game", Select).value = DC.id
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: window_open(app, 1))
+        assert board_of(app).snapshot.view.game == DC.id
+
+
+async def test_escape_between_rounds_leaves_for_the_lobby() -> None:
+    from xmas_tui.ui.screens.lobby import LobbyScreen
+
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
+    table.autoplay(lambda s: s.view["round"] == 3)
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))

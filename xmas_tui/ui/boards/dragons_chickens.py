@@ -323,10 +323,10 @@ def fates(record: RoundRecord, names: Sequence[str]) -> dict[int, str]:
     out: dict[int, str] = {}
     stolen = {t.owner: t.thief for t in o.thefts}
     for seat, handle in record.revealed:
-        if seat in stolen:
-            out[seat] = f"{TORCH}→ {short(names[stolen[seat]], 5)}"
+        if seat in stolen:  # a card border has room for six letters
+            out[seat] = f"{TORCH}→{short(names[stolen[seat]], 4)}"
         elif handle in record.taken and o.winner is not None:
-            out[seat] = f"→ {short(names[o.winner], 6)}"
+            out[seat] = f"→{short(names[o.winner], 5)}"
         elif handle in record.to_room:
             out[seat] = "room"
     return out
@@ -380,7 +380,8 @@ class DragonsChickensRound(ModalScreen[None]):
     already tells the next room) until the next room is revealed."""
 
     BINDINGS = [
-        Binding("enter,space,escape", "dismiss", "Next room", key_display="⏎", tooltip="Reveal the next room now", id="dc.next"),
+        Binding("enter,space", "dismiss", "Next room", key_display="⏎", tooltip="Reveal the next room now", id="dc.next"),
+        Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="dc.leave"),
     ]
 
     def __init__(self, record: RoundRecord, names: Sequence[str], faces: Mapping[int, str], mine: Sequence[int], pause: float) -> None:
@@ -423,6 +424,11 @@ class DragonsChickensRound(ModalScreen[None]):
     def action_dismiss(self) -> None:  # type: ignore[override]
         if self.is_current:
             self.dismiss(None)
+
+    def action_leave(self) -> None:
+        leave = getattr(self.app, "open_lobby", None)
+        if leave is not None:
+            leave()
 
 
 # ---------------------------------------------------------------- the board
@@ -489,8 +495,11 @@ class DragonsChickensBoard(Board):
         self.redraw()
 
     def pause(self) -> float:
+        """How long the last round stays up between rounds: three times the table's pace
+        (a networked table without one: the default pace)."""
         table = self._table()
-        return PAUSE_PER_PACE * (table.pace if table is not None else DEFAULT_PACE)
+        pace = getattr(table, "pace", 0.0) or DEFAULT_PACE
+        return PAUSE_PER_PACE * pace
 
     def _reveal(self, rnd: int) -> None:
         """Draw the round's cards; the clock starts once that frame is on screen."""
