@@ -210,7 +210,7 @@ class JoinScreen(Screen[None]):
             self.query_one("#join-status", Static).update(f"Cannot listen for tables ({exc}); type the host's address.")
             return
         shown: list | None = None
-        while True:
+        while self.is_attached and self.client is None:
             heard = [h for h in self.listener.current() if self.only_game in (None, h.info.game)]
             if [h.info for h in heard] != shown:
                 shown = [h.info for h in heard]
