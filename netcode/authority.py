@@ -294,14 +294,17 @@ class HostTable:
         self.dealing = False
         self._broadcast()
 
-    def _send(self, peer: int, payload: dict) -> None:
+    def _send(self, peer: int, payload: dict) -> bool:
+        """Send reliably; False if the channel refused (the peer is gone or hopelessly behind)."""
         if self.aio is None:
-            return
+            return False
         payload["epoch"] = EPOCH
         try:
             self.aio.send_reliable_nowait(peer, payload)
         except (PeerClosed, SendQueueFull):
-            self.endpoint.note_drop("send_refused")  # the peer is gone or hopelessly behind
+            self.endpoint.note_drop("send_refused")
+            return False
+        return True
 
     def _snapshot_for(self, guest: Guest) -> dict:
         rules = self.rules
@@ -336,7 +339,10 @@ class HostTable:
             if self.rules is None:
                 self._send(peer, {"t": "roster", "roster": self.roster(), "game": self.game})
             else:
-                self._send(peer, self._snapshot_for(guest))
+                # what this peer has been sent counts only if the send went out
+                before = (guest.log_sent, guest.commits_sent, set(guest.opened))
+                if not self._send(peer, self._snapshot_for(guest)):
+                    guest.log_sent, guest.commits_sent, guest.opened = before
         if self.rules is not None and self.rules.result() is not None and not self.finished.is_set():
             final = {"t": "final", "public": self.rules.view(None), "digest": self.rules.digest(),
                      "result": self.rules.result(), "fair": self.ledger.public()}

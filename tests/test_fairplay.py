@@ -306,3 +306,56 @@ async def test_a_host_that_reveals_another_secret_is_caught_by_the_audit() -> No
     for out in outputs:
         assert not out["audit"]["ok"]
         assert "does not match the commitment it published" in out["audit"]["failures"][0]
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_headless_host_and_join_write_logs_that_verify_offline(tmp_path) -> None:
+    from tests.test_net import cli
+
+    port = free_port()
+    env = {**os.environ, "XMAS_TUI_DISCOVERY": f"127.0.0.1:{free_port()}"}
+    host_log, join_log = tmp_path / "host.json", tmp_path / "join.json"
+    host = cli("host", "chip-n-dale", "--players", "2", "--code", "SNOW-7315", "--port", str(port),
+               "--bind", "127.0.0.1", "--headless", "--log", str(host_log), env=env)  # fmt: skip
+    join = cli("join", "--address", f"127.0.0.1:{port}", "--code", "snow-7315", "--name", "Elf",
+               "--headless", "--log", str(join_log), env=env)  # fmt: skip
+    try:
+        outputs = []
+        for proc in (host, join):
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err[-2000:]
+            outputs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for proc in (host, join):
+            if proc.poll() is None:
+                proc.kill()
+    for out, path in zip(outputs, (host_log, join_log), strict=True):
+        assert out["audit"]["ok"], out["audit"]["failures"]
+        assert out["log"] == str(path)
+    import subprocess
+    import sys
+
+    ok = subprocess.run([sys.executable, "-m", "xmas_tui", "verify", str(join_log)], capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and ok.stdout.startswith("Fair play: OK (checked"), ok.stdout + ok.stderr
+    raw = join_log.read_text()
+    join_log.write_text(raw.replace('"seat": 1', '"seat": 0', 1))
+    bad = subprocess.run([sys.executable, "-m", "xmas_tui", "verify", str(join_log)], capture_output=True, text=True, env=env)
+    assert bad.returncode == 1 and "the log was changed after it was written" in bad.stderr
+
+
+def test_verify_names_every_failure_of_a_forged_log(tmp_path, capsys) -> None:
+    from xmas_tui.audit import seal
+    from xmas_tui.cli import main
+
+    game = get_game("christmas-tree")
+    recorder, result = play_bot_game(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, b"m" * 32, None])
+    log = recorder.log(0, result)
+    log["secret"] = (b"j" * 32).hex()
+    path = write_log(seal(log), tmp_path / "forged.json")
+    assert main(["verify", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "FAILED" in out and "does not match the commitment it published" in err
+    assert main(["verify", str(tmp_path / "missing.json")]) == 1
+    assert "cannot read" in capsys.readouterr().err

@@ -26,8 +26,13 @@ The game log (JSON, UTF-8, one object; bytes are lowercase hex)::
       "last_view": {…},             # this peer's last view (View wire form)
       "result": {…},                # the result the host announced
       "alarms": ["…"],              # problems seen on receipt during the game
+      "options": {…},               # only if the game was set up with options
       "sha256": "…"                 # SHA-256 of the canonical JSON of the rest
     }
+
+A local game (``xmas-tui play``: this process is host and only peer) keeps the
+same format with ``"rng_seed"`` (the ``--seed`` it was dealt from) and no
+nonces: there is nobody to be fair to, but the log and its audit work alike.
 
 The canonical JSON is ``json.dumps(rest, sort_keys=True, separators=(",", ":"),
 ensure_ascii=False)`` in UTF-8. The checksum makes an accidental or careless
@@ -52,6 +57,7 @@ from netcode.fairplay import (
     card_commitment,
     card_salt,
     derive_seed,
+    digest,
     nonce_commitment,
     seed_commitment,
 )
@@ -134,7 +140,7 @@ def verdict(checked: Mapping[str, int], failures: Sequence[str]) -> dict:
     )
     ok = not failures
     summary = f"Fair play: OK ({what})." if ok else f"Fair play: FAILED ({what}): " + "; ".join(listed)
-    return {"ok": ok, "checked": dict(checked), "failures": listed, "summary": summary}
+    return {"ok": ok, "checked": dict(checked), "what": what, "failures": listed, "summary": summary}
 
 
 def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
@@ -159,12 +165,14 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
     seat = log.get("seat")
     if mine is not None and seat is not None and seat < len(nonces) and nonces[seat] not in (None, mine):
         failures.append("the seed was made with a nonce for my seat that is not mine")
-    seed = derive_seed(secret, nonces)
+    if log.get("rng_seed") is not None:
+        rng = Rng(log["rng_seed"])  # a local game: dealt from the seed the player chose
+    else:
+        rng = Rng(derive_seed(secret, nonces))
     checked["seed"] = 1
     # 3. replay the public log with the engine
-    rng = Rng(seed)
     players = list(log["players"])
-    state = game.setup({}, players, rng)
+    state = game.setup(log.get("options") or {}, players, rng)
     faces: dict[int, str] = {}
     made, upto = made_since(state.cards, 1)
     faces.update(made)
@@ -276,16 +284,23 @@ class Recorder:
 
     def __init__(self, game: Game, players: Sequence[str], *, secret: bytes | None = None,
                  nonces: Sequence[bytes | None] | None = None, table_id: bytes | None = None,
-                 watch: Sequence[int | None] = (0,)) -> None:
+                 watch: Sequence[int | None] = (0,), rng_seed: int | str | None = None,
+                 options: Mapping[str, Any] | None = None) -> None:
         self.game = game
         self.players = list(players)
-        self.ledger = Ledger(game.id, table_id or os.urandom(8), **({"secret": secret} if secret else {}))
+        if table_id is None:  # a local game dealt from a seed gets a table id from it too
+            table_id = os.urandom(8) if rng_seed is None else digest("local-table", str(rng_seed))[:8]
+        self.ledger = Ledger(game.id, table_id, **({"secret": secret} if secret else {}))
         nonces = list(nonces) if nonces is not None else [None] * len(players)
         for seat, nonce in enumerate(nonces):
             if nonce is not None:
                 self.ledger.nonce_commits[seat] = nonce_commitment(self.ledger.table_id, nonce)
                 self.ledger.reveal_nonce(seat, nonce)
-        self.seed = self.ledger.fix_seed(len(players))
+        self.seed: bytes | int | str = self.ledger.fix_seed(len(players))
+        self.rng_seed = rng_seed
+        self.options = dict(options or {})
+        if rng_seed is not None:
+            self.seed = rng_seed
         self.watch = list(watch)
         self.openings: dict[int | None, dict[int, tuple[str, bytes]]] = {s: {} for s in self.watch}
         self.last_view: dict[int | None, Any] = {}
@@ -321,6 +336,8 @@ class Recorder:
             "last_view": self.last_view.get(seat),
             "result": result.to_wire() if result is not None else None,
             "alarms": [],
+            **({"rng_seed": self.rng_seed} if self.rng_seed is not None else {}),
+            **({"options": normal(self.options)} if self.options else {}),
         }  # fmt: skip
 
 
@@ -360,11 +377,15 @@ def data_dir() -> Path:
 
 
 def default_log_path(log: Mapping[str, Any]) -> Path:
-    import time
-
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+    """``<data dir>/<game>-<table id>-seat<N>.json`` (``-2``, ``-3``… if taken)."""
     seat = "spectator" if log.get("seat") is None else f"seat{log['seat'] + 1}"
-    return data_dir() / f"{stamp}-{log['game']}-{str(log['table'])[:8]}-{seat}.json"
+    stem = f"{log['game']}-{log['table']}-{seat}"
+    path = data_dir() / f"{stem}.json"
+    n = 1
+    while path.exists():
+        n += 1
+        path = data_dir() / f"{stem}-{n}.json"
+    return path
 
 
 def seal(log: Mapping[str, Any]) -> dict:
@@ -401,6 +422,20 @@ def read_log(path: str | Path) -> dict:
     if raw.decode("utf-8") != json.dumps(log, indent=1, ensure_ascii=False) + "\n":
         raise LogError(f"{path}: the log was changed after it was written (it is not as it was written)")
     return log
+
+
+#: Where ``finish`` writes logs: ``None`` for the default place (``--log PATH`` sets it).
+log_path: str | None = None
+
+
+def finish(log: Mapping[str, Any]) -> dict:
+    """Audit a finished game and write its log; the verdict, with ``"path"`` (or ``"log_error"``)."""
+    verdict = audit_log(log)
+    try:
+        verdict["path"] = str(write_log(log, log_path))
+    except OSError as exc:
+        verdict["log_error"] = f"the game log could not be written: {exc.strerror or exc}"
+    return verdict
 
 
 def verify_file(path: str | Path) -> dict:

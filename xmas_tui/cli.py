@@ -18,6 +18,7 @@ from .bots import BOT_KINDS
 from .games import GAMES, Game, get_game
 
 EXIT_USAGE = 2
+LOG_HELP = "where to write the game log at the end (default: the games folder under $XDG_DATA_HOME/xmas-tui)"
 MAX_NAME = 16
 
 
@@ -134,6 +135,7 @@ def build_parser() -> Parser:
                       help="people sharing this keyboard, each with their own keys (dragons-chickens: up to 3)")
     play.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how the bots play")
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
+    play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
 
     host = verbs.add_parser("host", help="host a networked table on this machine")
     host.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -149,6 +151,7 @@ def build_parser() -> Parser:
     host.add_argument("--seed", type=seed_arg, default=None)
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
+    host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
 
     join = verbs.add_parser("join", help="join a networked table")
     join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
@@ -158,6 +161,11 @@ def build_parser() -> Parser:
     join.add_argument("--bot", choices=BOT_KINDS, default="smart", help="with --headless: how your bot plays")
     join.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
     join.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
+    join.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+
+    verify = verbs.add_parser("verify", help="re-run the fair-play audit of a game log, offline")
+    verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
+    verify.add_argument("--json", action="store_true", help="print the verdict as one JSON line")
 
     rules = verbs.add_parser("rules", help="the rules and our rulings")
     rules.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -236,6 +244,12 @@ def run(argv: Sequence[str] | None = None) -> int:
             print(f"wins by seat: {figures['wins_by_seat']}, shared wins: {figures['ties']}")
         print(json.dumps(figures) if args.json else "", end="\n" if args.json else "")
         return 0
+    if args.verb == "verify":
+        return run_verify(args)
+    if getattr(args, "log", None) is not None:
+        from . import audit
+
+        audit.log_path = args.log
     if args.verb in ("host", "join"):
         return run_network(args)
     from .ui.app import run_app
@@ -268,7 +282,7 @@ def run_network(args: argparse.Namespace) -> int:
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery))
         outcome = asyncio.run(net.headless_host(
             args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
-            discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind,
+            discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
         ))  # fmt: skip
         print(json.dumps(outcome))
         return 0
@@ -283,12 +297,33 @@ def run_network(args: argparse.Namespace) -> int:
     try:
         outcome = asyncio.run(net.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
-            bot=args.bot, discovery=args.discovery,
+            bot=args.bot, discovery=args.discovery, log=args.log,
         ))  # fmt: skip
     except (JoinError, ActionRefused, TimeoutError) as exc:
         print(f"xmas-tui: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(outcome))
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures otherwise."""
+    from .audit import LogError, verify_file
+
+    try:
+        verdict = verify_file(args.logfile)
+    except LogError as exc:
+        print(f"xmas-tui: refused: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(verdict))
+    else:
+        print(verdict["summary"] if verdict["ok"] else f"Fair play: FAILED ({verdict['what']}):")
+        for failure in verdict["failures"]:
+            print(f"  - {failure}")
+    if not verdict["ok"]:
+        print(f"xmas-tui: {args.logfile} fails its audit: {verdict['failures'][0]}", file=sys.stderr)
+        return 1
     return 0
 
 

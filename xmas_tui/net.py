@@ -153,9 +153,9 @@ class NetTable(Table):
         if self.client.final is None:
             return None
         if self._audit is None:
-            from .audit import audit_client
+            from .audit import client_log, finish
 
-            self._audit = audit_client(self.client)
+            self._audit = finish(client_log(self.client))
         return self._audit
 
     @property

@@ -17,6 +17,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from netcode.fairplay import secret_from_seed
+
+from .audit import Recorder, finish
 from .bots import Bot, make_bot
 from .games import Action, Event, Game, IllegalAction, Result, Rng, View
 
@@ -150,6 +153,11 @@ class LocalTable(Table):
         self.seed = seed
         self._rng = Rng(seed)
         self._state = game.setup(options or {}, self.players, self._rng)
+        # fair-play bookkeeping, so a local game has a log and an audit like a networked one
+        self.recorder = Recorder(game, self.players, secret=secret_from_seed(seed), watch=[seat],
+                                 rng_seed=seed, options=options)
+        self.recorder.observe(self._state)
+        self._audit: dict | None = None
         self.bots: dict[int, Bot] = {
             s: make_bot(game.id, bot, s, self._rng.fork(f"bot/{s}"))
             for s in range(len(self.players))
@@ -182,10 +190,21 @@ class LocalTable(Table):
 
     def _play(self, seat: int, action: Action) -> None:
         events = self.game.apply(self._state, seat, action, self._rng)
+        self.recorder.record(seat, action.to_wire())
+        self.recorder.observe(self._state)
         self._log.extend(events)
         self._observe()
         self._publish()
         self._wake.set()
+
+    def audit(self) -> dict | None:
+        """The end-of-game audit (the log written too); ``None`` before the end."""
+        result = self.game.result(self._state)
+        if result is None:
+            return None
+        if self._audit is None:
+            self._audit = finish(self.recorder.log(self.seat, result))
+        return self._audit
 
     def _observe(self) -> None:
         for bot in self.bots.values():

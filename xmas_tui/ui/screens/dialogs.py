@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
@@ -37,7 +39,11 @@ class RulesScreen(ModalScreen[None]):
 
 
 class EndScreen(ModalScreen[str]):
-    """Scores, winners and the tie-break used. Returns "again", "lobby" or "quit"."""
+    """Scores, winners, the tie-break used and the fair-play verdict. Returns "again", "lobby" or "quit".
+
+    The verdict comes from the table being played (``app.current.audit()``): what
+    the audit checked and where the game log went, or every failure, in red.
+    """
 
     BINDINGS = [
         Binding("n", "choose('again')", "New game", id="end.again"),
@@ -75,6 +81,7 @@ class EndScreen(ModalScreen[str]):
         with Vertical(id="end-box", classes="dialog"):
             yield Static(headline, id="end-headline")
             yield Static(table, id="end-scores")
+            yield Static(Text("Fair play: checking…", style="italic"), id="end-audit")
             with Horizontal(id="end-buttons"):
                 yield Button("New game (n)", id="again", variant="success")
                 yield Button("Lobby (l)", id="lobby")
@@ -82,9 +89,43 @@ class EndScreen(ModalScreen[str]):
 
     def on_mount(self) -> None:
         self.query_one("#end-box").border_title = f"{self.game.title} · final scores"
+        self._verdict_tries = 0
+        if not self.show_verdict():
+            self._verdict_timer = self.set_interval(0.2, self.show_verdict)
+
+    def show_verdict(self) -> bool:
+        """Show the audit's verdict once the table has it; True when shown (or there is none)."""
+        table = getattr(self.app, "current", None)
+        audit = getattr(table, "audit", None)
+        verdict = audit() if callable(audit) else None
+        self._verdict_tries += 1
+        if verdict is None and callable(audit) and self._verdict_tries < 50:
+            return False
+        line = verdict_text(verdict) if callable(audit) else Text("")
+        self.query_one("#end-audit", Static).update(line)
+        if getattr(self, "_verdict_timer", None) is not None:
+            self._verdict_timer.stop()
+        return True
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id or "lobby")
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+
+def verdict_text(verdict: dict | None) -> Text:
+    """The fair-play verdict as one or two lines: green when every check passed, red otherwise."""
+    if verdict is None:
+        return Text("Fair play: no audit (the host's final message did not arrive).", style="bold red")
+    text = Text(verdict["summary"], style="#9be39b" if verdict["ok"] else "bold red")
+    if verdict.get("path"):
+        from xmas_tui.audit import data_dir
+
+        path = Path(verdict["path"])
+        where = path.name if path.parent == data_dir() else str(path)
+        place = " in the games folder (see README)" if where == path.name else ""
+        text.append(f"\nGame log: {where}{place}; xmas-tui verify FILE checks it again.", style="dim")
+    elif verdict.get("log_error"):
+        text.append(f"\n{verdict['log_error']}", style="red")
+    return text
