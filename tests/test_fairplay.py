@@ -359,3 +359,71 @@ def test_verify_names_every_failure_of_a_forged_log(tmp_path, capsys) -> None:
     assert "FAILED" in out and "does not match the commitment it published" in err
     assert main(["verify", str(tmp_path / "missing.json")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_a_log_cannot_swap_in_a_seed_of_its_own_when_players_gave_nonces() -> None:
+    game = get_game("chip-n-dale")
+    recorder, result = play_bot_game(game, 2, secret=b"k" * 32, nonces=[b"n" * 32, b"m" * 32])
+    log = recorder.log(0, result)
+    log["rng_seed"] = 7
+    verdict = audit_log(log)
+    assert not verdict["ok"] and "players gave nonces" in verdict["failures"][0]
+
+
+# ---------------------------------------------------------------- local games, announcements, screens
+
+
+def test_a_local_game_writes_a_log_that_verifies(tmp_path, monkeypatch) -> None:
+    from xmas_tui import audit
+    from xmas_tui.table import LocalTable
+
+    game = get_game("christmas-tree")
+    table = LocalTable(game, ["You", "Holly", "Ivy"], 0, seed=5, pace=0.05)
+    assert table.audit() is None  # not before the end
+    table.autoplay(lambda snapshot: False)
+    monkeypatch.setattr(audit, "log_path", str(tmp_path / "local.json"))
+    verdict = table.audit()
+    assert verdict["ok"], verdict["failures"]
+    assert verdict["path"] == str(tmp_path / "local.json")
+    assert verify_file(verdict["path"])["ok"]
+    # the same seed still deals the same game as before fair play
+    from xmas_tui.games import Rng
+
+    again = LocalTable(game, ["You", "Holly", "Ivy"], 0, seed=5, pace=0.05)
+    assert game.digest(again._state) == game.digest(game.setup({}, ["You", "Holly", "Ivy"], Rng(5)))
+
+
+def test_the_secret_commitment_is_announced_before_anyone_joins() -> None:
+    from netcode.discovery import TableInfo
+
+    game = get_game("chip-n-dale")
+    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
+                     discovery=("127.0.0.1", free_port()))  # fmt: skip
+
+    async def go() -> None:
+        await host.serve()
+        try:
+            info = TableInfo.decode(host.info().encode())
+            assert info.seed_commit == host.ledger.commitment == seed_commitment(host.table_id, host.ledger.secret)
+            client = ClientTable(host.address, "ABCD-2345", "Ann", info=info)
+            welcome = await client.join()
+            assert welcome["commit"] == info.seed_commit and client.alarm is None
+            assert host.ledger.nonce_commits[0] == client.verifier.nonce_commit
+            await client.close()
+        finally:
+            await host.close()
+
+    asyncio.run(go())
+
+
+async def test_a_mismatch_is_the_tables_problem_at_once() -> None:
+    from xmas_tui.net import NetTable
+
+    client = ClientTable(("127.0.0.1", 9), "CODE", "Ann")
+    ledger = Ledger("chip-n-dale", TABLE)
+    [(h, c)] = ledger.made([(3, "acorn")])
+    client.verifier = Verifier("chip-n-dale", TABLE, ledger.commitment, seat=0)
+    table = NetTable(get_game("chip-n-dale"), client)
+    assert table.problem is None
+    client._raise_alarm(client.verifier.receive([[h, c]], [[h, ledger.salt(h)]], {h: "bell"}))
+    assert table.problem.startswith("CHEATING DETECTED: card #3 was shown as 'bell'")

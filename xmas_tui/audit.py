@@ -166,6 +166,8 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
     if mine is not None and seat is not None and seat < len(nonces) and nonces[seat] not in (None, mine):
         failures.append("the seed was made with a nonce for my seat that is not mine")
     if log.get("rng_seed") is not None:
+        if any(n is not None for n in nonces):
+            return [*failures, "the log names a seed of its own, but players gave nonces: the seed must come from them"]
         rng = Rng(log["rng_seed"])  # a local game: dealt from the seed the player chose
     else:
         rng = Rng(derive_seed(secret, nonces))
