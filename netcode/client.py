@@ -188,6 +188,9 @@ class ClientTable:
         elif kind == "roster":
             self.roster = msg["roster"]
         elif kind == "final":
+            fair = msg.get("fair")
+            if self.verifier is not None and isinstance(fair, dict):
+                self._raise_alarm(self.verifier.check_final(fair.get("secret", b""), fair.get("nonces", [])))
             self.final = msg
         elif kind in ("ack", "error"):
             pending = self._pending.get(msg.get("id"))  # type: ignore[arg-type]

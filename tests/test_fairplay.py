@@ -302,7 +302,9 @@ async def test_a_host_that_reveals_another_secret_is_caught_by_the_audit() -> No
 
         host.ledger.public = public
 
-    outputs, _ = await run_table("chip-n-dale", 2, record=record, bot="random")
+    seen: dict = {}
+    outputs, _ = await run_table("chip-n-dale", 2, record=record, bot="random", clients_out=seen)
+    assert all("does not match the commitment it published" in c.alarm for c in seen["clients"])
     for out in outputs:
         assert not out["audit"]["ok"]
         assert "does not match the commitment it published" in out["audit"]["failures"][0]
@@ -427,3 +429,27 @@ async def test_a_mismatch_is_the_tables_problem_at_once() -> None:
     assert table.problem is None
     client._raise_alarm(client.verifier.receive([[h, c]], [[h, ledger.salt(h)]], {h: "bell"}))
     assert table.problem.startswith("CHEATING DETECTED: card #3 was shown as 'bell'")
+
+
+async def test_a_spectator_checks_the_public_faces_and_passes_the_audit() -> None:
+    game = get_game("christmas-tree")
+    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
+                     discovery=("127.0.0.1", free_port()), auto_start=True, bot_delay=0.01)  # fmt: skip
+    await host.serve()
+    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
+    bob = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())
+    eve = ClientTable(host.address, "ABCD-2345", "Eve", info=host.info())
+    try:
+        await ann.join()
+        await bob.join()
+        welcome = await eve.join()
+        assert welcome["seat"] is None
+        await asyncio.gather(*(play_seat(c, game, "random", wait=60) for c in (ann, bob, eve)))
+        await host.run()
+        verdict = summary(eve, game)["audit"]
+        assert verdict["ok"], verdict["failures"]
+        assert verdict["checked"]["openings"] > 0 and eve.alarm is None
+    finally:
+        for client in (ann, bob, eve):
+            await client.close()
+        await host.close()
