@@ -82,6 +82,7 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
     actions = 0
     scores = [0] * players
     started = time.perf_counter()
+    cpu_started = time.process_time()
     for i in range(games):
         playout = play_game(game, players, f"{seed}/{i}", bot)
         actions += len(playout.actions)
@@ -92,6 +93,7 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
         for s, points in enumerate(playout.result.scores):
             scores[s] += points
     seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu_started
     return {
         "game": game.id,
         "games": games,
@@ -100,6 +102,8 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
         "bot": bot,
         "seconds": round(seconds, 4),
         "games_per_second": round(games / seconds, 1) if seconds else None,
+        "cpu_seconds": round(cpu_seconds, 4),
+        "games_per_cpu_second": round(games / cpu_seconds, 1) if cpu_seconds else None,
         "mean_actions": round(actions / games, 2),
         "mean_score": round(sum(scores) / (games * players), 2),
         "wins_by_seat": wins,
