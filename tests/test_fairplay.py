@@ -27,10 +27,11 @@ from netcode.fairplay import (
     nonce_commitment,
     seed_commitment,
 )
-from tests.test_net import free_port
 from xmas_tui.audit import LogError, audit_log, play_bot_game, read_log, verify_file, write_log
 from xmas_tui.games import GAMES, get_game
-from xmas_tui.net import GameRules, make_host, play_seat, summary
+from xmas_tui.net import GameRules, play_seat, summary
+
+from .netkit import free_port, loopback_host, run_table
 
 TABLE = b"table-01"
 
@@ -151,29 +152,6 @@ def test_a_rewritten_log_with_a_fresh_checksum_still_fails_its_audit(tmp_path) -
 # ---------------------------------------------------------------- over the network
 
 
-async def run_table(game_id: str, players: int, *, record=None, bot: str = "smart", clients_out=None):
-    """An in-process table on loopback: a host and ``players`` joined seats played by bots."""
-    game = get_game(game_id)
-    host = make_host(game, players, code="TEST-CODE", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()), auto_start=True, seed=11)  # fmt: skip
-    await host.serve()
-    if record is not None:
-        record(host)
-    clients = [ClientTable(host.address, "test-code", f"Elf {i}", info=host.info()) for i in range(players)]
-    if clients_out is not None:
-        clients_out["clients"] = clients
-    try:
-        for client in clients:
-            await client.join(timeout=10)
-        await asyncio.gather(*(play_seat(c, game, bot, wait=120) for c in clients))
-        await host.run()
-        return [summary(c, game) for c in clients], host
-    finally:
-        for client in clients:
-            await client.close()
-        await host.close()
-
-
 async def test_an_honest_network_game_passes_every_peers_audit() -> None:
     outputs, host = await run_table("chip-n-dale", 3)
     for out in outputs:
@@ -193,8 +171,7 @@ class SilentClient(ClientTable):
 
 async def test_a_peer_withholding_its_nonce_cannot_stall_the_table() -> None:
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()), auto_start=True)  # fmt: skip
+    host = loopback_host(game, 2, auto_start=True)
     await host.serve()
     ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
     bob = SilentClient(host.address, "ABCD-2345", "Bob", info=host.info())
@@ -399,8 +376,7 @@ def test_the_secret_commitment_is_announced_before_anyone_joins() -> None:
     from netcode.discovery import TableInfo
 
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()))  # fmt: skip
+    host = loopback_host(game, 2)
 
     async def go() -> None:
         await host.serve()
@@ -433,8 +409,7 @@ async def test_a_mismatch_is_the_tables_problem_at_once() -> None:
 
 async def test_a_spectator_checks_the_public_faces_and_passes_the_audit() -> None:
     game = get_game("christmas-tree")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()), auto_start=True, bot_delay=0.01)  # fmt: skip
+    host = loopback_host(game, 2, auto_start=True, bot_delay=0.01)
     await host.serve()
     ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
     bob = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 
@@ -17,17 +16,12 @@ import pytest
 
 from netcode.client import ClientTable, JoinError
 from netcode.discovery import Listener, probe
-from netcode.faultproxy import FaultProxy
 from netcode.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.games.cards import may_see
-from xmas_tui.net import make_host, play_seat, public_digest, summary
+from xmas_tui.net import public_digest
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from .netkit import free_port, loopback_host, run_table
 
 
 def cli(*args: str, env: dict) -> subprocess.Popen:
@@ -63,36 +57,6 @@ def test_four_processes_play_a_whole_game_on_loopback(game_id: str) -> None:
     assert all(o["game"] == game_id for o in outputs)
     assert all(o["result"] == outputs[0]["result"] for o in outputs)
     assert all(o["host_digest"] == o["digest"] for o in outputs[1:])
-
-
-async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | None = None,
-                    record=None, bot: str = "smart") -> tuple[list[dict], object]:
-    """An in-process table: a host and ``players`` joined seats played by bots."""
-    game = get_game(game_id)
-    host = make_host(game, players, code="TEST-CODE", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()), auto_start=True, seed=11)  # fmt: skip
-    await host.serve()
-    if record is not None:
-        record(host)
-    proxy = None
-    address = host.address
-    if through_proxy is not None:
-        proxy = await FaultProxy(address, through_proxy, seed=3).start()
-        address = proxy.address
-    clients = [ClientTable(address, "test-code", f"Elf {i}", info=host.info()) for i in range(players)]
-    try:
-        for client in clients:
-            client.keep_received = True
-            await client.join(timeout=10)
-        await asyncio.gather(*(play_seat(c, game, bot, wait=180) for c in clients))
-        await host.run()
-        return [summary(c, game) for c in clients], host
-    finally:
-        for client in clients:
-            await client.close()
-        if proxy is not None:
-            await proxy.close()
-        await host.close()
 
 
 async def test_a_game_completes_through_the_fault_proxy_at_ten_percent_loss() -> None:
@@ -139,8 +103,7 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
 
 async def test_a_wrong_join_code_cannot_join_or_forge() -> None:
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="RIGHT-CODE", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()))  # fmt: skip
+    host = loopback_host(game, 2, code="RIGHT-CODE")
     await host.serve()
     try:
         intruder = ClientTable(host.address, "WRONG-CODE", "Grinch", info=host.info())
@@ -154,8 +117,7 @@ async def test_a_wrong_join_code_cannot_join_or_forge() -> None:
 
 async def test_a_typed_address_is_probed_and_joined() -> None:
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()))  # fmt: skip
+    host = loopback_host(game, 2)
     await host.serve()
     try:
         info = await probe(host.address)
@@ -173,7 +135,7 @@ async def test_a_lobby_hears_a_table_within_a_second() -> None:
     discovery = ("127.0.0.1", free_port())
     listener = Listener(discovery)
     await listener.start()
-    host = make_host(game, 3, code="ABCD-2345", name="Holly", bind_host="127.0.0.1", discovery=discovery)
+    host = loopback_host(game, 3, name="Holly", discovery=discovery)
     await host.serve()
     try:
         loop = asyncio.get_running_loop()
@@ -191,8 +153,7 @@ async def test_a_lobby_hears_a_table_within_a_second() -> None:
 
 async def test_a_dropped_player_gets_a_countdown_then_a_bot_then_their_seat_back() -> None:
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()), hold=0.5, auto_start=True, bot_delay=0.05)  # fmt: skip
+    host = loopback_host(game, 2, hold=0.5, auto_start=True, bot_delay=0.05)
     await host.serve()
     ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
     bob = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())
@@ -226,8 +187,7 @@ async def test_an_illegal_action_is_answered_to_its_sender_alone() -> None:
     from netcode.client import ActionRefused
 
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()), auto_start=True)  # fmt: skip
+    host = loopback_host(game, 2, auto_start=True)
     await host.serve()
     ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
     bob = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())
@@ -260,8 +220,7 @@ def test_the_public_digest_is_the_hash_of_the_public_view() -> None:
 
 async def test_a_latecomer_watches_as_a_spectator_with_the_public_view() -> None:
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()), auto_start=True)  # fmt: skip
+    host = loopback_host(game, 2, auto_start=True)
     await host.serve()
     clients = [ClientTable(host.address, "ABCD-2345", n, info=host.info()) for n in ("Ann", "Bob", "Cy")]
     try:
@@ -303,8 +262,7 @@ async def test_messages_from_an_older_host_epoch_are_dropped() -> None:
 
 async def test_a_silent_host_is_noticed_within_about_a_second() -> None:
     game = get_game("chip-n-dale")
-    host = make_host(game, 2, code="ABCD-2345", name="Host", bind_host="127.0.0.1",
-                     discovery=("127.0.0.1", free_port()))  # fmt: skip
+    host = loopback_host(game, 2)
     await host.serve()
     client = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
     await client.join()

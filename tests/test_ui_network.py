@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 
 from xmas_tui.bots import make_bot
@@ -12,15 +11,10 @@ from xmas_tui.ui.screens.dialogs import EndScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
 from xmas_tui.ui.screens.table import TableScreen
 
+from .netkit import free_port
 from .test_ui import keys_for
 
 CHIP = get_game("chip-n-dale")
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def until(pilots, condition, seconds: float = 60.0) -> None:
