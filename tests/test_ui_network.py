@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from xmas_tui.bots import make_bot
@@ -28,7 +29,7 @@ async def until(pilots, condition, seconds: float = 60.0) -> None:
 async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(monkeypatch) -> None:
     monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
     host = XmasApp(host=dict(game=CHIP, players=3, code="HOLY-2345", name="Ann", port=0))
-    host.pace = 0.01
+    host.pace = 0.05  # the bot seat leaves the apps idle moments between moves
     joiner = XmasApp(join=dict(code="holy-2345", name="Bob"))
     players = {id(host): make_bot(CHIP.id, "smart", 0, Rng("ann")), id(joiner): make_bot(CHIP.id, "smart", 1, Rng("bob"))}
     async with host.run_test(size=(80, 24)) as ph, joiner.run_test(size=(80, 24)) as pj:
@@ -55,7 +56,7 @@ async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(mo
                     action = players[id(app)].choose(snapshot.view, list(snapshot.legal))
                     before = len(snapshot.log)
                     for key in keys_for(action, screen.board):
-                        await pilot.press(key)
+                        await asyncio.wait_for(pilot.press(key), 30)
                     await until(pilots, lambda s=screen, b=before: len(s.snapshot.log) > b or s.snapshot.result is not None or not s.snapshot.my_turn)
             await ph.pause(0.01)
         assert host.current.snapshot().result == joiner.current.snapshot().result
