@@ -170,7 +170,8 @@ async def test_the_event_queue_is_bounded_and_nothing_is_lost(key: bytes) -> Non
 
 
 def test_the_fault_proxy_refuses_anything_but_loopback() -> None:
-    for address in [("192.168.1.20", 9), ("10.0.0.1", 9), ("255.255.255.255", 9), ("localhost", 9)]:
+    # Documentation-only addresses (RFC 5737): refused before anything could be sent.
+    for address in [("192.0.2.20", 9), ("198.51.100.1", 9), ("203.0.113.255", 9), ("localhost", 9)]:
         with pytest.raises(ValueError):
             require_loopback(address)
         with pytest.raises(ValueError):
