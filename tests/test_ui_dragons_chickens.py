@@ -55,6 +55,21 @@ def window_open(app: XmasApp, rnd: int | None = None) -> bool:
     window = board_of(app).window
     return window is not None and (rnd is None or window.round == rnd)
 
+def app_at_round(rnd: int, seed: int = 1) -> XmasApp:
+    """A 4-seat table (Ann at seat 0, bots waiting) played forward to the start of round ``rnd``."""
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=seed, pace=4.0)
+    table.autoplay(lambda s: s.view["round"] == rnd)
+    return XmasApp(table=table)
+
+
+async def open_window(pilot, app: XmasApp, rnd: int | None = None) -> DragonsChickensBoard:
+    """Dismiss the last round's result and wait until the reveal of ``rnd`` takes presses."""
+    await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: window_open(app, rnd))
+    return board_of(app)
+
+
 
 def right_key(board: DragonsChickensBoard, block: int = 0) -> tuple[str, int, int]:
     """The key a sharp player presses for the room on the board: (key, input, target)."""
@@ -147,14 +162,9 @@ async def test_rounds_against_bots_name_you_and_your_reaction_time() -> None:
 
 
 async def test_a_dragon_round_stays_open_until_your_hand_is_on_the_shield() -> None:
-    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
-    table.autoplay(lambda s: s.view["round"] == 5)  # Ivy's card shows a medium dragon
-    app = XmasApp(table=table)
+    app = app_at_round(5)  # Ivy's card shows a medium dragon
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: window_open(app, 5))
-        board = board_of(app)
+        board = await open_window(pilot, app, 5)
         assert "DRAGON" in rendered(app)
         await pilot.press("2")  # a shout: nothing while a dragon is out, and it does not close the window
         shouted = time.monotonic()
@@ -259,14 +269,9 @@ async def test_the_bots_sealed_presses_are_neither_shown_nor_seen_before_the_rou
 
 
 async def test_a_click_on_the_dark_room_slaps_it_and_a_click_on_a_key_presses_it() -> None:
-    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
-    table.autoplay(lambda s: s.view["round"] == 25)  # Ivy's card is the dark room
-    app = XmasApp(table=table)
+    app = app_at_round(25)  # Ivy's card is the dark room
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: window_open(app, 25))
-        board = board_of(app)
+        board = await open_window(pilot, app, 25)
         await pilot.click("#dc-card-3")
         await wait_for(pilot, lambda: SLAP in board.window.hands[0].inputs)
         assert board.window.hands[0].inputs[SLAP][0] == 3
@@ -326,14 +331,9 @@ def test_the_rules_show_the_window_ruling_and_every_key_block(capsys) -> None:
 
 
 async def test_with_two_dark_rooms_out_the_slap_waits_for_the_key_shown_on_the_card() -> None:
-    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
-    table.autoplay(lambda s: s.view["round"] == 10)  # two dark rooms
-    app = XmasApp(table=table)
+    app = app_at_round(10)  # two dark rooms
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: window_open(app, 10))
-        board = board_of(app)
+        board = await open_window(pilot, app, 10)
         darks = sorted(s for s, f in board.revealed().items() if card(f).torch)
         assert len(darks) == 2
         await pilot.press("9")
@@ -353,10 +353,7 @@ async def test_the_last_room_ends_the_game_with_the_final_scores() -> None:
     table.autoplay(lambda s: s.view["phase"] == "race" and not s.view.zone(pile_zone(0)))
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: window_open(app))
-        board = board_of(app)
+        board = await open_window(pilot, app)
         key, _, _ = right_key(board)
         await pilot.press(key)
         await wait_for(pilot, lambda: isinstance(app.screen, EndScreen))
