@@ -49,14 +49,18 @@ def name_arg(value: str) -> str:
     return name
 
 
-def positive_int(value: str) -> int:
+def whole_number(value: str, least: int) -> int:
     try:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    if number < least:
+        raise argparse.ArgumentTypeError(f"{value} must be at least {least}")
     return number
+
+
+def positive_int(value: str) -> int:
+    return whole_number(value, 1)
 
 
 def seed_arg(value: str) -> int:
@@ -77,8 +81,7 @@ def pace_arg(value: str) -> float:
 
 
 def non_negative_int(value: str) -> int:
-    number = positive_int(value) if value != "0" else 0
-    return number
+    return whole_number(value, 0)
 
 
 def port_arg(value: str) -> int:
