@@ -268,8 +268,7 @@ async def test_a_silent_host_is_noticed_within_about_a_second() -> None:
         # The host machine vanishes: no goodbye, its socket just stops answering.
         for task in host._tasks:
             task.cancel()
-        host.aio._reader.cancel()
-        host.aio._stream.close()
+        host.aio.abort()
         started = asyncio.get_running_loop().time()
         while client.host_gone is None:
             assert asyncio.get_running_loop().time() - started < 1.5

@@ -103,9 +103,7 @@ async def test_a_closed_peer_says_goodbye_and_a_dead_one_is_noticed(key: bytes) 
         await until(lambda: any(isinstance(e, PeerGone) and e.peer == 1 for e in seen))
         assert [e.reason for e in seen if isinstance(e, PeerGone)] == ["closed"]
         # now the server vanishes without a word: 'stays' must notice within a second
-        server._reader.cancel()
-        server._closed = True
-        server._stream.close()
+        server.abort()
         started = time.monotonic()
         gone = []
         while not gone:
@@ -136,15 +134,27 @@ async def test_garbage_on_the_socket_is_counted_and_harmless(key: bytes) -> None
         await server.close()
 
 
-async def test_a_backlog_beyond_its_bound_is_shed(key: bytes) -> None:
-    server = await AioEndpoint.bind(Endpoint(key, TABLE, 2), max_backlog=10)
+async def test_a_flood_is_taken_as_it_arrives_and_nothing_queues_up(key: bytes) -> None:
+    """Datagrams go straight from the socket to the endpoint: no receive queue can grow.
+
+    What the loop has not read yet waits in the kernel's socket buffer, which is
+    bounded (a flood beyond it is dropped by the kernel, unseen)."""
+    server = await echo_server(key)
+    client = await AioEndpoint.bind(Endpoint(key, TABLE, 1))
+    noise = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        # asyncio-dgram's own queue is unbounded: fill it faster than we read
-        for _ in range(200):
-            server._backlog.put_nowait((b"\x00" * 40, ("127.0.0.1", 9)))
-        await until(lambda: sum(server.endpoint.drops.values()) == 200)
-        assert server.endpoint.drops["backlog"] >= 189
+        for i in range(2000):
+            noise.sendto(b"\x00" * 40, server.address)
+            if i % 100 == 99:
+                await asyncio.sleep(0.001)
+                assert server._stream._recvq.qsize() == 0
+        await until(lambda: sum(server.endpoint.drops.values()) >= 200)
+        assert server._stream._recvq.qsize() == 0
+        assert set(server.endpoint.drops) == {"no_mac"}
+        assert await round_trips(client, server.address, ["still fine"]) == ["still fine"]
     finally:
+        noise.close()
+        await client.close()
         await server.close()
 
 
