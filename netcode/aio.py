@@ -289,11 +289,10 @@ class AioEndpoint:
         try:
             while ready:
                 callback(ready.popleft())
-        finally:
+        finally:  # even if the application's callback failed, the acks go out
             self._dispatching = False
-        if self._closed:
-            return
-        self._send(endpoint.datagrams_to_send(time.monotonic()))
-        if ready:  # e.g. PeerGone of a peer that left as we answered
-            self._schedule_flush()
-        self._rearm()
+            if not self._closed:
+                self._send(endpoint.datagrams_to_send(time.monotonic()))
+                if ready:  # e.g. PeerGone of a peer that left as we answered
+                    self._schedule_flush()
+                self._rearm()

@@ -85,6 +85,9 @@ class Rules(Protocol):
     def bot_action(self, seat: int) -> Any:
         """What a bot would play for ``seat`` now (wire form)."""
 
+    def set_bot_seats(self, seats: frozenset[int]) -> None:
+        """The seats bots play from now on (a bot follows the game only while it plays)."""
+
     def digest(self) -> str:
         """A hash of the public state: the same on every honest peer."""
 
@@ -114,6 +117,8 @@ class Guest:
     extra: dict = field(default_factory=dict)
     commits_sent: int = 0
     opened: set[int] = field(default_factory=set)
+    #: the roster as last sent: snapshots carry it only when it changed
+    roster_sent: list | None = None
 
 
 def clean_name(name: Any) -> str | None:
@@ -168,6 +173,7 @@ class HostTable:
         self.aio: AioEndpoint | None = None
         self.announcer: Announcer | None = None
         self._tasks: list[asyncio.Task] = []
+        self._bot_seats: frozenset[int] | None = None
         self._last_bot = 0.0
         self._listeners: list[Callable[[], None]] = []
 
@@ -214,12 +220,13 @@ class HostTable:
     async def serve(self) -> None:
         """Open the socket and start announcing. Returns at once."""
         stream_host, port = self.bind
-        self.aio = await AioEndpoint.bind(self.endpoint, (stream_host, port), on_foreign=self._foreign)
+        self.aio = await AioEndpoint.bind(
+            self.endpoint, (stream_host, port), on_foreign=self._foreign, on_event=self._on_event
+        )
         if self.announce:
             self.announcer = Announcer(self.info(), self.discovery)
             await self.announcer.start()
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._events()), loop.create_task(self._ticks())]
+        self._tasks = [asyncio.get_running_loop().create_task(self._ticks())]
 
     def _foreign(self, data: bytes, address: Any) -> bool:
         """Answer a hand-typed join's probe with the announcement; True if it was one."""
@@ -294,34 +301,40 @@ class HostTable:
         self.dealing = False
         self._broadcast()
 
-    def _send(self, peer: int, payload: dict) -> bool:
-        """Send reliably; False if the channel refused (the peer is gone or hopelessly behind)."""
+    def _send(self, peer: int, payload: dict, *, now: bool = False) -> bool:
+        """Send reliably; False if the channel refused (the peer is gone or hopelessly behind).
+
+        With ``now`` the datagrams leave before this returns, so each peer can
+        start on its snapshot while the host still makes the next one."""
         if self.aio is None:
             return False
         payload["epoch"] = EPOCH
         try:
-            self.aio.send_reliable_nowait(peer, payload)
+            if now:
+                self.aio.send_reliable_now(peer, payload)
+            else:
+                self.aio.send_reliable_nowait(peer, payload)
         except (PeerClosed, SendQueueFull):
             self.endpoint.note_drop("send_refused")
             return False
         return True
 
-    def _snapshot_for(self, guest: Guest) -> dict:
+    def _snapshot_for(self, guest: Guest, roster: list[dict], to_act: list[int], result: Any) -> dict:
         rules = self.rules
         assert rules is not None
         seat = guest.seat
-        new = self.log[guest.log_sent :]
         snap = {
             "t": "snap",
             "seat": seat,
             "view": rules.view(seat),
             "legal": rules.legal(seat) if seat is not None else [],
-            "to_act": sorted(rules.to_act()),
+            "to_act": to_act,
             "log_at": guest.log_sent,
-            "log": new,
-            "result": rules.result(),
-            "roster": self.roster(),
+            "log": self.log[guest.log_sent :],
+            "result": result,
         }
+        if roster != guest.roster_sent:
+            snap["roster"] = roster
         guest.log_sent = len(self.log)
         commitments = self.ledger.commitments
         snap["commits"] = [[h, c] for h, c in commitments[guest.commits_sent :]]
@@ -333,15 +346,25 @@ class HostTable:
 
     def _broadcast(self) -> None:
         """Send every connected peer its own snapshot (or the roster before the deal)."""
+        roster = self.roster()
+        rules = self.rules
+        if rules is not None:
+            bot_seats = frozenset(i for i, seat in enumerate(self.seats) if seat.state == "bot")
+            if bot_seats != self._bot_seats:
+                self._bot_seats = bot_seats
+                rules.set_bot_seats(bot_seats)
+            to_act, result = sorted(rules.to_act()), rules.result()
         for peer, guest in self.guests.items():
             if not guest.welcomed:
                 continue
-            if self.rules is None:
-                self._send(peer, {"t": "roster", "roster": self.roster(), "game": self.game})
+            if rules is None:
+                self._send(peer, {"t": "roster", "roster": roster, "game": self.game})
             else:
                 # what this peer has been sent counts only if the send went out
                 before = (guest.log_sent, guest.commits_sent, set(guest.opened))
-                if not self._send(peer, self._snapshot_for(guest)):
+                if self._send(peer, self._snapshot_for(guest, roster, to_act, result), now=True):
+                    guest.roster_sent = roster
+                else:
                     guest.log_sent, guest.commits_sent, guest.opened = before
         if self.rules is not None and self.rules.result() is not None and not self.finished.is_set():
             final = {"t": "final", "public": self.rules.view(None), "digest": self.rules.digest(),
@@ -364,14 +387,12 @@ class HostTable:
         self.log.extend(events)
 
     # -------------------------------------------------------------- intake
-    async def _events(self) -> None:
-        assert self.aio is not None
-        while True:
-            event = await self.aio.next_event()
-            try:
-                self._handle(event)
-            except Exception:  # a bad message must never stop the host
-                self.endpoint.note_drop("bad_message")
+    def _on_event(self, event: Any) -> None:
+        """Every channel event, handled as its datagram arrives (answers leave with the ack)."""
+        try:
+            self._handle(event)
+        except Exception:  # a bad message must never stop the host
+            self.endpoint.note_drop("bad_message")
 
     def _handle(self, event: Any) -> None:
         if isinstance(event, PeerJoined):

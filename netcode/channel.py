@@ -53,6 +53,7 @@ import msgpack
 from netcode.envelope import (
     MAX_DATAGRAM,
     MAX_FRAGMENTS,
+    Decoder,
     Dropped,
     Envelope,
     Kind,
@@ -258,6 +259,7 @@ class Connection:
         "_partial",
         "_partial_count",
         "_payload_decoder",
+        "_check_decoder",
         "_pending",
         "_recv_buffer",
         "_recv_next",
@@ -348,6 +350,7 @@ class Connection:
         self._opener = Opener(key, self.local_id, table_id)
         self._sealer = Sealer(key, self.peer_id, table_id, self.local_id)
         self._payload_decoder = payload_decoder(config.max_message)
+        self._check_decoder = payload_decoder(config.max_message)  # for what we send
         # round trip (RFC 6298)
         self.srtt: float | None = None
         self.latest_rtt: float | None = None
@@ -385,7 +388,7 @@ class Connection:
         if len(data) > cfg.max_message:
             raise ValueError(f"message of {len(data)} bytes exceeds {cfg.max_message}")
         if isinstance(payload, _CONTAINERS):
-            _check_decodable(data, cfg.max_message)
+            _check_decodable(data, self._check_decoder)
         pending = self._pending
         uid = self._next_unit
         if len(data) <= self._single_unit_max:
@@ -413,7 +416,7 @@ class Connection:
         if len(data) + 3 > self._budget:
             raise ValueError(f"unreliable message of {len(data)} bytes does not fit a datagram")
         if isinstance(payload, _CONTAINERS):
-            _check_decodable(data, self.config.max_message)
+            _check_decodable(data, self._check_decoder)
         if len(self._unreliable) >= self.config.max_unreliable_queue:
             self._unreliable.popleft()
             self._counters["unreliable_shed"] += 1
@@ -989,11 +992,11 @@ class Connection:
 _CONTAINERS = (dict, list, tuple)
 
 
-def _check_decodable(data: bytes, max_size: int) -> None:
+def _check_decodable(data: bytes, decoder: Decoder) -> None:
     """Fail at the sender, not the receiver, on data the receiver would refuse."""
     try:
-        decode_payload(data, max_size)
-    except Dropped:
+        decoder.decode(data)
+    except ValueError:
         raise TypeError(
             "payload would be refused by the receiver: maps need str or bytes keys, "
             "and nothing may exceed the message size limit"

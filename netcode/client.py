@@ -17,7 +17,6 @@ Messages from an older host epoch are dropped. Must not touch: games, the UI.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -64,7 +63,6 @@ class ClientTable:
         self._pending: dict[int, asyncio.Future[None]] = {}
         self._welcome: asyncio.Future[dict] | None = None
         self._listeners: list[Callable[[], None]] = []
-        self._reader: asyncio.Task | None = None
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
@@ -85,10 +83,8 @@ class ClientTable:
         endpoint = Endpoint(key, info.table_id, accept_unknown=False)
         self.verifier = Verifier(info.game, info.table_id, info.seed_commit or None)
         family_host = "::" if ":" in self.address[0] else "0.0.0.0"
-        self.aio = await AioEndpoint.bind(endpoint, (family_host, 0))
-        loop = asyncio.get_running_loop()
-        self._welcome = loop.create_future()
-        self._reader = loop.create_task(self._read())
+        self._welcome = asyncio.get_running_loop().create_future()
+        self.aio = await AioEndpoint.bind(endpoint, (family_host, 0), on_event=self._on_event)
         await self.aio.connect(info.peer, self.address)
         await self.aio.send_reliable(info.peer, {"t": "hello", "v": PROTOCOL, "name": self.name,
                                                     "nc": self.verifier.nonce_commit})
@@ -129,38 +125,31 @@ class ClientTable:
             self._pending.pop(ident, None)
 
     async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
-            self._reader = None
         if self.aio is not None:
             await self.aio.close()
             self.aio = None
 
     # -------------------------------------------------------------- intake
-    async def _read(self) -> None:
-        assert self.aio is not None
-        while True:
-            event = await self.aio.next_event()
-            if isinstance(event, PeerGone):
-                self.host_gone = (
-                    "The host has gone silent: the game cannot go on without it."
-                    if event.reason != "closed" else "The host closed the table."
-                )  # fmt: skip
-                if self._welcome is not None and not self._welcome.done():
-                    self._welcome.set_result({"t": "refused", "why": self.host_gone})
-                for pending in self._pending.values():
-                    if not pending.done():
-                        pending.set_exception(ActionRefused(self.host_gone))
-                self._notify()
-                continue
-            if not isinstance(event, Delivered) or not isinstance(event.payload, dict):
-                continue
-            try:
-                self._handle(event.payload)
-            except (KeyError, TypeError, ValueError):
-                self.aio.endpoint.note_drop("bad_message")
+    def _on_event(self, event: Any) -> None:
+        """Every channel event, handled as its datagram arrives."""
+        if isinstance(event, PeerGone):
+            self.host_gone = (
+                "The host has gone silent: the game cannot go on without it."
+                if event.reason != "closed" else "The host closed the table."
+            )  # fmt: skip
+            if self._welcome is not None and not self._welcome.done():
+                self._welcome.set_result({"t": "refused", "why": self.host_gone})
+            for pending in self._pending.values():
+                if not pending.done():
+                    pending.set_exception(ActionRefused(self.host_gone))
+            self._notify()
+            return
+        if not isinstance(event, Delivered) or not isinstance(event.payload, dict):
+            return
+        try:
+            self._handle(event.payload)
+        except (KeyError, TypeError, ValueError):
+            self.aio.endpoint.note_drop("bad_message")  # type: ignore[union-attr]
 
     def _handle(self, msg: dict) -> None:
         if msg.get("epoch", 0) < self.epoch:
@@ -183,8 +172,9 @@ class ClientTable:
                 self._raise_alarm(self.verifier.receive(msg.get("commits", []), msg.get("open", []), faces))
             at = msg["log_at"]
             self.log[at:] = msg["log"]
+            if "roster" in msg:  # sent only when it changed
+                self.roster = msg["roster"]
             self.snapshot = msg
-            self.roster = msg["roster"]
         elif kind == "roster":
             self.roster = msg["roster"]
         elif kind == "final":

@@ -74,7 +74,7 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
     def record(host) -> None:
         original = host._send
 
-        def send(peer: int, payload: dict) -> None:
+        def send(peer: int, payload: dict, **options: bool) -> bool:
             guest = host.guests.get(peer)
             if payload.get("t") in ("snap", "final") and guest is not None and host.rules is not None:
                 seat = guest.seat if payload["t"] == "snap" else None
@@ -91,7 +91,7 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
                 for face in hidden - visible:
                     if f'"{face}"' in text:
                         problems.append(f"seat {seat} was sent the hidden face {face} outside the card table")
-            original(peer, payload)
+            return original(peer, payload, **options)
 
         host._send = send
 

@@ -52,18 +52,32 @@ class GameRules:
         self.bots: dict[int, Bot] = {
             seat: make_bot(game.id, bot, seat, self.rng.fork(f"bot/{seat}")) for seat in range(len(players))
         }
+        #: the seats whose bots follow the game (the host says which seats bots play)
+        self.watching: frozenset[int] = frozenset(self.bots)
         self._made_upto = 1
+        self._moves = 0  # actions applied: the views' shared parts are made once per move
+        self._common_at = -1
+        self._common: tuple[Any, Any] = ({}, {})
         self._observe()
+
+    def set_bot_seats(self, seats: frozenset[int]) -> None:
+        """Bots play ``seats`` from now on: only they need to watch each move.
+
+        A bot that takes a seat over starts from what the seat can see now."""
+        fresh = seats - self.watching
+        self.watching = frozenset(seats)
+        self._observe(fresh)
 
     def made(self) -> list[tuple[int, str]]:
         """Every card made since the last call, as (handle, face), for the host's commitments."""
         fresh, self._made_upto = made_since(self.state.cards, self._made_upto)
         return fresh
 
-    def _observe(self) -> None:
-        for bot in self.bots.values():
+    def _observe(self, seats: frozenset[int] | None = None) -> None:
+        for seat in self.watching if seats is None else seats:
+            bot = self.bots[seat]
             if bot.uses_view:
-                bot.observe(self.game.view(self.state, bot.seat))
+                bot.observe(self.game.view(self.state, seat))
 
     def to_act(self) -> frozenset[int]:
         return self.game.to_act(self.state)
@@ -74,11 +88,16 @@ class GameRules:
             events = self.game.apply(self.state, seat, parsed, self.rng)
         except ActionError as refused:
             raise RuleError(str(refused)) from None
+        self._moves += 1
         self._observe()
         return [e.to_wire() for e in events]
 
     def view(self, seat: int | None) -> dict:
-        return self.game.view(self.state, seat).to_wire()
+        view = self.game.view(self.state, seat)
+        if self._common_at != self._moves:  # public fields and zones: once per move, for every seat
+            self._common = view.common_wire()
+            self._common_at = self._moves
+        return view.to_wire(self._common)
 
     def legal(self, seat: int) -> list[Any]:
         return [a.to_wire() for a in self.game.legal_actions(self.state, seat)]
@@ -88,6 +107,8 @@ class GameRules:
         return result.to_wire() if result is not None else None
 
     def bot_action(self, seat: int) -> Any:
+        if seat not in self.watching:
+            self.set_bot_seats(self.watching | {seat})
         bot = self.bots[seat]
         legal = self.game.legal_actions(self.state, seat)
         view = self.game.view(self.state, seat) if bot.uses_view else None

@@ -205,14 +205,22 @@ class View:
         faces = self.faces
         return [(h, faces.get(h)) for h in self.zones.get(name, ())]
 
-    def to_wire(self) -> dict:
+    def to_wire(self, common: tuple[Any, Any] | None = None) -> dict:
+        """Plain data. ``common`` is `common_wire()` of any view of the same moment:
+        the public fields and zones are the same for every seat, so a host making
+        every seat's view converts them once."""
+        public, zones = self.common_wire() if common is None else common
         return {
             "game": self.game,
             "seat": self.seat,
-            "public": plain(self.public),
-            "zones": {name: list(cards) for name, cards in self.zones.items()},
+            "public": public,
+            "zones": zones,
             "faces": sorted([h, f] for h, f in self.faces.items()),
         }
+
+    def common_wire(self) -> tuple[Any, Any]:
+        """The parts of `to_wire()` that every seat's view of this moment shares."""
+        return plain(self.public), {name: list(cards) for name, cards in self.zones.items()}
 
     @classmethod
     def from_wire(cls, raw: Mapping[str, Any]) -> View:
