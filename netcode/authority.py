@@ -121,6 +121,33 @@ class Guest:
     roster_sent: list | None = None
 
 
+class Listeners:
+    """Callbacks run after each change; one that fails is reported and the others still run.
+
+    They run straight from a datagram's arrival, so a failing one must not
+    keep the news from the rest (a screen that is closing, say, from the
+    table that replaces it)."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[[], None]] = []
+
+    def add(self, callback: Callable[[], None]) -> None:
+        self._callbacks.append(callback)
+
+    def remove(self, callback: Callable[[], None]) -> None:
+        if callback in self._callbacks:
+            self._callbacks.remove(callback)
+
+    def __call__(self) -> None:
+        for callback in list(self._callbacks):
+            try:
+                callback()
+            except Exception as exc:
+                asyncio.get_running_loop().call_exception_handler(
+                    {"message": f"a table listener failed: {callback!r}", "exception": exc}
+                )
+
+
 def clean_name(name: Any) -> str | None:
     if not isinstance(name, str):
         return None
@@ -175,7 +202,7 @@ class HostTable:
         self._tasks: list[asyncio.Task] = []
         self._bot_seats: frozenset[int] | None = None
         self._last_bot = 0.0
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners = Listeners()
 
     # -------------------------------------------------------------- facts
     @property
@@ -214,7 +241,10 @@ class HostTable:
         return out
 
     def subscribe(self, listener: Callable[[], None]) -> None:
-        self._listeners.append(listener)
+        self._listeners.add(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.remove(listener)
 
     # -------------------------------------------------------------- serving
     async def serve(self) -> None:
@@ -376,8 +406,7 @@ class HostTable:
         if self.announcer is not None:
             self.announcer.update(self.info())
         self.changed.set()
-        for listener in list(self._listeners):
-            listener()
+        self._listeners()
 
     def _act(self, seat: int, action: Any) -> None:
         assert self.rules is not None

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from netcode.aio import AioEndpoint
-from netcode.authority import EPOCH, PROTOCOL
+from netcode.authority import EPOCH, PROTOCOL, Listeners
 from netcode.channel import Delivered, Endpoint, PeerGone
 from netcode.discovery import TableInfo, probe
 from netcode.envelope import table_key
@@ -62,10 +62,13 @@ class ClientTable:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[None]] = {}
         self._welcome: asyncio.Future[dict] | None = None
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners = Listeners()
 
     def subscribe(self, listener: Callable[[], None]) -> None:
-        self._listeners.append(listener)
+        self._listeners.add(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.remove(listener)
 
     # -------------------------------------------------------------- joining
     async def join(self, timeout: float = 4.0) -> dict:
@@ -198,5 +201,4 @@ class ClientTable:
             self.alarm = f"CHEATING DETECTED: {alarms[0]}{more}"
 
     def _notify(self) -> None:
-        for listener in list(self._listeners):
-            listener()
+        self._listeners()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+from collections.abc import Callable
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -139,8 +140,13 @@ class HostScreen(Screen[None]):
                 seat.state = "bot"
         self.refresh_roster()
 
+    def on_unmount(self) -> None:
+        for table in (self.client, self.host):
+            if table is not None:
+                table.unsubscribe(self.refresh_roster)
+
     def refresh_roster(self) -> None:
-        if self.host is None or not self.is_attached:
+        if self.host is None or not self.is_attached or not self.is_mounted:
             return
         self.query_one("#host-roster", Static).update(roster_table(self.host.roster(), self.client.seat if self.client else None))
         if self.client is not None and self.client.snapshot is not None and self.app.screen is self:
@@ -176,6 +182,7 @@ class JoinScreen(Screen[None]):
         self.listener: Listener | None = None
         self.heard: list[Heard] = []
         self.client: ClientTable | None = None
+        self._unsubscribe: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box", classes="dialog"):
@@ -230,6 +237,8 @@ class JoinScreen(Screen[None]):
     def on_unmount(self) -> None:
         if self.listener is not None:
             self.listener.close()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
 
     def action_join(self) -> None:
         self.join_table()
@@ -289,7 +298,7 @@ class JoinScreen(Screen[None]):
         self._status(f"You have {where} at {welcome['host']}'s table. Waiting for the host to start…")
 
         def changed() -> None:
-            if not self.is_attached:
+            if not self.is_attached or not self.is_mounted:
                 return
             self.query_one("#join-roster", Static).update(roster_table(client.roster, client.seat))
             if client.snapshot is not None and self.app.screen is self:
@@ -298,4 +307,5 @@ class JoinScreen(Screen[None]):
                 self._status(client.host_gone, error=True)
 
         client.subscribe(changed)
+        self._unsubscribe = lambda: client.unsubscribe(changed)
         changed()
