@@ -594,7 +594,7 @@ def test_the_first_player_to_complete_his_shopping_wins() -> None:
     act(state, 1, Buy(200))
     result = GAME.result(state)
     assert result.winners == (1,) and result.scores == (5, 6, 0)
-    assert "shopping done" in result.details[1]
+    assert result.details[1] == "$1 $5 $25 $50 $100 $200 · $80"
 
 
 # ---------------------------------------------------------------- rulings

@@ -333,7 +333,7 @@ def needs(gifts: Sequence[int]) -> list[int]:
 
 
 def receipts_text(gifts: Sequence[int]) -> str:
-    return " ".join(f"${v}" for v in sorted(gifts)) or "none"
+    return " ".join(f"${v}" for v in sorted(gifts)) or "no gifts"
 
 
 # ---------------------------------------------------------------- the game
@@ -409,7 +409,7 @@ class ChristmasGame(Game):
         Ruling("Paying when short", "Whoever cannot pay in full pays all they have and is bankrupt for the rest, which is forgiven at once and never owed later. A card that pays every player is paid to them in turn from your left until your money runs out."),
         Ruling("A bankrupt player", "A bankrupt player takes their turns as usual, draws cards, collects money, keeps every gift, and may buy again as soon as they have the whole price. Gift receipts are never sold, traded or lent."),
         Ruling("Receipts from cards", "A gift receipt from a card counts towards your shopping like a bought one, so a card can complete your shopping and win the game; a second receipt of a price you own is kept but adds nothing. Scrooge's \"Too extravagant\" takes back the receipt you choose; with none, it does nothing."),
-        Ruling("A long game ends", "So that every game ends, the game stops after round 40 if nobody has won: the most different gifts wins, then the most money, then the tied players share the win."),
+        Ruling("A long game ends", f"So that every game ends, the game stops after round {ROUND_LIMIT} if nobody has won: the most different gifts wins, then the most money, then the tied players share the win."),
     )
     keys = (
         ("r, Enter", "roll the dice (to move, to leave TRAFFIC JAM, on SUPER SHOPPER, after a Reindeer card)"),
@@ -532,9 +532,9 @@ class ChristmasGame(Game):
             winners, tiebreak = rank_winners(scores, [("more money", state.money)])
         details = []
         for s in range(n):
-            how = f"gifts {receipts_text(state.gifts[s])}, ${state.money[s]}"
-            if s == state.winner:
-                how = ("SUPER SHOPPER! " if state.ending == "super" else "shopping done: ") + how
+            how = f"{receipts_text(state.gifts[s])} · ${state.money[s]}"
+            if s == state.winner and state.ending == "super":
+                how = f"SUPER SHOPPER! · {how}"
             details.append(how)
         return Result(tuple(scores), winners, tiebreak, tuple(details))
 

@@ -71,7 +71,7 @@ GIFT_COLOURS: dict[int, str] = {
     1: "#c8e6c9", 5: "#9be39b", 25: "#7fd3ff", 50: "#b39ddb", 100: "#ffb74d", 200: "#ffd700",
 }
 #: Gift squares are drawn on alternating grounds, so neighbours stand apart.
-GIFT_GROUNDS = ("#245c39", "#123321")
+GIFT_GROUNDS = ("#2f6e45", "#143a24")
 GIFT_GROUND = GIFT_GROUNDS[0]
 DECK_MARKS = {"santa": "★", "scrooge": "¤", "reindeer": "Ψ"}
 CARD_STYLES = {"santa": "bold #ffd700 on #a31515", "scrooge": "bold #ffffff on #3a3a3a", "reindeer": "bold #0b1d13 on #e3c594"}
@@ -243,17 +243,20 @@ class ChristmasGameBoard(Board):
             on_square.setdefault(square, []).append(seat)
         for square, seats in on_square.items():
             seats.sort(key=lambda s: s != turn)  # the player moving first
-            shown = seats if len(seats) <= CELL else seats[: CELL - 1]
+            line, col = token_spot(square)
+            side = line not in (1, 11)
+            room = CELL - 1 if side else CELL  # beside a side square, a space apart from it
+            shown = seats if len(seats) <= room else seats[: room - 1]
             text = Text()
             for seat in shown:
                 style = f"bold {TOKEN_COLOURS[seat % len(TOKEN_COLOURS)]}"
                 text.append(tokens[seat], style=style + (" reverse" if seat == turn else ""))
             if len(shown) < len(seats):
                 text.append("+", style="bold")
-            line, col = token_spot(square)
-            if col == WIDTH - 2 * CELL:  # right side: tokens against the label
-                text = Text(" " * (CELL - text.cell_len)) + text
+            if col == WIDTH - 2 * CELL:  # right side: tokens end a space before the label
+                text = Text(" " * (room - text.cell_len)) + text + " "
             else:
+                text = (Text(" ") if side else Text()) + text
                 text.pad_right(CELL - text.cell_len)
             put(line, col, text)
         infield = self._infield()
@@ -270,7 +273,10 @@ class ChristmasGameBoard(Board):
             else:
                 for cell in cells:
                     ring.append_text(cell)
-        self.query_one("#cg-ring", Static).update(ring)
+        box = self.query_one("#cg-ring", Static)
+        box.update(ring)
+        box.border_title = "Clockwise from GO"
+        box.border_subtitle = f"{players[turn]} · {BOARD[here].name}" if view["phase"] != "over" else ""
 
     def _infield(self) -> list[Text]:
         """The nine lines inside the ring: title, CHRISTMAS CLUB, the dice, a key to the squares."""
