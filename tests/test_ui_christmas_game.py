@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 
 from xmas_tui.bots import make_bot
-from xmas_tui.games import Action, Rng, get_game
+from xmas_tui.games import Action, Rng, View, get_game
 from xmas_tui.games.christmas_game import BOARD, CARD_ZONE, CARDS, Buy, Decline, Pick, Return, Roll
+from xmas_tui.games.engine import pack, unpack
 from xmas_tui.table import LocalTable, Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.christmas_game import ChristmasGameBoard, ring_position, token_spot
@@ -161,3 +163,35 @@ async def test_the_ring_shows_every_token_on_its_square() -> None:
         assert BOARD[20].kind == "club" and ring[0][0:4] == "CLUB"
         assert "CHRISTMAS CLUB" in "\n".join(ring) and f"${view['club']}" in "\n".join(ring)
         assert "Round" in text_of(app, "#status")
+
+
+class WireTable(LocalTable):
+    """A local table whose views cross the wire first, as a networked table's do (lists, not tuples)."""
+
+    def snapshot(self) -> Snapshot:
+        snap = super().snapshot()
+        view = View.from_wire(unpack(pack(snap.view.to_wire())))
+        return replace(snap, view=view)
+
+
+async def test_the_board_plays_from_views_that_crossed_the_wire() -> None:
+    table = WireTable(XGAME, seat_names("Ann", 3), 0, seed=6, pace=0.01)
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        assert isinstance(screen.snapshot.view["money"], list)
+        me = make_bot(XGAME.id, "smart", 0, Rng("wire"))
+        used: Counter[str] = Counter()
+        for _ in range(12):
+            await wait_for(pilot, lambda: screen.snapshot.my_turn or screen.snapshot.result is not None)
+            if screen.snapshot.result is not None:
+                break
+            snapshot = screen.snapshot
+            action = me.choose(snapshot.view, list(snapshot.legal))
+            before = len(snapshot.log)
+            for key in keys_for(action, screen.board, used):
+                await pilot.press(key)
+                used[key] += 1
+            await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b)
+        assert used["r"] + used["enter"] >= 6
