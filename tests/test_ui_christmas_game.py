@@ -162,6 +162,9 @@ async def test_the_ring_shows_every_token_on_its_square() -> None:
         assert ring_position(10)[1] == 0 and ring[12][0:4] == "JAM "
         assert BOARD[20].kind == "club" and ring[0][0:4] == "CLUB"
         assert "CHRISTMAS CLUB" in "\n".join(ring) and f"${view['club']}" in "\n".join(ring)
+        # The dice say who rolled them, though the turn has passed on.
+        roller = view["players"][view["roller"]]
+        assert view["roller"] != view["turn"] and f"{roller} rolled" in "\n".join(ring)
         assert "Round" in text_of(app, "#status")
 
 

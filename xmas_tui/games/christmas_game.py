@@ -306,8 +306,9 @@ class State(BaseState):
     turn: int = 0
     #: roll | jam | shop | return | pick | reindeer | super | over
     phase: str = "roll"
-    #: The last dice rolled (empty before the first roll), and what they were for.
+    #: The last dice rolled (empty before the first roll), who rolled them, and what for.
     dice: tuple[int, ...] = ()
+    roller: int = -1
     rolled_for: str = ""
     #: Doubles rolled in a row this turn, and whether this move earns another roll.
     doubles: int = 0
@@ -544,8 +545,7 @@ class ChristmasGame(Game):
         phase = state.phase
         if isinstance(action, Roll):
             dice = (rng.roll(), rng.roll())
-            state.dice = dice
-            state.rolled_for = phase
+            state.dice, state.roller, state.rolled_for = dice, seat, phase
             if phase == "roll":
                 self._move_roll(state, seat, dice, rng, log)
             elif phase == "jam":

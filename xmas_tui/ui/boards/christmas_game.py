@@ -288,7 +288,7 @@ class ChristmasGameBoard(Board):
         rows[1] = Text.assemble(("Round ", "dim"), (f"{view['round']}", "bold"), (f" of {ROUND_LIMIT}", "dim"))
         rows[3] = Text.assemble(("CHRISTMAS CLUB ", "#9be39b"), (f"${view['club']}", "bold #ffd700"))
         if dice:
-            who = players[view["turn"]]
+            who = players[view["roller"]]
             rows[5] = Text.assemble((dice_faces(dice), "bold #ffffff"), ("  ", ""), (f"{sum(dice)}", "bold #ffd700"))
             what = ROLL_FOR.get(view["rolled_for"], "")
             double = dice[0] == dice[1] and view["rolled_for"] in ("roll", "jam")
