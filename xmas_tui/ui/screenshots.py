@@ -144,6 +144,26 @@ SCENES: tuple[Scene, ...] = (
         "Dragons & Chickens: two players sharing one keyboard, each with their own keys",
         lambda: shared_keyboard_at("dragons-chickens", ["Ann", "Bo", "Holly", "Noel"], 2, 4, lambda s: s.view["round"] == 1),
     ),
+    Scene(
+        "christmas-game-table",
+        "The Christmas Game: on a $200 gift square, to buy it or not",
+        lambda: table_at("christmas-game", 4, 20, lambda s: phase_is("shop")(s) and tuple(s.view["offer"]) == (200,)),
+    ),
+    Scene(
+        "christmas-game-card",
+        "The Christmas Game: Santa's Early bird sale, any gift you still need",
+        lambda: table_at("christmas-game", 4, 19, lambda s: phase_is("shop")(s) and len(s.view["offer"]) > 1),
+    ),
+    Scene(
+        "christmas-game-reindeer",
+        "The Christmas Game: a Reindeer card read, now roll for luck",
+        lambda: table_at("christmas-game", 4, 3, lambda s: phase_is("reindeer")(s) and s.view["round"] >= 4),
+    ),
+    Scene(
+        "christmas-game-end",
+        "The Christmas Game: a 12 on SUPER SHOPPER wins at once",
+        lambda: table_at("christmas-game", 4, 11, lambda s: False),
+    ),
 )
 
 

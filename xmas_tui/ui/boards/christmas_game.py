@@ -1,0 +1,485 @@
+"""The Christmas Game board: the ring of 40 squares with the tokens, the infield, my gifts, the last card.
+
+Draws only what the snapshot shows (every token, purse and receipt is public;
+the decks are face down and only the card drawn last is face up). The ring
+runs clockwise as on the printed board: START in the bottom-right corner,
+TRAFFIC JAM bottom-left, CHRISTMAS CLUB top-left, SUPER SHOPPER top-right.
+Under it, the bar of what I may do now: each choice has a number key (and
+roll, buy and no thanks have letters too), and every key sends an action, so
+an illegal one is refused by the rules with the rule it breaks.
+
+Must not touch: the engine state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Click
+from textual.widgets import Static
+
+from xmas_tui.games import Action
+from xmas_tui.games.christmas_game import (
+    BOARD,
+    CARD_ZONE,
+    CARDS,
+    DECK_NAMES,
+    GAME,
+    GIFTS,
+    ROUND_LIMIT,
+    Buy,
+    Card,
+    Decline,
+    Pick,
+    Return,
+    Roll,
+    Square,
+    effect_text,
+    lucky_text,
+)
+from xmas_tui.table import Snapshot
+
+from .base import Board, PlayerLine
+
+CELL = 4
+SIDE = 9  # squares down each side, between the corners
+ACROSS = SIDE + 2  # squares along the top and the bottom, corners included
+WIDTH = ACROSS * CELL
+INNER = WIDTH - 4 * CELL  # the infield, between the side squares and their tokens
+#: Slots in the bar of choices.
+SLOTS = 7
+#: Each seat's token colour.
+TOKEN_COLOURS = ("#ff6b6b", "#5ab4ff", "#4cd964", "#ffd700", "#d98cff", "#ff9f43")
+#: How each kind of square is drawn: its 4-cell label and style.
+LOOK: dict[str, tuple[str, str]] = {
+    "start": (" GO ", "bold #ffffff on #2e7d32"),
+    "santa": (" ★  ", "bold #ffd700 on #a31515"),
+    "scrooge": (" ¤  ", "bold #d0d0d0 on #3a3a3a"),
+    "reindeer": (" Ψ  ", "bold #e3c594 on #4a3620"),
+    "club": ("CLUB", "bold #ffd700 on #1e5c33"),
+    "tax": ("TAX ", "bold #fff6d5 on #7a1f1f"),
+    "super": ("SUPR", "bold #0b1d13 on #ffd700"),
+    "jam": ("JAM ", "bold #0b1d13 on #ff9f43"),
+    "post": ("POST", "bold #ffffff on #1f3b7a"),
+    "wrap": ("WRAP", "bold #ffffff on #5b2a7a"),
+}
+GIFT_COLOURS: dict[int, str] = {
+    1: "#c8e6c9", 5: "#9be39b", 25: "#7fd3ff", 50: "#b39ddb", 100: "#ffb74d", 200: "#ffd700",
+}
+#: Gift squares are drawn on alternating grounds, so neighbours stand apart.
+GIFT_GROUNDS = ("#2f6e45", "#143a24")
+GIFT_GROUND = GIFT_GROUNDS[0]
+DECK_MARKS = {"santa": "★", "scrooge": "¤", "reindeer": "Ψ"}
+CARD_STYLES = {"santa": "bold #ffd700 on #a31515", "scrooge": "bold #ffffff on #3a3a3a", "reindeer": "bold #0b1d13 on #e3c594"}
+#: Which phase a roll is for, in words.
+ROLL_FOR = {"roll": "to move", "jam": "to leave TRAFFIC JAM", "reindeer": "for luck", "super": "for a 2 or 12"}
+
+
+def square_label(square: Square, number: int = 0) -> Text:
+    if square.kind == "gift":
+        label = f"${square.value}"
+        ground = GIFT_GROUNDS[number % 2]
+        return Text(f"{label:^{CELL}}", style=f"bold {GIFT_COLOURS[square.value]} on {ground}")
+    label, style = LOOK[square.kind]
+    return Text(label, style=style)
+
+
+def ring_position(square: int) -> tuple[int, int]:
+    """Where a square sits on the ring: (line, column of its cell).
+
+    Lines 0-1 are the top (labels, then tokens), 2-10 the sides, 11-12 the
+    bottom (tokens, then labels). START (0) is bottom-right; play runs
+    clockwise: along the bottom to the left, up the left side, along the top
+    to the right, and down the right side.
+    """
+    if square <= SIDE + 1:  # bottom row, right to left
+        return 12, (ACROSS - 1 - square) * CELL
+    if square <= 2 * SIDE + 1:  # left side, bottom to top
+        return 2 + (2 * SIDE + 1 - square), 0
+    if square <= 3 * SIDE + 3:  # top row, left to right
+        return 0, (square - (2 * SIDE + 2)) * CELL
+    return 2 + (square - (3 * SIDE + 4)), WIDTH - CELL  # right side, top to bottom
+
+
+def token_spot(square: int) -> tuple[int, int]:
+    """Where a square's tokens are drawn: beside its label, on the infield side."""
+    line, col = ring_position(square)
+    if line == 0:
+        return 1, col
+    if line == 12:
+        return 11, col
+    return line, col + CELL if col == 0 else col - CELL
+
+
+def token_names(players: Sequence[str]) -> list[str]:
+    """One letter per player: initials when they differ, else seat numbers."""
+    initials = [p[:1].upper() or "?" for p in players]
+    if len(set(initials)) == len(initials):
+        return initials
+    return [str(s + 1) for s in range(len(players))]
+
+
+def gift_chips(gifts: Sequence[int]) -> Text:
+    """The six gifts: owned ones bright on a ground, missing ones dim."""
+    text = Text()
+    for value in GIFTS:
+        if value in gifts:
+            text.append(f" ${value} ", style=f"bold {GIFT_COLOURS[value]} on {GIFT_GROUND}")
+        else:
+            text.append(f" ${value} ", style="#4f6f5a")
+        text.append(" ")
+    text.rstrip()
+    return text
+
+
+def short_effect(effect: tuple) -> str:
+    """A Reindeer outcome in a few words, for one line of the board."""
+    what, n = effect
+    return {
+        "collect": f"collect ${n}",
+        "pay": f"pay ${n} to the CLUB",
+        "pay-bank": f"pay ${n} to the BANK",
+        "collect-each": f"${n} from each player",
+        "pay-each": f"pay each player ${n}",
+        "receipt": f"a ${n} gift receipt",
+    }.get(what, effect_text(effect))
+
+
+def dice_faces(dice: Sequence[int]) -> str:
+    return " ".join("⚀⚁⚂⚃⚄⚅"[d - 1] for d in dice)
+
+
+class Slot(Static):
+    """One choice in the bar under the board. Click to choose it."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(id=f"cg-slot-{index}", classes="cg-slot")
+        self.index = index
+
+    def on_click(self, event: Click) -> None:
+        self.screen.query_one(ChristmasGameBoard).action_slot(self.index)
+
+
+class ChristmasGameBoard(Board):
+    game = GAME
+
+    BINDINGS = [
+        Binding("r", "roll", "Roll", key_display="r", tooltip="Roll the dice", id="cg.roll"),
+        Binding("b", "buy", "Buy", tooltip="Buy the gift on offer", id="cg.buy"),
+        Binding("n", "decline", "No", tooltip="Do not buy the gift on offer", id="cg.decline"),
+        Binding("1", "slot(0)", "Choose", key_display="1-7", tooltip="Choose that option in the bar under the board", id="cg.slot1"),
+        *[
+            Binding(str(n + 1), f"slot({n})", f"Option {n + 1}", show=False, tooltip=f"Choose option {n + 1} in the bar", id=f"cg.slot{n + 1}")
+            for n in range(1, SLOTS)
+        ],
+        Binding("left", "move(-1)", "Previous option", show=False, tooltip="Highlight the option before", id="cg.left"),
+        Binding("right", "move(1)", "Next option", show=False, tooltip="Highlight the next option", id="cg.right"),
+        Binding("enter", "choose_highlighted", "Choose", show=False, tooltip="Choose the highlighted option (Roll, when rolling)", id="cg.enter"),
+    ]
+
+    def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
+        super().__init__(snapshot, id=id)
+        self.options: list[Action] = []
+        self.cursor = 0
+
+    # -------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Static(id="cg-ring")
+        yield Static(id="cg-mine")
+        yield Static(id="cg-card")
+        with Horizontal(id="cg-bar"):
+            for index in range(SLOTS):
+                yield Slot(index)
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    # -------------------------------------------------------------- reading the snapshot
+    @property
+    def me(self) -> int | None:
+        return self.snapshot.seat
+
+    @property
+    def phase(self) -> str:
+        return self.snapshot.view["phase"]
+
+    def shown_seat(self) -> int:
+        """Whose purse and gifts the board shows: mine, or (for a spectator) whoever is playing."""
+        return self.me if self.me is not None else self.snapshot.view["turn"]
+
+    def last_card(self) -> Card | None:
+        faces = self.snapshot.view.faces_in(CARD_ZONE)
+        return CARDS[faces[-1]] if faces else None
+
+    # -------------------------------------------------------------- drawing
+    def redraw(self) -> None:
+        self._draw_ring()
+        self._draw_mine()
+        self._draw_card()
+        self._draw_bar()
+
+    def _draw_ring(self) -> None:
+        view = self.snapshot.view
+        players = view["players"]
+        tokens = token_names(players)
+        turn = view["turn"]
+        lines = [[Text(" " * CELL) for _ in range(ACROSS)] for _ in range(13)]
+
+        def put(line: int, col: int, text: Text) -> None:
+            lines[line][col // CELL] = text
+
+        here = view["position"][turn]
+        for square, sq in enumerate(BOARD):
+            label = square_label(sq, square)
+            if square == here and view["phase"] != "over":
+                label.stylize("reverse")
+            put(*ring_position(square), label)
+        on_square: dict[int, list[int]] = {}
+        for seat, square in enumerate(view["position"]):
+            on_square.setdefault(square, []).append(seat)
+        for square, seats in on_square.items():
+            seats.sort(key=lambda s: s != turn)  # the player moving first
+            line, col = token_spot(square)
+            side = line not in (1, 11)
+            room = CELL - 1 if side else CELL  # beside a side square, a space apart from it
+            shown = seats if len(seats) <= room else seats[: room - 1]
+            text = Text()
+            for seat in shown:
+                style = f"bold {TOKEN_COLOURS[seat % len(TOKEN_COLOURS)]}"
+                text.append(tokens[seat], style=style + (" reverse" if seat == turn else ""))
+            if len(shown) < len(seats):
+                text.append("+", style="bold")
+            if col == WIDTH - 2 * CELL:  # right side: tokens end a space before the label
+                text = Text(" " * (room - text.cell_len)) + text + " "
+            else:
+                text = (Text(" ") if side else Text()) + text
+                text.pad_right(CELL - text.cell_len)
+            put(line, col, text)
+        infield = self._infield()
+        ring = Text()
+        for number, cells in enumerate(lines):
+            if number:
+                ring.append("\n")
+            if 2 <= number <= 10:
+                ring.append_text(cells[0])
+                ring.append_text(cells[1])
+                ring.append_text(infield[number - 2])
+                ring.append_text(cells[-2])
+                ring.append_text(cells[-1])
+            else:
+                for cell in cells:
+                    ring.append_text(cell)
+        box = self.query_one("#cg-ring", Static)
+        box.update(ring)
+        box.border_title = "Clockwise from GO"
+        box.border_subtitle = f"{players[turn]} · {BOARD[here].name}" if view["phase"] != "over" else ""
+
+    def _infield(self) -> list[Text]:
+        """The nine lines inside the ring: title, CHRISTMAS CLUB, the dice, a key to the squares."""
+        view = self.snapshot.view
+        players = view["players"]
+        dice = view["dice"]
+        rows: list[Text] = [Text() for _ in range(SIDE)]
+        rows[0] = Text("❄ The Christmas Game ❄", style="bold #ffd700")
+        rows[1] = Text.assemble(("Round ", "dim"), (f"{view['round']}", "bold"), (f" of {ROUND_LIMIT}", "dim"))
+        rows[3] = Text.assemble(("CHRISTMAS CLUB ", "#9be39b"), (f"${view['club']}", "bold #ffd700"))
+        if dice:
+            who = players[view["roller"]]
+            rows[5] = Text.assemble((dice_faces(dice), "bold #ffffff"), ("  ", ""), (f"{sum(dice)}", "bold #ffd700"))
+            what = ROLL_FOR.get(view["rolled_for"], "")
+            double = dice[0] == dice[1] and view["rolled_for"] in ("roll", "jam")
+            rows[6] = Text(f"{who} rolled {what}" + (" · doubles!" if double else ""), style="dim")
+        else:
+            rows[5] = Text("⚀ ⚀  roll to start", style="dim")
+        rows[8] = Text.assemble(
+            ("★", "bold #ffd700"), (" Santa ", "dim"), ("¤", "bold #d0d0d0"), (" Scrooge ", "dim"), ("Ψ", "bold #e3c594"), (" Reindeer", "dim"),
+        )
+        for row in rows:
+            row.truncate(INNER)
+            pad = INNER - row.cell_len
+            row.pad_left(pad // 2)
+            row.pad_right(pad - pad // 2)
+        return rows
+
+    def _draw_mine(self) -> None:
+        view = self.snapshot.view
+        seat = self.shown_seat()
+        gifts = list(view["gifts"][seat])
+        who = "You" if seat == self.me else view["players"][seat]
+        text = Text.assemble((f"{who} ", "bold"), (f"${view['money'][seat]}", "bold #ffd700"), "  ")
+        text.append_text(gift_chips(gifts))
+        self.query_one("#cg-mine", Static).update(text)
+
+    def _draw_card(self) -> None:
+        card = self.last_card()
+        box = self.query_one("#cg-card", Static)
+        if card is None:
+            box.update(Text("Land on ★ Santa, ¤ Scrooge or Ψ Reindeer to draw a card.\nBuy each gift on its own square: $1 $5 $25 $50 $100 $200.", style="dim"))
+            return
+        style = CARD_STYLES[card.deck]
+        text = Text.assemble((f" {DECK_MARKS[card.deck]} {DECK_NAMES[card.deck]} · {card.title} ", style), " ")
+        if card.deck != "reindeer":
+            text.append(card.text, style="#fff6d5")
+        else:
+            text.append(card.text, style="#fff6d5")
+            text.truncate(self.content_size.width or 48, overflow="ellipsis")
+            lucky = lucky_text(card.lucky_on)
+            text.append(f"\n☺ {lucky[:1].upper() + lucky[1:]}, lucky: ", style="bold #9be39b")
+            text.append(short_effect(card.lucky), style="#9be39b")
+            text.append("\n☹ Otherwise, unlucky: ", style="bold #ff9f9f")
+            text.append(short_effect(card.unlucky), style="#ff9f9f")
+        box.update(text)
+
+    def _draw_bar(self) -> None:
+        snap = self.snapshot
+        self.options = list(snap.legal)
+        self.cursor = min(self.cursor, max(0, len(self.options) - 1))
+        bar = self.query_one("#cg-bar")
+        bar.set_class(bool(self.options), "-live")
+        for index in range(SLOTS):
+            slot = self.query_one(f"#cg-slot-{index}", Slot)
+            if index < len(self.options):
+                key, label, tip = self.describe(index, self.options[index])
+                chosen = index == self.cursor
+                slot.update(Text.assemble((f"{key} ", "bold underline" if chosen else "bold #ffd700"), (label, "bold")))
+                slot.tooltip = tip
+                slot.display = True
+                slot.set_class(index == self.cursor, "-selected")
+            elif index == 0 and not self.options:
+                slot.update(Text(self._waiting(), style="dim"))
+                slot.tooltip = None
+                slot.display = True
+                slot.set_class(False, "-selected")
+            else:
+                slot.display = False
+
+    def describe(self, index: int, action: Action) -> tuple[str, str, str]:
+        """A choice as (key, label, tooltip)."""
+        view = self.snapshot.view
+        number = str(index + 1)
+        if isinstance(action, Roll):
+            return "r", f"Roll {ROLL_FOR[self.phase]}", "Roll the two dice"
+        if isinstance(action, Buy):
+            if len(view["offer"]) == 1:
+                return "b", f"Buy the ${action.value} gift", f"Pay ${action.value} to the BANK for a ${action.value} gift receipt"
+            return number, f"${action.value}", f"Buy a ${action.value} gift now"
+        if isinstance(action, Decline):
+            return "n", "No thanks", "Keep your money"
+        if isinstance(action, Return):
+            return number, f"${action.value}", f"Return a ${action.value} gift receipt to the BANK"
+        if isinstance(action, Pick):
+            return number, view["players"][action.seat], f"You and {view['players'][action.seat]} each collect ${view['gift_money']}"
+        return number, action.text(), action.text()
+
+    def _waiting(self) -> str:
+        view = self.snapshot.view
+        if view["phase"] == "over":
+            return "The game is over."
+        return f"Waiting for {view['players'][view['turn']]}…"
+
+    # -------------------------------------------------------------- the table screen's lines
+    def status_line(self) -> str:
+        view = self.snapshot.view
+        if view["phase"] == "over":
+            return f"{GAME.title} · game over"
+        whose = "your" if view["turn"] == self.me else f"{view['players'][view['turn']]}'s"
+        doing = {
+            "jam": " (in TRAFFIC JAM)", "shop": " (shopping)", "reindeer": " (Reindeer roll)",
+            "super": " (SUPER SHOPPER!)", "return": " (returning a gift)", "pick": " (Secret Santa)",
+        }.get(view["phase"], "")
+        return f"{GAME.title} · Round {view['round']} of {ROUND_LIMIT} · {whose} turn{doing}"
+
+    def prompt_line(self) -> str:
+        snap = self.snapshot
+        view = snap.view
+        phase = view["phase"]
+        if snap.result is not None:
+            return "The game is over."
+        players = view["players"]
+        turn = view["turn"]
+        where = BOARD[view["position"][turn]].name
+        if not snap.my_turn:
+            who = players[turn]
+            doing = {
+                "roll": "rolling the dice", "jam": "trying to leave TRAFFIC JAM", "shop": "deciding whether to buy",
+                "reindeer": "rolling for a Reindeer card", "super": "rolling on SUPER SHOPPER",
+                "return": "choosing a gift to return", "pick": "choosing a Secret Santa",
+            }[phase]
+            return f"{who} is {doing} ({where})."
+        me = turn
+        money = view["money"][me]
+        if phase == "roll":
+            again = "Doubles: roll again" if view["doubles"] else "Your turn"
+            return f"{again}: press r or Enter to roll the dice.\nYou are on {where} with ${money}."
+        if phase == "jam":
+            tries = view["jammed"][me]
+            bike = " (on a bicycle, your second roll gets you out)" if me in view["young"] and tries >= 1 else ""
+            return f"You are in TRAFFIC JAM: press r to roll{bike}.\nA seven or doubles gets you out."
+        if phase == "shop":
+            offer = view["offer"]
+            if len(offer) == 1:
+                return f"Buy the ${offer[0]} gift for ${offer[0]}? You have ${money}.\nPress b to buy it, n for no thanks."
+            return f"Early bird sale: press 1-{len(offer)} to buy a gift you need (you have ${money}),\nor n for no thanks."
+        if phase == "return":
+            count = len(snap.legal)
+            return f"Scrooge: return one gift receipt to the BANK, no refund.\nPress 1-{count} to choose it." if count > 1 else "Scrooge: return your gift receipt to the BANK.\nPress 1."
+        if phase == "pick":
+            count = len(snap.legal)
+            return f"Secret Santa: choose another player; you each collect ${view['gift_money']}.\nPress 1-{count}." if count > 1 else f"Secret Santa: you and {players[snap.legal[0].seat]} each collect ${view['gift_money']}. Press 1."
+        if phase == "reindeer":
+            card = self.last_card()
+            lucky = lucky_text(card.lucky_on) if card is not None else ""
+            return f"Roll for {card.title if card else 'your Reindeer card'}: press r.\n{lucky[:1].upper() + lucky[1:]} is lucky."
+        return "SUPER SHOPPER: press r and roll a 2 or 12 to win the game at once!\nDoubles here give no extra roll."
+
+    def player_lines(self) -> list[PlayerLine]:
+        view = self.snapshot.view
+        lines = []
+        for seat, name in enumerate(view["players"]):
+            gifts = list(view["gifts"][seat])
+            owned = len(set(gifts))
+            summary = f"${view['money'][seat]} · " + (" ".join(f"${v}" for v in GIFTS if v in gifts) or "no gifts yet")
+            marker = "in JAM" if view["jammed"][seat] >= 0 else ""
+            lines.append(PlayerLine(seat, name, f"{owned}/6 gifts", summary, seat in self.snapshot.to_act, marker))
+        return lines
+
+    # -------------------------------------------------------------- input
+    # A key always sends an action: if it is not legal now, the rules say why.
+    def action_roll(self) -> None:
+        self.choose(Roll())
+
+    def action_buy(self) -> None:
+        view = self.snapshot.view
+        offer = view["offer"]
+        highlighted = self.options[self.cursor] if self.options else None
+        if isinstance(highlighted, Buy):
+            self.choose(highlighted)
+            return
+        square = BOARD[view["position"][view["turn"]]]
+        value = offer[0] if offer else (square.value if square.kind == "gift" else GIFTS[0])
+        self.choose(Buy(value))
+
+    def action_decline(self) -> None:
+        self.choose(Decline())
+
+    def action_slot(self, index: int) -> None:
+        if index < len(self.options):
+            self.cursor = index
+            self.choose(self.options[index])
+        else:
+            self.choose(None)
+
+    def action_move(self, step: int) -> None:
+        if self.options:
+            self.cursor = (self.cursor + step) % len(self.options)
+            self._draw_bar()
+
+    def action_choose_highlighted(self) -> None:
+        if self.options:
+            self.choose(self.options[self.cursor])
+        else:
+            self.choose(Roll())
