@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from xmas_tui.cli import main
+from xmas_tui.cli import local_names, main
+from xmas_tui.names import default_name
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -87,3 +88,15 @@ def test_the_console_script_is_installed() -> None:
     assert done.returncode == 0
     for verb in ("play", "rules", "simulate"):
         assert verb in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("login", "name"),
+    [("holly", "Holly"), ("noel_king", "Noel king"), ("root", "Player"), ("", "Player"), ("a" * 30, "A" + "a" * 15)],
+)
+def test_a_player_who_gives_no_name_gets_their_login_name(monkeypatch, login: str, name: str) -> None:
+    """Event text names players ("Holly flips an Acorn"), so the default is the login name, not "You"."""
+    for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.setenv(var, login)
+    assert default_name() == name
+    assert local_names(None, 1) == [name]

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import time
 
-from textual.widgets import Select
+import pytest
+from textual.widgets import Input, Select
 
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.games.chip_n_dale import Continue, Stop
+from xmas_tui.names import default_name
 from xmas_tui.table import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
 from xmas_tui.ui.screens.dialogs import EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
+
+from .netkit import free_port
 
 CHIP = get_game("chip-n-dale")
 
@@ -76,7 +81,21 @@ async def test_the_lobby_starts_the_game_it_shows() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         view = app.screen.snapshot.view
         assert view.game == "chip-n-dale"
-        assert len(view["players"]) == 3 and view["players"][0] == "You"
+        assert len(view["players"]) == 3 and view["players"][0] == default_name()
+
+
+@pytest.mark.parametrize(("key", "screen_type"), [("ctrl+o", HostScreen), ("ctrl+t", JoinScreen)])
+async def test_the_lobby_hosts_and_joins_under_the_name_typed(monkeypatch, key: str, screen_type: type) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.screen.query_one("#name", Input).value = "  Holly   Berry "
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, screen_type))
+        assert app.screen.name_ == "Holly Berry"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
 
 async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:

@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from .bots import BOT_KINDS
 from .games import GAMES, Game, get_game
+from .names import default_name
 
 EXIT_USAGE = 2
 LOG_HELP = "where to write the game log at the end (default: the games folder under $XDG_DATA_HOME/xmas-tui)"
@@ -193,11 +194,11 @@ def players_for(game: Game, players: int | None) -> int:
 
 
 def local_names(given: Sequence[str] | None, local: int) -> list[str]:
-    """The names of the people at this terminal: those given, then "You" alone, or "Player 2"…"""
+    """The names of the people at this terminal: those given, then the login name alone, or "Player 2"…"""
     names = list(given or [])
     if len(names) > local:
         raise UsageError(f"{len(names)} names for {local} player{'s' * (local != 1)} at this keyboard (see --local-players)")
-    names += ["You"] if local == 1 and not names else [f"Player {i + 1}" for i in range(len(names), local)]
+    names += [default_name()] if local == 1 and not names else [f"Player {i + 1}" for i in range(len(names), local)]
     if len({name.casefold() for name in names}) != len(names):
         raise UsageError("players sharing a keyboard need different names")
     return names
@@ -291,7 +292,7 @@ def run_network(args: argparse.Namespace) -> int:
         return 0
     if args.code is None:
         raise UsageError("join needs --code CODE (it is shown on the host's screen)")
-    name = args.name or ("Player" if args.headless else "You")
+    name = args.name or ("Player" if args.headless else default_name())
     if not args.headless:
         from .ui.app import run_app
 

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 from netcode.authority import HostTable
 from netcode.client import ClientTable
 from xmas_tui.games import Game
+from xmas_tui.names import default_name
 from xmas_tui.net import NetTable
 from xmas_tui.simulate import bot_names
 from xmas_tui.table import LocalTable, Snapshot, Table
@@ -173,12 +174,12 @@ def run_app(
     game: Game | None = None,
     players: int = 4,
     seed: int | None = None,
-    name: str = "You",
+    name: str | None = None,
     bot: str = "smart",
     pace: float = 0.9,
     host: dict | None = None,
     join: dict | None = None,
 ) -> int:
-    config = GameConfig(game, players, name, bot, seed, pace) if game is not None else None
+    config = GameConfig(game, players, name or default_name(), bot, seed, pace) if game is not None else None
     XmasApp(config, host=host, join=join).run()
     return 0

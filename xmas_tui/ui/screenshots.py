@@ -8,6 +8,7 @@ scenes, so what the README shows is what the tests check.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +17,10 @@ from pathlib import Path
 from xmas_tui.games import get_game
 from xmas_tui.table import LocalTable, Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
+
+# The lobby's default name is the login name: the scenes show a player called
+# Ann whoever makes them, so the pictures and the snapshot tests never differ.
+os.environ["LOGNAME"] = "ann"
 
 SIZE = (80, 24)
 STILL = 4.0  # bots wait this long between moves, so a scene holds still

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from xmas_tui.games import GAMES, Game
+from xmas_tui.names import default_name
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"
@@ -23,7 +24,7 @@ class GameConfig:
 
     game: Game
     players: int
-    name: str = "You"
+    name: str = field(default_factory=default_name)
     bot: str = "smart"
     seed: int | None = None
     pace: float = 0.9
@@ -64,7 +65,7 @@ class LobbyScreen(Screen[None]):
                 yield Label("Bots")
                 yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot")
                 yield Label("Your name")
-                yield Input(value=self.last.name if self.last else "You", max_length=16, id="name")
+                yield Input(value=self.last.name if self.last else default_name(), max_length=16, id="name")
             with Horizontal(id="lobby-buttons"):
                 yield Button("Play vs bots", variant="success", id="start")
                 yield Button("Host a table", id="host")
@@ -118,18 +119,18 @@ class LobbyScreen(Screen[None]):
     def action_rules(self) -> None:
         self.app.show_rules(self.game)
 
-    def _name(self) -> str:
-        return (" ".join(self.query_one("#name", Input).value.split()) or "You")[:16]
+    def _player_name(self) -> str:
+        return (" ".join(self.query_one("#name", Input).value.split()) or default_name())[:16]
 
     def action_host(self) -> None:
         players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
-        self.app.open_host(self.game, players, self._name(), str(self.query_one("#bot", Select).value))
+        self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value))
 
     def action_join(self) -> None:
-        self.app.open_join(self._name())
+        self.app.open_join(self._player_name())
 
     def action_start(self) -> None:
-        name = " ".join(self.query_one("#name", Input).value.split()) or "You"
+        name = self._player_name()
         config = GameConfig(
             game=self.game,
             players=int(self.query_one("#players", Select).value),  # type: ignore[arg-type]

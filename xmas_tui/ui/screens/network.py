@@ -28,6 +28,7 @@ from netcode.authority import HostTable
 from netcode.client import ClientTable, JoinError
 from netcode.discovery import Heard, Listener, parse_address
 from xmas_tui.games import Game, get_game
+from xmas_tui.names import default_name
 from xmas_tui.net import make_host
 
 # A 3-row block font for the join code, readable across a room.
@@ -175,10 +176,10 @@ class JoinScreen(Screen[None]):
         Binding("escape", "leave", "Lobby", key_display="esc", id="join.leave"),
     ]
 
-    def __init__(self, *, code: str = "", name: str = "You", address: tuple[str, int] | None = None,
+    def __init__(self, *, code: str = "", name: str | None = None, address: tuple[str, int] | None = None,
                  discovery: tuple[str, int] | None = None, game: str | None = None) -> None:
         super().__init__()
-        self.code, self.name_, self.address, self.discovery, self.only_game = code, name, address, discovery, game
+        self.code, self.name_, self.address, self.discovery, self.only_game = code, name or default_name(), address, discovery, game
         self.listener: Listener | None = None
         self.heard: list[Heard] = []
         self.client: ClientTable | None = None
