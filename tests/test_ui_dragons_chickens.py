@@ -386,3 +386,17 @@ async def test_escape_between_rounds_leaves_for_the_lobby() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+async def test_the_pace_keys_say_what_they_change_in_a_real_time_game() -> None:
+    """Bots here react within each round's window: +/- sets how long a result stays up."""
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=3.0)
+    app = XmasApp(table=table)
+    notes: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        await pilot.press("plus")
+        await pilot.pause(0.05)
+    assert table.pace == pytest.approx(2.0)
+    assert notes == ["Each round's result now stays up 6.0 s (Enter: next room at once)."]

@@ -79,5 +79,9 @@ class Board(Widget, can_focus=True):
         self.post_message(self.ActionChosen(action))
         return True
 
+    def pace_note(self, pace: float) -> str:
+        """What the pace (+/-) now means at this table, for the player who changed it."""
+        return f"Bots now wait {pace:.2f} s between moves."
+
     def player_name(self, seat: int) -> str:
         return self.snapshot.view["players"][seat]

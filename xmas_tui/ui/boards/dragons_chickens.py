@@ -494,6 +494,10 @@ class DragonsChickensBoard(Board):
             self._close_window()
         self.redraw()
 
+    def pace_note(self, pace: float) -> str:
+        # bots here react within the round's window; the pace only sets the pause between rounds
+        return f"Each round's result now stays up {PAUSE_PER_PACE * pace:.1f} s (Enter: next room at once)."
+
     def pause(self) -> float:
         """How long the last round stays up between rounds: three times the table's pace
         (a networked table without one: the default pace)."""

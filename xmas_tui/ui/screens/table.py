@@ -124,7 +124,7 @@ class TableScreen(Screen[None]):
 
     def action_pace(self, direction: int) -> None:
         pace = self.table.set_pace(self.table.pace * (1.5 if direction > 0 else 1 / 1.5))
-        self.notify(f"Bots now wait {pace:.2f} s between moves.", title="Pace")
+        self.notify(self.board.pace_note(pace), title="Pace")
 
     def action_leave(self) -> None:
         self.app.open_lobby()
