@@ -58,9 +58,9 @@ SPECIAL_NAMES: dict[str, str] = {
 }
 #: What the log calls each special tile.
 SHORT_NAMES: dict[str, str] = {
-    TO_BOX: "a Move Scrooge tile (to the box)",
-    TO_BAG: "a Move Scrooge tile (back to the bag)",
-    IGNORE: "an Ignore special tiles tile",
+    TO_BOX: "a Move Scrooge tile (box)",
+    TO_BAG: "a Move Scrooge tile (bag)",
+    IGNORE: "an Ignore tile",
 }
 
 #: The clock, from 9 (Asleep) clockwise round to 8 (Awake).
@@ -249,11 +249,11 @@ More Challenging Game: play with higher-numbered puzzles (the option
         Ruling("Winning together", "Everyone wins or nobody does: every player scores the number of puzzles completed, and when the players lose there is no winner."),
     )
     keys = (
-        ("d, Space", "draw a tile from the bag"),
-        ("s", "stop drawing and play what you drew"),
-        ("1-5", "choose (or unchoose) that puzzle tile to play"),
-        ("←/→, x", "highlight a drawn tile and choose it"),
-        ("Enter, p", "play the chosen tiles (after drawing: stop and play)"),
+        ("d", "draw a tile from the bag (click the bag too)"),
+        ("s", "stop drawing; play what you drew, or choose two"),
+        ("1-5", "choose (or unchoose) that drawn tile to play"),
+        ("←/→, Space", "highlight a drawn tile and choose it"),
+        ("Enter, p", "play the chosen tiles"),
     )
 
     # -------------------------------------------------------------- setup
