@@ -361,7 +361,8 @@ More Challenging Game: play with higher-numbered puzzles (the option
         assert handle is not None  # the draw phase never waits on an empty bag
         face = cards.face(handle)
         if face in WAKERS:
-            log.append(Event("special", f"{name} draws {tile_name(face)}: no more drawing, and every other tile is played.", seat))
+            rest = ", and every other tile is played" if len(cards.zone("drawn")) > 1 else ""
+            log.append(Event("special", f"{name} draws {tile_name(face)}: no more drawing{rest}.", seat))
             self._wake(state, seat, handle, rng, log)
             return
         if face == IGNORE:
@@ -389,8 +390,8 @@ More Challenging Game: play with higher-numbered puzzles (the option
             else:
                 got.append(face)
         if got:
-            puzzles = sorted(puzzle_of(f) for f in got)
-            log.append(Event("draw", f"{name} draws {len(got)} more tile{'s' if len(got) != 1 else ''}: puzzle{'s' if len(got) != 1 else ''} {listed(puzzles)}.", seat))
+            which = sorted({puzzle_of(f) for f in got})
+            log.append(Event("draw", f"{name} draws {len(got)} more puzzle tile{'s' if len(got) != 1 else ''} (puzzle{'s' if len(which) != 1 else ''} {listed(which)}).", seat))
         if ignored:
             log.append(Event("ignored", f"{name} sets aside {ignored} special tile{'s' if ignored != 1 else ''}, ignored this turn.", seat))
         if not cards.zone("bag"):
@@ -445,7 +446,8 @@ More Challenging Game: play with higher-numbered puzzles (the option
             return
         by_puzzle = sorted(tiles, key=lambda h: puzzle_of(cards.face(h)))
         puzzles = [puzzle_of(cards.face(h)) for h in by_puzzle]
-        log.append(Event("play", f"{state.players[seat]} plays {'a tile' if len(tiles) == 1 else f'{len(tiles)} tiles'} to puzzle{'s' if len(tiles) != 1 else ''} {listed(puzzles)}.", seat))
+        which = sorted(set(puzzles))
+        log.append(Event("play", f"{state.players[seat]} plays {'a tile' if len(tiles) == 1 else f'{len(tiles)} tiles'} to puzzle{'s' if len(which) != 1 else ''} {listed(which)}.", seat))
         for handle, puzzle in zip(by_puzzle, puzzles, strict=True):
             zone = puzzle_zone(puzzle)
             cards.move(handle, zone, visible=EVERYONE)
@@ -462,7 +464,8 @@ More Challenging Game: play with higher-numbered puzzles (the option
                 self._move(state, -1, f"puzzle {puzzle}", log)
             else:
                 lower = [p for p in state.puzzles if p < puzzle and p not in state.completed]
-                log.append(Event("complete", f"Puzzle {puzzle} is complete out of order (puzzle {listed(lower)} is not).", seat))
+                still = f"puzzle {lower[0]} is not" if len(lower) == 1 else f"puzzles {listed(lower)} are not"
+                log.append(Event("complete", f"Puzzle {puzzle} is complete out of order ({still}).", seat))
                 self._move(state, puzzle, f"puzzle {puzzle}", log)
             if state.phase == "over":
                 return
@@ -480,7 +483,7 @@ More Challenging Game: play with higher-numbered puzzles (the option
             self._over(state, "lost", log)
         else:
             left = AWAKE - state.scrooge
-            log.append(Event("clock", f"Scrooge moves {steps} space{'s' if steps != 1 else ''} clockwise ({why}) to {hour(state.scrooge)}: {left} from waking."))
+            log.append(Event("clock", f"Scrooge moves {steps} space{'s' if steps != 1 else ''} clockwise ({why}) to {hour(state.scrooge)}: {left} space{'s' if left != 1 else ''} from waking."))
 
     def _over(self, state: State, outcome: str, log: list[Event]) -> None:
         state.phase, state.outcome = "over", outcome
