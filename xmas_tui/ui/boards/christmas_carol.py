@@ -355,7 +355,7 @@ class ChristmasCarolBoard(Board):
         else:
             bag = bag_counts(snap)
             wakers = bag[TO_BOX] + bag[TO_BAG]
-            text.append("Next draw wakes Scrooge a step: ", style="dim")
+            text.append("Next tile moves Scrooge: ", style="dim")
             text.append(chance(wakers, sum(bag.values())), style=f"bold {RED}" if wakers else "dim")
         news = next((e for e in reversed(snap.log) if e.kind in NEWS), None)
         if news is not None:
