@@ -534,8 +534,8 @@ def test_tiles_played_together_go_lowest_puzzle_first() -> None:
 
 def test_after_an_ignore_tile_drawing_goes_on_by_itself() -> None:
     """Ruling "The Ignore tile": After an Ignore tile the drawing goes on by itself (there is no
-    risk left to weigh) until you have five puzzle tiles; special tiles drawn meanwhile, a second
-    Ignore tile too, are set aside and mixed back into the bag."""
+    risk left to weigh) until you have five puzzle tiles; Move Scrooge tiles drawn meanwhile do
+    nothing: they are set aside and mixed back into the bag."""
     state, rng = table(2, draws=[IGNORE, TO_BAG, "1-1", TO_BOX, "1-2", "2-1", "3-1", "4-1"])
     draw(state, rng)  # one action: the Ignore tile and everything after it
     assert state.phase == "choose"
