@@ -400,12 +400,10 @@ More Challenging Game: play with higher-numbered puzzles (the option
 
     def _choose_or_play(self, state: State, seat: int, rng: Rng, log: list[Event]) -> None:
         """Drawing is over: choose two tiles, or play at once when there is nothing to choose."""
+        state.phase = "choose"
         tiles = drawn_puzzle_tiles(state.cards)
-        if len(tiles) > PLAY:
-            state.phase = "choose"
-            return
-        state.phase = "choose"  # played at once: there is nothing to choose
-        self._play(state, seat, tiles, rng, log)
+        if len(tiles) <= PLAY:
+            self._play(state, seat, tiles, rng, log)
 
     def _wake(self, state: State, seat: int, special: int, rng: Rng, log: list[Event]) -> None:
         """A Move Scrooge tile: play ALL other tiles, then move Scrooge, then put the tile away."""
