@@ -57,6 +57,16 @@ def phase_is(phase: str, *, mine: bool = True, flipped: int = 0) -> Callable[[Sn
     return stop
 
 
+def carol_turn_starts(s: Snapshot) -> bool:
+    """Mickey's Christmas Carol: my turn begins, a few turns into the game."""
+    view = s.view
+    return s.my_turn and view["phase"] == "draw" and not view.zone("drawn") and view["turns"] >= 4
+
+
+#: A Mickey's Christmas Carol game the players win.
+CAROL_WON = 6
+
+
 def hosting() -> XmasApp:
     return XmasApp(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
                              discovery=("127.0.0.1", 47474)))
@@ -148,6 +158,23 @@ SCENES: tuple[Scene, ...] = (
         "dragons-chickens-shared",
         "Dragons & Chickens: two players sharing one keyboard, each with their own keys",
         lambda: shared_keyboard_at("dragons-chickens", ["Ann", "Bo", "Holly", "Noel"], 2, 4, lambda s: s.view["round"] == 1),
+    ),
+    Scene(
+        "christmas-carol-table",
+        "Mickey's Christmas Carol: your turn, three tiles drawn; draw again or stop?",
+        lambda: table_at("christmas-carol", 3, 1, carol_turn_starts),
+        ("d", "d", "d"),
+    ),
+    Scene(
+        "christmas-carol-choose",
+        "Mickey's Christmas Carol: an Ignore tile brought five puzzle tiles; choose two to play",
+        lambda: table_at("christmas-carol", 3, 33, carol_turn_starts),
+        ("d", "4"),
+    ),
+    Scene(
+        "christmas-carol-end",
+        "Mickey's Christmas Carol: all four puzzles done before Scrooge wakes",
+        lambda: table_at("christmas-carol", 3, CAROL_WON, lambda s: False),
     ),
     Scene(
         "christmas-game-table",

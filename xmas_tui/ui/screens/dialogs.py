@@ -61,7 +61,13 @@ class EndScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         result = self.result
         winners = " and ".join(self.players[w] for w in result.winners)
-        if self.me in result.winners:
+        if self.game.cooperative:
+            headline = (
+                Text("Everyone wins together!", style="bold #ffd700")
+                if result.winners
+                else Text("Everyone loses together.", style="bold #ff6b6b")
+            )
+        elif self.me in result.winners:
             headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style="bold #ffd700")
         else:
             headline = Text(f"{winners} win{'s' if len(result.winners) == 1 else ''}.", style="bold")
@@ -70,7 +76,7 @@ class EndScreen(ModalScreen[str]):
         table = RichTable(box=None, expand=True, header_style="bold #9be39b")
         table.add_column("")
         table.add_column("Player")
-        table.add_column("Points", justify="right")
+        table.add_column("Score" if self.game.cooperative else "Points", justify="right")
         table.add_column("How", overflow="fold")
         order = sorted(range(len(self.players)), key=lambda s: -result.scores[s])
         for seat in order:

@@ -1,0 +1,174 @@
+"""The Mickey's Christmas Carol board, driven with Textual's Pilot: keys, the mouse, and what my seat may see."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+from xmas_tui.bots import make_bot
+from xmas_tui.games import Action, Rng, get_game
+from xmas_tui.games.christmas_carol import Draw, Play, Stop, puzzle_of
+from xmas_tui.table import LocalTable
+from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.boards.christmas_carol import ChristmasCarolBoard
+from xmas_tui.ui.screens.dialogs import EndScreen
+from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.table import TableScreen
+from xmas_tui.ui.screenshots import carol_turn_starts
+
+CAROL = get_game("christmas-carol")
+SIZE = (80, 24)
+
+
+async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.01)
+
+
+def table_at(players: int, seed: int, stop, *, pace: float = 4.0) -> LocalTable:
+    table = LocalTable(CAROL, seat_names("Ann", players), 0, seed=seed, pace=pace)
+    table.autoplay(stop)
+    return table
+
+
+def keys_for(action: Action, board: ChristmasCarolBoard) -> list[str]:
+    """The keys a person presses on the board for ``action``."""
+    if isinstance(action, Draw):
+        return ["d"]
+    if isinstance(action, Stop):
+        return ["s"]
+    assert isinstance(action, Play)
+    order = [h for h, _ in board.tiles()]
+    return [str(order.index(h) + 1) for h in action.tiles] + ["enter"]
+
+
+def text_of(app: XmasApp, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+async def test_a_whole_game_of_christmas_carol_through_the_keys() -> None:
+    app = XmasApp(GameConfig(CAROL, players=2, name="Ann", bot="smart", seed=11, pace=0.01))
+    me = make_bot(CAROL.id, "smart", 0, Rng("ui-player"))
+    used: Counter[str] = Counter()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        deadline = time.monotonic() + 120
+        while not isinstance(app.screen, EndScreen):
+            assert time.monotonic() < deadline
+            snapshot = screen.snapshot
+            if snapshot.my_turn and snapshot.result is None:
+                # Draw a third tile now and then, so that choosing two is played through the keys too.
+                action = me.choose(snapshot.view, snapshot.legal)
+                if isinstance(action, Stop) and len(snapshot.view.zone("drawn")) < 3 and used["stop"] % 3 == 0:
+                    action = Draw()
+                before = len(snapshot.log)
+                for key in keys_for(action, screen.board):
+                    await pilot.press(key)
+                    used[key] += 1
+                await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b or isinstance(app.screen, EndScreen))
+                used[action.kind] += 1
+            else:
+                await pilot.pause(0.01)
+        result = screen.snapshot.result
+        assert result is not None and len(result.scores) == 2
+        assert result.scores[0] == result.scores[1]
+        assert used["draw"] >= 5 and used["stop"] >= 2 and used["play"] >= 1, used
+        assert used["enter"] == used["play"]
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+async def test_choosing_two_tiles_with_the_number_keys() -> None:
+    table = table_at(3, 33, carol_turn_starts)
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        await pilot.press("d")  # an Ignore tile: five puzzle tiles come at once
+        await wait_for(pilot, lambda: screen.snapshot.view["phase"] == "choose")
+        board = screen.board
+        tiles = board.tiles()
+        assert len(tiles) == 5
+        assert "Set aside, back to the bag" in text_of(app, "#cc-aside")
+        assert "Choose 2 tiles to play" in text_of(app, "#prompt")
+        await pilot.press("4")
+        await pilot.press("2")
+        await pilot.press("4")  # unchoose
+        await pilot.press("1")
+        assert board.picked == [tiles[1][0], tiles[0][0]]
+        assert "-picked" in app.screen.query_one("#cc-tile-0").classes
+        assert "Chosen 2 of 2" in text_of(app, "#cc-moment")
+        placed = {p: len(screen.snapshot.view.zone(f"puzzle.{p}")) for p in (1, 2, 3, 4)}
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not screen.snapshot.my_turn)
+        view = screen.snapshot.view
+        for handle, face in tiles[:2]:
+            assert handle in view.zone(f"puzzle.{puzzle_of(face)}")
+        assert sum(len(view.zone(f"puzzle.{p}")) - placed[p] for p in placed) == 2
+        assert view.zone("drawn") == ()
+
+
+async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
+    table = table_at(2, 3, carol_turn_starts)
+    app = XmasApp(table=table)
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        before = CAROL.digest(table._state)
+        for key, rule in (
+            ("s", "draw at least one before you stop"),
+            ("enter", "Choose two tiles to play once you have drawn"),
+            ("1", "Choose two tiles to play once you have drawn"),
+        ):
+            count = len(notes)
+            await pilot.press(key)
+            await wait_for(pilot, lambda n=count: len(notes) > n)
+            assert rule in notes[-1]
+            assert CAROL.digest(table._state) == before
+
+
+async def test_the_mouse_draws_from_the_bag_and_stops() -> None:
+    table = table_at(2, 1, carol_turn_starts)
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        bag = len(screen.snapshot.view.zone("bag"))
+        await pilot.click("#cc-bag")
+        await wait_for(pilot, lambda: len(screen.snapshot.view.zone("bag")) < bag)
+        assert len(screen.snapshot.view.zone("drawn")) == 1
+        assert "1 of 5 drawn" in text_of(app, "#prompt")
+        await pilot.click("#cc-stop")
+        await wait_for(pilot, lambda: not screen.snapshot.my_turn)
+        assert any(e.kind == "play" and e.seat == 0 for e in screen.snapshot.log)
+
+
+async def test_the_bag_stays_unseen_on_my_screen() -> None:
+    table = table_at(3, 1, carol_turn_starts)
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.pause(0.1)
+        # The clock, the puzzles and the bag's count are shown.
+        assert "Scrooge" in text_of(app, "#cc-clock")
+        assert text_of(app, "#cc-bag").startswith(f"Bag {len(table.snapshot().view.zone('bag'))} tiles")
+        # Mix the faces inside the bag: not one cell on my screen may change.
+        before = app.export_screenshot()
+        cards = table._state.cards
+        bag = cards.zone("bag")
+        faces = [cards._faces[h] for h in bag]
+        for handle, face in zip(bag, faces[1:] + faces[:1], strict=True):
+            cards._faces[handle] = face
+        table._publish()
+        await pilot.pause(0.1)
+        assert app.export_screenshot() == before
+        # A change to a face in the open shows at once (the comparison can see a change).
+        placed = next(h for p in (1, 2, 3, 4) for h in cards.zone(f"puzzle.{p}"))
+        cards.move(placed, "box")
+        table._publish()
+        await pilot.pause(0.1)
+        assert app.export_screenshot() != before

@@ -1,0 +1,447 @@
+"""The Mickey's Christmas Carol board: Scrooge's clock, the four puzzles, the bag, this turn's tiles.
+
+Draws only what the snapshot shows. Every tile outside the bag lies face up,
+so what the bag holds (how many puzzle tiles, how many of each special tile)
+is worked out from the view, as anyone at the table could count it. Which
+tiles I have chosen to play is this board's own state until I press Enter;
+every key sends an action, so an illegal one is refused by the rules with the
+rule it breaks.
+
+Must not touch: the engine state.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.events import Click
+from textual.widgets import Static
+
+from xmas_tui.games.christmas_carol import (
+    AWAKE,
+    CLOCK,
+    GAME,
+    IGNORE,
+    MAX_DRAW,
+    PLAY,
+    SPECIALS,
+    TILES_PER_PUZZLE,
+    TO_BAG,
+    TO_BOX,
+    Draw,
+    Play,
+    Stop,
+    all_faces,
+    hour,
+    piece_of,
+    puzzle_of,
+)
+from xmas_tui.table import Snapshot
+
+from .base import Board, PlayerLine
+
+#: Each puzzle's colour (the backs of its tiles).
+COLOURS: dict[int, str] = {
+    1: "#ff6b6b",
+    2: "#4cd964",
+    3: "#5ab4ff",
+    4: "#ffd700",
+    5: "#c18cff",
+    6: "#4fe3d9",
+}
+ALL_FACES = Counter(all_faces())
+GOLD = "#ffd700"
+RED = "#ff6b6b"
+#: Where each space of the clock is drawn: (row, column) in a 7 x 17 face.
+CLOCK_AT: dict[int, tuple[int, int]] = {
+    12: (0, 7), 1: (1, 12), 2: (2, 14), 3: (3, 16), 4: (4, 14), 5: (5, 12),
+    6: (6, 8), 7: (5, 3), 8: (4, 1), 9: (3, 0), 10: (2, 1), 11: (1, 3),
+}
+CLOCK_ROWS, CLOCK_COLS = 7, 17
+#: Events worth repeating under the tiles: Scrooge moved, a puzzle was finished, a turn again.
+NEWS = frozenset({"clock", "complete", "again", "special", "ignore", "over"})
+
+
+def clock_face(scrooge: int) -> Text:
+    """The clock as seven lines: the spaces Scrooge has passed in red, his space in gold."""
+    grid: list[list[tuple[str, str]]] = [[(" ", "")] * CLOCK_COLS for _ in range(CLOCK_ROWS)]
+    at = hour(scrooge)
+    passed = set(CLOCK[: scrooge + 1])
+    for space, (row, col) in CLOCK_AT.items():
+        label = str(space)
+        if space == at:
+            style = "bold #0b1d13 on #ffd700" if scrooge < AWAKE else "bold #fff6d5 on #b00020"
+        elif space == 8:
+            style = f"bold {RED}"
+        elif space in passed:
+            style = "#c77b7b"
+        else:
+            style = "#9be39b"
+        for i, ch in enumerate(label):
+            grid[row][col + i] = (ch, style)
+    middle = [
+        (2, "Scrooge", "bold"),
+        (3, "zZz" if scrooge == 0 else ("AWAKE!" if scrooge >= AWAKE else f"on {at}"), f"bold {GOLD}" if scrooge < AWAKE else f"bold {RED}"),
+        (4, f"{AWAKE - scrooge} left" if scrooge < AWAKE else "", "dim"),
+    ]
+    for row, words, style in middle:
+        start = (CLOCK_COLS - len(words)) // 2
+        for i, ch in enumerate(words):
+            grid[row][start + i] = (ch, style)
+    text = Text()
+    for r, row in enumerate(grid):
+        if r:
+            text.append("\n")
+        for ch, style in row:
+            text.append(ch, style=style)
+    return text
+
+
+def bag_counts(snapshot: Snapshot) -> Counter[str]:
+    """What the bag holds, by face: every tile outside it lies face up."""
+    return ALL_FACES - Counter(snapshot.view.faces.values())
+
+
+def tile_card(face: str) -> Text:
+    """A drawn tile's face: its puzzle and piece, in the puzzle's colour."""
+    puzzle = puzzle_of(face)
+    colour = COLOURS[puzzle]
+    text = Text()
+    text.append(f"{puzzle:^6}", style=f"bold #0b1d13 on {colour}")
+    text.append(f"\ntile {piece_of(face)}", style=colour)
+    return text
+
+
+def chance(part: int, whole: int) -> str:
+    return f"{part} in {whole} ({round(100 * part / whole)}%)" if whole else "none"
+
+
+class ClockFace(Static):
+    """Scrooge's clock."""
+
+
+class PuzzleLine(Static):
+    """One puzzle: its number, its tiles placed, and what finishing it would do now."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(id=f"cc-puzzle-{index}", classes="cc-puzzle")
+        self.index = index
+
+
+class BagLine(Static):
+    """The bag. Click to draw a tile."""
+
+    def on_click(self, event: Click) -> None:
+        self.screen.query_one(ChristmasCarolBoard).action_draw()
+
+
+class TileCard(Static):
+    """One of this turn's puzzle tiles. Click to choose it (or unchoose it)."""
+
+    def __init__(self, slot: int) -> None:
+        super().__init__(id=f"cc-tile-{slot}", classes="cc-tile")
+        self.slot = slot
+
+    def on_click(self, event: Click) -> None:
+        self.screen.query_one(ChristmasCarolBoard).action_pick(self.slot)
+
+
+class Button(Static):
+    """A one-line button: click it or press its key."""
+
+    def __init__(self, label: Text, action: str, id: str) -> None:
+        super().__init__(label, id=id, classes="cc-button")
+        self.action = action
+
+    def on_click(self, event: Click) -> None:
+        board = self.screen.query_one(ChristmasCarolBoard)
+        getattr(board, f"action_{self.action}")()
+
+
+def key_label(key: str, words: str) -> Text:
+    return Text.assemble((f" {key} ", f"bold #0b1d13 on {GOLD}"), (f" {words} ", "bold"))
+
+
+class ChristmasCarolBoard(Board):
+    game = GAME
+
+    BINDINGS = [
+        Binding("d", "draw", "Draw", tooltip="Draw a tile from the bag (up to five a turn)", id="cc.draw"),
+        Binding("s", "stop", "Stop", tooltip="Stop drawing and play what you drew", id="cc.stop"),
+        Binding("1", "pick(0)", "Choose", key_display="1-5", tooltip="Choose (or unchoose) that tile to play", id="cc.pick"),
+        *[
+            Binding(str(n + 1), f"pick({n})", f"Choose tile {n + 1}", show=False, tooltip=f"Choose (or unchoose) tile {n + 1}", id=f"cc.pick{n + 1}")
+            for n in range(1, MAX_DRAW)
+        ],
+        Binding("left", "move(-1)", "Previous tile", show=False, tooltip="Highlight the tile before", id="cc.left"),
+        Binding("right", "move(1)", "Next tile", show=False, tooltip="Highlight the next tile", id="cc.right"),
+        Binding("space", "pick_highlighted", "Choose highlighted", show=False, tooltip="Choose (or unchoose) the highlighted tile", id="cc.space"),
+        Binding("enter,p", "play", "Play", key_display="⏎", tooltip="Play the chosen tiles to their puzzles", id="cc.play"),
+    ]
+
+    def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
+        super().__init__(snapshot, id=id)
+        self.picked: list[int] = []
+        self.cursor = 0
+
+    # -------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="cc-top"):
+            yield ClockFace(id="cc-clock")
+            with Vertical(id="cc-puzzles"):
+                for index in range(4):
+                    yield PuzzleLine(index)
+                yield Static(id="cc-legend")
+        yield BagLine(id="cc-bag")
+        with Vertical(id="cc-turn"):
+            with Horizontal(id="cc-tiles"):
+                for slot in range(MAX_DRAW):
+                    yield TileCard(slot)
+            yield Static(id="cc-aside")
+            with Horizontal(id="cc-buttons"):
+                yield Button(key_label("d", "Draw"), "draw", "cc-draw")
+                yield Button(key_label("s", "Stop"), "stop", "cc-stop")
+                yield Button(key_label("⏎", "Play"), "play", "cc-play")
+            yield Static(id="cc-moment")
+
+    def on_mount(self) -> None:
+        self.query_one("#cc-clock").border_title = "Clock"
+        self.redraw()
+
+    # -------------------------------------------------------------- reading the snapshot
+    @property
+    def phase(self) -> str:
+        return self.snapshot.view["phase"]
+
+    def tiles(self) -> list[tuple[int, str]]:
+        """This turn's puzzle tiles, in the order drawn: (handle, face)."""
+        return [(h, f) for h, f in self.snapshot.view.cards("drawn") if f is not None and puzzle_of(f)]
+
+    def set_aside(self) -> list[str]:
+        return [f for _, f in self.snapshot.view.cards("drawn") if f in SPECIALS]
+
+    def need(self) -> int:
+        return min(PLAY, len(self.tiles()))
+
+    # -------------------------------------------------------------- drawing
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        drawn = {h for h, _ in self.tiles()}
+        self.snapshot = snapshot
+        if not snapshot.my_turn or snapshot.view["phase"] != "choose":
+            self.picked = []
+        self.picked = [h for h in self.picked if h in {h for h, _ in self.tiles()}]
+        if drawn != {h for h, _ in self.tiles()}:
+            self.cursor = 0
+        self.redraw()
+
+    def redraw(self) -> None:
+        view = self.snapshot.view
+        self.query_one("#cc-clock", ClockFace).update(clock_face(view["scrooge"]))
+        self._draw_puzzles()
+        self._draw_bag()
+        self._draw_turn()
+
+    def _draw_puzzles(self) -> None:
+        view = self.snapshot.view
+        completed = view["completed"]
+        open_ = [p for p in view["puzzles"] if p not in completed]
+        lowest = open_[0] if open_ else None
+        for index, puzzle in enumerate(view["puzzles"]):
+            line = self.query_one(f"#cc-puzzle-{index}", PuzzleLine)
+            colour = COLOURS[puzzle]
+            placed = len(view.zone(f"puzzle.{puzzle}"))
+            text = Text(f"{puzzle} ", style=f"bold {colour}")
+            text.append("█" * placed, style=colour)
+            text.append("░" * (TILES_PER_PUZZLE - placed), style="#3c5a46")
+            text.append(f" {placed}/{TILES_PER_PUZZLE} ", style="bold" if placed else "dim")
+            if puzzle in completed:
+                order = completed.index(puzzle) + 1
+                text.append(f"✓ done ({order}{'st' if order == 1 else 'nd' if order == 2 else 'rd' if order == 3 else 'th'})", style="#9be39b")
+            elif puzzle == lowest:
+                text.append("◀ next", style=f"bold {GOLD}")
+            elif placed == TILES_PER_PUZZLE - 1:
+                text.append(f"⚠ early +{puzzle}", style=f"bold {RED}")
+            else:
+                text.append(f"early +{puzzle}", style="#c77b7b")
+            line.update(text)
+            line.tooltip = (
+                f"Puzzle {puzzle}: {placed} of {TILES_PER_PUZZLE} tiles. "
+                + ("Complete." if puzzle in completed else "Finishing it now moves Scrooge back 1." if puzzle == lowest
+                   else f"Finishing it before the lower puzzles moves Scrooge {puzzle} spaces clockwise.")
+            )
+        self.query_one("#cc-legend", Static).update(Text.assemble(
+            ("In order: Scrooge −1\n", "dim"), ("Early: + its number", "dim")
+        ))
+        self.query_one("#cc-puzzles").border_title = f"Puzzles · {len(completed)} of 4 done"
+
+    def _draw_bag(self) -> None:
+        bag = bag_counts(self.snapshot)
+        total = sum(bag.values())
+        puzzles = sum(n for f, n in bag.items() if puzzle_of(f))
+        wakers = bag[TO_BOX] + bag[TO_BAG]
+        text = Text.assemble(("Bag ", "bold"), (f"{total}", f"bold {GOLD}"), (" tiles: ", "dim"), (f"{puzzles} puzzle", "bold"))
+        text.append(", ", style="dim")
+        text.append(f"{wakers} ◷", style=f"bold {RED}" if wakers else "dim")
+        text.append(", ", style="dim")
+        text.append(f"{bag[IGNORE]} ⊘", style="bold #9ad0ff" if bag[IGNORE] else "dim")
+        line = self.query_one("#cc-bag", BagLine)
+        line.update(text)
+        line.tooltip = f"Draw a tile from the bag: {puzzles} puzzle tiles, {wakers} Move Scrooge (◷), {bag[IGNORE]} Ignore (⊘)"
+
+    def _draw_turn(self) -> None:
+        snap = self.snapshot
+        view = snap.view
+        tiles = self.tiles()
+        choosing = snap.my_turn and self.phase == "choose"
+        if tiles:
+            self.cursor = min(self.cursor, len(tiles) - 1)
+        for slot in range(MAX_DRAW):
+            card = self.query_one(f"#cc-tile-{slot}", TileCard)
+            card.set_classes("cc-tile")
+            if slot < len(tiles):
+                handle, face = tiles[slot]
+                card.update(tile_card(face))
+                card.border_title = str(slot + 1)
+                card.add_class(f"-p{puzzle_of(face)}")
+                card.set_class(handle in self.picked, "-picked")
+                card.set_class(choosing and slot == self.cursor, "-cursor")
+                card.tooltip = f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else "")
+            else:
+                card.update(Text("\n   ?", style="#3c5a46"))
+                card.border_title = ""
+                card.add_class("-empty")
+                card.tooltip = None
+        aside = self.set_aside()
+        aside_text = Text()
+        if aside:
+            aside_text.append("Set aside, back to the bag:", style="dim")
+            counts = Counter(aside)
+            wakers = counts[TO_BAG] + counts[TO_BOX]
+            aside_text.append(f" {counts[IGNORE]} ⊘", style="bold #9ad0ff")
+            if wakers:
+                aside_text.append(f" {wakers} ◷", style=f"bold {RED}")
+        self.query_one("#cc-aside", Static).update(aside_text)
+        drawing = snap.my_turn and self.phase == "draw"
+        self.query_one("#cc-draw").set_class(drawing, "-live")
+        self.query_one("#cc-stop").set_class(drawing and any(isinstance(a, Stop) for a in snap.legal), "-live")
+        self.query_one("#cc-play").set_class(choosing and len(self.picked) == self.need(), "-live")
+        box = self.query_one("#cc-turn")
+        whose = "Your" if snap.my_turn else f"{self.player_name(view['turn'])}'s"
+        if self.phase == "over":
+            box.border_title = "The end"
+        elif self.phase == "choose":
+            box.border_title = f"{whose} tiles · choose {self.need()}"
+        else:
+            box.border_title = f"{whose} turn · {len(view.zone('drawn'))} of {MAX_DRAW} drawn"
+        box.set_class(snap.my_turn, "-live")
+        self.query_one("#cc-moment", Static).update(self._moment())
+
+    def _moment(self) -> Text:
+        """Two lines: what matters now, then the latest news of the clock."""
+        snap = self.snapshot
+        text = Text()
+        if snap.result is not None:
+            won = bool(snap.result.winners)
+            text.append("Everyone wins: the story is told!" if won else "Scrooge woke up: everyone loses.",
+                        style=f"bold {GOLD}" if won else f"bold {RED}")
+        elif self.phase == "choose":
+            need = self.need()
+            text.append(f"Chosen {len(self.picked)} of {need}", style=f"bold {GOLD}")
+            text.append(" · Enter plays them" if len(self.picked) == need else " · 1-5 or click to choose", style="dim")
+        else:
+            bag = bag_counts(snap)
+            wakers = bag[TO_BOX] + bag[TO_BAG]
+            text.append("Next tile moves Scrooge: ", style="dim")
+            text.append(chance(wakers, sum(bag.values())), style=f"bold {RED}" if wakers else "dim")
+        news = next((e for e in reversed(snap.log) if e.kind in NEWS), None)
+        if news is not None:
+            text.append("\n")
+            text.append(news.text, style="italic #c9b8a0")
+        return text
+
+    # -------------------------------------------------------------- the table screen's lines
+    def status_line(self) -> str:
+        view = self.snapshot.view
+        scrooge = view["scrooge"]
+        where = "asleep on 9" if scrooge == 0 else "awake on 8" if scrooge >= AWAKE else f"on {hour(scrooge)}"
+        if self.phase == "over":
+            return f"{GAME.title} · {'won' if view['outcome'] == 'won' else 'lost'} · Scrooge {where}"
+        whose = "your" if view["turn"] == self.snapshot.seat else f"{self.player_name(view['turn'])}'s"
+        return f"{GAME.title} · Turn {view['turns'] + 1} · {whose} turn · Scrooge {where}"
+
+    def prompt_line(self) -> str:
+        snap = self.snapshot
+        view = snap.view
+        if snap.result is not None:
+            return "The game is over."
+        if not snap.my_turn:
+            who = self.player_name(view["turn"])
+            if self.phase == "choose":
+                return f"{who} is choosing which tiles to play."
+            return f"{who} is drawing tiles ({len(view.zone('drawn'))} of {MAX_DRAW} so far)."
+        if self.phase == "choose":
+            need = self.need()
+            return (
+                f"Choose {need} tile{'s' if need > 1 else ''} to play: press {'1-' + str(len(self.tiles()))} or click them, "
+                "then Enter.\nThe others go back into the bag."
+            )
+        drawn = len(view.zone("drawn"))
+        if not drawn:
+            return "Draw tiles one at a time: press d (or click the bag), up to five.\nStop (s) whenever you like, then play two."
+        return f"{drawn} of {MAX_DRAW} drawn: draw again (d) or stop (s) and play two.\nA ◷ tile stops you, plays every tile and moves Scrooge."
+
+    def player_lines(self) -> list[PlayerLine]:
+        view = self.snapshot.view
+        lines = []
+        for seat, name in enumerate(view["players"]):
+            acting = seat in self.snapshot.to_act
+            if acting and self.phase == "choose":
+                summary = "choosing tiles to play"
+            elif acting:
+                summary = f"drawing: {len(view.zone('drawn'))} of {MAX_DRAW}"
+            else:
+                summary = "helping Mickey"
+            lines.append(PlayerLine(seat, name, "", summary, acting))
+        return lines
+
+    # -------------------------------------------------------------- input
+    # A key always sends an action: if it is not legal, the rules say why.
+    def action_draw(self) -> None:
+        self.choose(Draw())
+
+    def action_stop(self) -> None:
+        self.choose(Stop())
+
+    def action_pick(self, slot: int) -> None:
+        """Choose (or unchoose) the tile in ``slot``; the rules are asked only when I play."""
+        tiles = self.tiles()
+        if not (self.snapshot.my_turn and self.phase == "choose") or slot >= len(tiles):
+            self.choose(Play(tuple(self.picked)) if self.phase != "choose" else None)
+            return
+        self.cursor = slot
+        handle = tiles[slot][0]
+        if handle in self.picked:
+            self.picked.remove(handle)
+        else:
+            self.picked.append(handle)
+            if len(self.picked) > self.need():
+                self.picked.pop(0)
+        self._draw_turn()
+
+    def action_pick_highlighted(self) -> None:
+        self.action_pick(self.cursor)
+
+    def action_move(self, step: int) -> None:
+        tiles = self.tiles()
+        if tiles:
+            self.cursor = (self.cursor + step) % len(tiles)
+            self._draw_turn()
+
+    def action_play(self) -> None:
+        order = [h for h, _ in self.tiles()]
+        self.choose(Play(tuple(h for h in order if h in self.picked)))
+
