@@ -32,6 +32,10 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["simulate", "chip-n-dale", "--bot", "genius"], "invalid choice: 'genius'"),
         (["dance"], "invalid choice: 'dance'"),
         (["rules"], "required: GAME"),
+        (["play", "christmas-carol", "--option", "puzzels=3,4,5,6"], "christmas-carol has no option 'puzzels' (its options: puzzles)"),
+        (["play", "christmas-carol", "--option", "puzzles=1,2"], "choose four different puzzles of 1-6, not [1, 2]"),
+        (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 0-3, not [7]"),
+        (["play", "chip-n-dale", "--option", "fast"], "'fast' is not NAME=VALUE"),
     ],
 )
 def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> None:
@@ -100,3 +104,16 @@ def test_a_player_who_gives_no_name_gets_their_login_name(monkeypatch, login: st
         monkeypatch.setenv(var, login)
     assert default_name() == name
     assert local_names(None, 1) == [name]
+
+
+def test_a_table_option_reaches_the_game(monkeypatch) -> None:
+    """Mickey's Christmas Carol, More Challenging Game: play with higher-numbered puzzles."""
+    started: dict = {}
+    monkeypatch.setattr("xmas_tui.ui.app.XmasApp.run", lambda self: started.update(config=self.config))
+    assert main(["play", "christmas-carol", "--players", "2", "--option", "puzzles=3,4,5,6"]) == 0
+    config = started["config"]
+    assert config.options == {"puzzles": [3, 4, 5, 6]}
+    from xmas_tui.ui.app import make_local_table
+
+    table = make_local_table(config)
+    assert tuple(table.snapshot().view["puzzles"]) == (3, 4, 5, 6)

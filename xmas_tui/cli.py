@@ -19,6 +19,10 @@ from .games import GAMES, Game, get_game
 from .names import default_name
 
 EXIT_USAGE = 2
+OPTION_HELP = (
+    "a table option of the game, repeatable; lists are comma-separated "
+    "(e.g. christmas-carol puzzles=3,4,5,6; christmas-game young=0,2; see `xmas-tui rules GAME`)"
+)
 LOG_HELP = "where to write the game log at the end (default: the games folder under $XDG_DATA_HOME/xmas-tui)"
 MAX_NAME = 16
 
@@ -140,6 +144,7 @@ def build_parser() -> Parser:
     play.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how the bots play")
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
     play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    play.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
 
     host = verbs.add_parser("host", help="host a networked table on this machine")
     host.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -181,7 +186,38 @@ def build_parser() -> Parser:
     sim.add_argument("--seed", type=seed_arg, default=1)
     sim.add_argument("--bot", choices=BOT_KINDS, default="random")
     sim.add_argument("--json", action="store_true", help="end with one JSON line of figures")
+    sim.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     return parser
+
+
+def option_arg(text: str) -> tuple[str, object]:
+    """``NAME=VALUE``; a value of whole numbers (``3,4,5,6`` or ``0``) becomes a list of them."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    parts = [p for p in value.replace(",", " ").split()]
+    if parts and all(p.isdigit() for p in parts):
+        return name, [int(p) for p in parts]
+    return name, value.strip()
+
+
+def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | None) -> dict:
+    """The table options for ``game``, checked by dealing a trial game with them."""
+    options = dict(given or [])
+    unknown = sorted(set(options) - set(game.option_names))
+    if unknown:
+        known = ", ".join(game.option_names) or "none"
+        raise UsageError(f"{game.id} has no option {unknown[0]!r} (its options: {known})")
+    if options:
+        from .games import Rng
+        from .simulate import bot_names
+
+        try:
+            game.setup(options, bot_names(players), Rng(0))
+        except (ValueError, TypeError, KeyError) as exc:
+            raise UsageError(f"--option: {exc}") from None
+    return options
 
 
 def players_for(game: Game, players: int | None) -> int:
@@ -204,7 +240,7 @@ def local_names(given: Sequence[str] | None, local: int) -> list[str]:
     return names
 
 
-def run_shared(args: argparse.Namespace, players: int) -> int:
+def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     """Several people at this keyboard, bots at the other seats."""
     import secrets
 
@@ -225,7 +261,8 @@ def run_shared(args: argparse.Namespace, players: int) -> int:
     taken = {name.casefold() for name in names}
     bots = [b for b in bot_names(players + local) if b.casefold() not in taken][: players - local]
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
-    table = LocalTable(args.game, [*names, *bots], 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace)
+    table = LocalTable(args.game, [*names, *bots], 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
+                       options=options or None)
     XmasApp(table=table).run()
     return 0
 
@@ -239,7 +276,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         from .simulate import simulate
 
         n = players_for(args.game, args.players)
-        figures = simulate(args.game, args.games, n, args.seed, args.bot)
+        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option))
         if not args.json:
             print(
                 f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "
@@ -260,10 +297,11 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if args.verb == "play":
         n = players_for(args.game, args.players)
+        options = options_for(args.game, n, args.option)
         if args.local_players > 1:
-            return run_shared(args, n)
+            return run_shared(args, n, options)
         name = local_names(args.name, 1)[0]
-        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace)
+        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options)
     return run_app()
 
 

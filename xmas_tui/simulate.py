@@ -75,7 +75,7 @@ def play_game(
     return playout
 
 
-def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random") -> dict:
+def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random", options: dict | None = None) -> dict:
     """Play ``games`` bot games and return the figures (the JSON of ``simulate --json``)."""
     wins = [0] * players
     ties = 0
@@ -84,7 +84,7 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
     started = time.perf_counter()
     cpu_started = time.process_time()
     for i in range(games):
-        playout = play_game(game, players, f"{seed}/{i}", bot)
+        playout = play_game(game, players, f"{seed}/{i}", bot, options=options)
         actions += len(playout.actions)
         if len(playout.result.winners) > 1:
             ties += 1

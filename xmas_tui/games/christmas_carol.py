@@ -197,6 +197,7 @@ class ChristmasCarol(Game):
     min_players = 1
     max_players = 4
     cooperative = True
+    option_names = ("puzzles",)
     actions = (Draw, Stop, Play)
     # A bound, not a guess: a turn is at most five draws, a stop and a play.
     # Every turn plays a puzzle tile (24 at most) or moves Scrooge clockwise

@@ -388,6 +388,7 @@ class ChristmasGame(Game):
     id = "christmas-game"
     title = "The Christmas Game"
     min_players = 2
+    option_names = ("young",)
     max_players = 6
     actions = (Roll, Buy, Decline, Return, Pick)
     # A bound, not a guess: a game lasts at most ROUND_LIMIT rounds of at most 6

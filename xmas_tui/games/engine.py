@@ -311,6 +311,8 @@ class Game(ABC):
     #: True for games whose actions carry free values (a reaction time in ms):
     #: ``legal_actions`` then lists representatives and ``is_legal`` decides.
     open_actions: ClassVar[bool] = False
+    #: the table options ``setup`` understands (``xmas-tui play GAME --option NAME=VALUE``)
+    option_names: ClassVar[tuple[str, ...]] = ()
     #: True for games the players win or lose together: a lost game has no winners.
     cooperative: ClassVar[bool] = False
 

@@ -44,6 +44,7 @@ def make_local_table(config: GameConfig) -> LocalTable:
         bot=config.bot,
         seed=seed,
         pace=config.pace,
+        options=config.options or None,
     )
     return table
 
@@ -177,9 +178,10 @@ def run_app(
     name: str | None = None,
     bot: str = "smart",
     pace: float = 0.9,
+    options: dict | None = None,
     host: dict | None = None,
     join: dict | None = None,
 ) -> int:
-    config = GameConfig(game, players, name or default_name(), bot, seed, pace) if game is not None else None
+    config = GameConfig(game, players, name or default_name(), bot, seed, pace, dict(options or {})) if game is not None else None
     XmasApp(config, host=host, join=join).run()
     return 0

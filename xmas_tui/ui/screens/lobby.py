@@ -28,6 +28,8 @@ class GameConfig:
     bot: str = "smart"
     seed: int | None = None
     pace: float = 0.9
+    #: the game's table options (``--option``), e.g. Mickey's Christmas Carol's puzzles
+    options: dict = field(default_factory=dict)
 
 
 def playable_games() -> list[Game]:
