@@ -26,6 +26,7 @@ screenshots: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m netcode.bench echo
+	$(BIN)/python -m xmas_tui.net_bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info
