@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from functools import partial
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from xmas_tui.games import IllegalAction, InvalidAction, Rng
+from xmas_tui.games import InvalidAction, Rng
 from xmas_tui.games.cards import EVERYONE, NOBODY, SEALED_PREFIX
 from xmas_tui.games.chip_n_dale import (
     EVENTS,
@@ -42,6 +41,7 @@ from xmas_tui.games.chip_n_dale import (
 )
 from xmas_tui.simulate import play_game
 
+from .gamekit import act_in, over_whole_games, play_checked_game, refusal
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper", "Carol", "Rudy")
@@ -50,13 +50,6 @@ EVENT_IDS = tuple(eid for eid, _, _ in EVENTS)
 
 
 # ---------------------------------------------------------------- helpers
-
-
-class NoRng:
-    """An Rng stand-in that fails if a refused action draws randomness."""
-
-    def __getattr__(self, name: str):
-        raise AssertionError("a refused action must not draw randomness")
 
 
 def arrange(state, *, tree=(), deck_top=()) -> None:
@@ -112,24 +105,10 @@ def give(state, seat: int, *faces: str) -> list[int]:
     return handles
 
 
-def act(state, seat: int, action, rng) -> list:
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    return GAME.apply(state, seat, action, rng)
+act = partial(act_in, GAME)
 
 
-def refused(state, seat: int, action) -> str:
-    """Apply an action that must be refused; check nothing changed; return the rule named."""
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    before = GAME.digest(state)
-    legal = GAME.legal_actions(state, seat)
-    assert action not in legal
-    with pytest.raises(IllegalAction) as info:
-        GAME.apply(state, seat, action, NoRng())
-    assert GAME.digest(state) == before, "a refused action changed the state"
-    assert info.value.rule
-    return info.value.rule
+refused = partial(refusal, GAME)
 
 
 def viewers(state) -> list[int | None]:
@@ -1218,19 +1197,12 @@ def check_table(game, state, seat=None, action=None) -> None:
             assert (handle in faces) == (viewer == owner)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**32),
-    players=st.integers(GAME.min_players, GAME.max_players),
-    data=st.data(),
-)
+@over_whole_games(GAME, examples=30)
 def test_every_view_shows_exactly_what_its_seat_may_see(seed: int, players: int, data) -> None:
     """Note: Do not peek at the cards in the tree or on top of the deck unless the Event
     specifically says to. (And: Place any Treasures you collect face up in front of you.)"""
-    bots = data.draw(st.lists(st.sampled_from(["random", "smart"]), min_size=players, max_size=players))
-    playout = play_game(GAME, players, seed, bots, before_apply=check_table)
+    playout = play_checked_game(GAME, players, seed, data, check_table)
     state = playout.state
-    check_table(GAME, state)
     # (c) the result is the score of each collection.
     collections = [state.cards.faces(collection_zone(s)) for s in range(players)]
     totals = [score(c).total for c in collections]

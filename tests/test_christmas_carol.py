@@ -10,12 +10,12 @@ Scrooge, so the tiles in play are always exactly the game's 43.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xmas_tui.games import IllegalAction, InvalidAction, Rng
+from xmas_tui.games import InvalidAction, Rng
 from xmas_tui.games.cards import EVERYONE, NOBODY, may_see
 from xmas_tui.games.christmas_carol import (
     AWAKE,
@@ -35,19 +35,13 @@ from xmas_tui.games.christmas_carol import (
 )
 from xmas_tui.simulate import play_game
 
+from .gamekit import act_in, over_whole_games, play_checked_game, refusal, texts
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper")
 
 
 # ---------------------------------------------------------------- helpers
-
-
-class NoRng:
-    """An Rng stand-in that fails if a refused action draws randomness."""
-
-    def __getattr__(self, name: str):
-        raise AssertionError("a refused action must not draw randomness")
 
 
 def table(
@@ -103,23 +97,10 @@ def table(
     return state, rng
 
 
-def act(state, seat: int, action, rng) -> list:
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    return GAME.apply(state, seat, action, rng)
+act = partial(act_in, GAME)
 
 
-def refused(state, seat: int, action) -> str:
-    """Apply an action that must be refused; check nothing changed; return the rule named."""
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    before = GAME.digest(state)
-    assert action not in GAME.legal_actions(state, seat)
-    with pytest.raises(IllegalAction) as info:
-        GAME.apply(state, seat, action, NoRng())
-    assert GAME.digest(state) == before, "a refused action changed the state"
-    assert info.value.rule
-    return info.value.rule
+refused = partial(refusal, GAME)
 
 
 def draw(state, rng, n: int = 1, seat: int = 0) -> list:
@@ -147,10 +128,6 @@ def play(state, rng, *faces: str, seat: int = 0) -> list:
             wanted[cards.face(h)] -= 1
             handles.append(h)
     return act(state, seat, Play(tuple(handles)), rng)
-
-
-def texts(log) -> str:
-    return "\n".join(event.text for event in log)
 
 
 def tiles_in_bag(state) -> Counter[str]:
@@ -703,21 +680,13 @@ def check_table(game, state, seat=None, action=None) -> None:
         assert not hidden & {v for v in view.public.values() if isinstance(v, str)}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**32),
-    players=st.integers(GAME.min_players, GAME.max_players),
-    data=st.data(),
-)
+@over_whole_games(GAME, examples=60)
 def test_tiles_are_conserved_scrooge_stays_on_the_clock_and_every_game_ends(seed: int, players: int, data) -> None:
     """Place all the other tiles in the bag and mix them up. (Whatever the players do, every
     tile stays somewhere, the bag stays unseen, and the game ends with a win or a loss.)"""
-    bots = data.draw(st.lists(st.sampled_from(["random", "smart"]), min_size=players, max_size=players))
     puzzles = data.draw(st.sampled_from([(1, 2, 3, 4), (3, 4, 5, 6), (1, 3, 5, 6)]))
-    playout = play_game(GAME, players, seed, bots, options={"puzzles": puzzles}, before_apply=check_table)
+    playout = play_checked_game(GAME, players, seed, data, check_table, options={"puzzles": puzzles})
     state = playout.state
-    check_table(GAME, state)
-    assert len(playout.actions) <= GAME.max_actions
     assert state.phase == "over" and state.outcome in ("won", "lost")
     assert (state.outcome == "won") == (len(state.completed) == 4)
     assert playout.result.scores == (len(state.completed),) * players

@@ -15,12 +15,11 @@ with ``Dice``, which stands in for the ``Rng`` and hands out chosen rolls, and
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from xmas_tui.games import IllegalAction, InvalidAction, Rng
+from xmas_tui.games import InvalidAction, Rng
 from xmas_tui.games.cards import EVERYONE, NOBODY
 from xmas_tui.games.christmas_game import (
     BOARD,
@@ -48,6 +47,7 @@ from xmas_tui.games.christmas_game import (
 )
 from xmas_tui.simulate import play_game
 
+from .gamekit import act_in, over_whole_games, play_checked_game, refusal, texts
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper", "Carol", "Rudy")
@@ -55,13 +55,6 @@ DEALT = {n: START_MONEY * n + 50 for n in range(2, 7)}
 
 
 # ---------------------------------------------------------------- helpers
-
-
-class NoRng:
-    """An Rng stand-in that fails if a refused action draws randomness."""
-
-    def __getattr__(self, name: str):
-        raise AssertionError("a refused action must not draw randomness")
 
 
 class Dice:
@@ -110,10 +103,7 @@ def on_top(state, face: str) -> None:
     cards.move(handle, zone)
 
 
-def act(state, seat: int, action, rng=None) -> list:
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    return GAME.apply(state, seat, action, rng if rng is not None else NoRng())
+act = partial(act_in, GAME)
 
 
 def roll(state, seat: int, *dice: int) -> str:
@@ -121,21 +111,7 @@ def roll(state, seat: int, *dice: int) -> str:
     return texts(act(state, seat, Roll(), Dice(*dice)))
 
 
-def refused(state, seat: int, action) -> str:
-    """Apply an action that must be refused; check nothing changed; return the rule named."""
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    before = GAME.digest(state)
-    assert action not in GAME.legal_actions(state, seat)
-    with pytest.raises(IllegalAction) as info:
-        GAME.apply(state, seat, action, NoRng())
-    assert GAME.digest(state) == before, "a refused action changed the state"
-    assert info.value.rule
-    return info.value.rule
-
-
-def texts(log) -> str:
-    return "\n".join(event.text for event in log)
+refused = partial(refusal, GAME)
 
 
 def total(state) -> int:
@@ -884,21 +860,13 @@ def check_table(game, state, seat=None, action=None) -> None:
     assert 1 <= state.round <= ROUND_LIMIT
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**32),
-    players=st.integers(GAME.min_players, GAME.max_players),
-    data=st.data(),
-)
+@over_whole_games(GAME, examples=40)
 def test_money_and_cards_are_conserved_and_every_game_ends(seed: int, players: int, data) -> None:
     """All money used to buy gifts goes into the BANK. All payments by players for anything
     other than gifts go into CHRISTMAS CLUB, unless the card instructs otherwise. (So the
     players' money, CHRISTMAS CLUB and the BANK's takings always add up to what was dealt.)"""
-    bots = data.draw(st.lists(st.sampled_from(["random", "smart"]), min_size=players, max_size=players))
-    playout = play_game(GAME, players, seed, bots, before_apply=check_table)
+    playout = play_checked_game(GAME, players, seed, data, check_table)
     state = playout.state
-    check_table(GAME, state)
-    assert len(playout.actions) <= GAME.max_actions
     result = playout.result
     assert result.scores == tuple(len(set(g)) for g in state.gifts)
     if state.ending == "shopping":

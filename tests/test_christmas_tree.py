@@ -10,12 +10,11 @@ deck, so the cards in play are always exactly the game's cards.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from xmas_tui.games import IllegalAction, InvalidAction, Rng
+from xmas_tui.games import InvalidAction, Rng
 from xmas_tui.games.cards import EVERYONE, NOBODY, may_see, seat_mask
 from xmas_tui.games.christmas_tree import (
     COPIES,
@@ -38,19 +37,13 @@ from xmas_tui.games.christmas_tree import (
 )
 from xmas_tui.simulate import play_game
 
+from .gamekit import act_in, over_whole_games, play_checked_game, refusal, texts
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper", "Carol")
 
 
 # ---------------------------------------------------------------- helpers
-
-
-class NoRng:
-    """An Rng stand-in that fails if a refused action draws randomness."""
-
-    def __getattr__(self, name: str):
-        raise AssertionError("a refused action must not draw randomness")
 
 
 def table(
@@ -114,23 +107,10 @@ def table(
     return state, rng
 
 
-def act(state, seat: int, action, rng) -> list:
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    return GAME.apply(state, seat, action, rng)
+act = partial(act_in, GAME)
 
 
-def refused(state, seat: int, action) -> str:
-    """Apply an action that must be refused; check nothing changed; return the rule named."""
-    if isinstance(action, str):
-        action = GAME.parse_action(action)
-    before = GAME.digest(state)
-    assert action not in GAME.legal_actions(state, seat)
-    with pytest.raises(IllegalAction) as info:
-        GAME.apply(state, seat, action, NoRng())
-    assert GAME.digest(state) == before, "a refused action changed the state"
-    assert info.value.rule
-    return info.value.rule
+refused = partial(refusal, GAME)
 
 
 def hand(state, seat: int) -> Counter[str]:
@@ -143,10 +123,6 @@ def row(state, index: int) -> list[str]:
 
 def score(state, seat: int) -> int:
     return len(state.cards.zone(points_zone(seat)))
-
-
-def texts(log) -> str:
-    return "\n".join(event.text for event in log)
 
 
 def finish_round(state, rng) -> list:
@@ -943,19 +919,11 @@ def check_table(game, state, seat=None, action=None) -> None:
             assert may_see(cards.visibility(handle), viewer) and cards.face(handle) == face
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**32),
-    players=st.integers(GAME.min_players, GAME.max_players),
-    data=st.data(),
-)
+@over_whole_games(GAME, examples=40)
 def test_no_view_shows_another_players_hand_and_cards_are_conserved(seed: int, players: int, data) -> None:
     """Shuffle all Item cards and deal 3 to each player as their hand cards (kept hidden
     from other players)."""
-    bots = data.draw(st.lists(st.sampled_from(["random", "smart"]), min_size=players, max_size=players))
-    playout = play_game(GAME, players, seed, bots, before_apply=check_table)
-    check_table(GAME, playout.state)
-    assert len(playout.actions) <= GAME.max_actions
+    playout = play_checked_game(GAME, players, seed, data, check_table)
     state = playout.state
     assert playout.result.scores == tuple(score(state, s) for s in range(players))
 
