@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from textual.widgets import Input, Select
 
@@ -14,21 +12,15 @@ from xmas_tui.names import default_name
 from xmas_tui.table import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
-from xmas_tui.ui.screens.dialogs import EndScreen, RulesScreen
+from xmas_tui.ui.screens.dialogs import RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
 
 from .netkit import free_port
+from .uikit import play_through_keys, wait_for
 
 CHIP = get_game("chip-n-dale")
-
-
-async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.01)
 
 
 def keys_for(action, board: ChipNDaleBoard) -> list[str]:
@@ -48,24 +40,10 @@ async def test_a_whole_game_of_chip_n_dale_through_the_keys() -> None:
     app = XmasApp(GameConfig(CHIP, players=3, name="Ann", bot="smart", seed=21, pace=0.01))
     me = make_bot(CHIP.id, "smart", 0, Rng("ui-player"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        screen = app.screen
-        moves = 0
-        deadline = time.monotonic() + 90
-        while not isinstance(app.screen, EndScreen):
-            assert time.monotonic() < deadline
-            snapshot = screen.snapshot
-            if snapshot.my_turn and snapshot.result is None:
-                action = me.choose(snapshot.view, list(snapshot.legal))
-                before = len(snapshot.log)
-                for key in keys_for(action, screen.board):
-                    await pilot.press(key)
-                await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b or isinstance(app.screen, EndScreen))
-                moves += 1
-            else:
-                await pilot.pause(0.01)
+        result, _, moves = await play_through_keys(
+            pilot, app, lambda snapshot, board: me.choose(snapshot.view, list(snapshot.legal)), keys_for, seconds=90
+        )
         assert moves >= 10
-        result = screen.snapshot.result
         assert result is not None and len(result.scores) == 3
         await pilot.press("l")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))

@@ -2,35 +2,22 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Action, Rng, get_game
 from xmas_tui.games.christmas_carol import Draw, Play, Stop, puzzle_of
-from xmas_tui.table import LocalTable
-from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.table import Snapshot
+from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_carol import ChristmasCarolBoard
-from xmas_tui.ui.screens.dialogs import EndScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 from xmas_tui.ui.screenshots import carol_turn_starts
 
+from .uikit import play_through_keys, table_at, text_of, wait_for
+
 CAROL = get_game("christmas-carol")
 SIZE = (80, 24)
-
-
-async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.01)
-
-
-def table_at(players: int, seed: int, stop, *, pace: float = 4.0) -> LocalTable:
-    table = LocalTable(CAROL, seat_names("Ann", players), 0, seed=seed, pace=pace)
-    table.autoplay(stop)
-    return table
 
 
 def keys_for(action: Action, board: ChristmasCarolBoard) -> list[str]:
@@ -44,35 +31,20 @@ def keys_for(action: Action, board: ChristmasCarolBoard) -> list[str]:
     return [str(order.index(h) + 1) for h in action.tiles] + ["enter"]
 
 
-def text_of(app: XmasApp, selector: str) -> str:
-    return str(app.screen.query_one(selector).render())
-
-
 async def test_a_whole_game_of_christmas_carol_through_the_keys() -> None:
     app = XmasApp(GameConfig(CAROL, players=2, name="Ann", bot="smart", seed=11, pace=0.01))
     me = make_bot(CAROL.id, "smart", 0, Rng("ui-player"))
     used: Counter[str] = Counter()
+
+    def choose(snapshot: Snapshot, board: ChristmasCarolBoard) -> Action:
+        # Draw a third tile now and then, so that choosing two is played through the keys too.
+        action = me.choose(snapshot.view, snapshot.legal)
+        if isinstance(action, Stop) and len(snapshot.view.zone("drawn")) < 3 and used["stop"] % 3 == 0:
+            return Draw()
+        return action
+
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        screen = app.screen
-        deadline = time.monotonic() + 120
-        while not isinstance(app.screen, EndScreen):
-            assert time.monotonic() < deadline
-            snapshot = screen.snapshot
-            if snapshot.my_turn and snapshot.result is None:
-                # Draw a third tile now and then, so that choosing two is played through the keys too.
-                action = me.choose(snapshot.view, snapshot.legal)
-                if isinstance(action, Stop) and len(snapshot.view.zone("drawn")) < 3 and used["stop"] % 3 == 0:
-                    action = Draw()
-                before = len(snapshot.log)
-                for key in keys_for(action, screen.board):
-                    await pilot.press(key)
-                    used[key] += 1
-                await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b or isinstance(app.screen, EndScreen))
-                used[action.kind] += 1
-            else:
-                await pilot.pause(0.01)
-        result = screen.snapshot.result
+        result, _, _ = await play_through_keys(pilot, app, choose, keys_for, used=used)
         assert result is not None and len(result.scores) == 2
         assert result.scores[0] == result.scores[1]
         assert used["draw"] >= 5 and used["stop"] >= 2 and used["play"] >= 1, used
@@ -82,7 +54,7 @@ async def test_a_whole_game_of_christmas_carol_through_the_keys() -> None:
 
 
 async def test_choosing_two_tiles_with_the_number_keys() -> None:
-    table = table_at(3, 33, carol_turn_starts)
+    table = table_at(CAROL, 3, 33, carol_turn_starts)
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
@@ -112,7 +84,7 @@ async def test_choosing_two_tiles_with_the_number_keys() -> None:
 
 
 async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
-    table = table_at(2, 3, carol_turn_starts)
+    table = table_at(CAROL, 2, 3, carol_turn_starts)
     app = XmasApp(table=table)
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
@@ -132,7 +104,7 @@ async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
 
 
 async def test_the_mouse_draws_from_the_bag_and_stops() -> None:
-    table = table_at(2, 1, carol_turn_starts)
+    table = table_at(CAROL, 2, 1, carol_turn_starts)
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
@@ -148,7 +120,7 @@ async def test_the_mouse_draws_from_the_bag_and_stops() -> None:
 
 
 async def test_the_bag_stays_unseen_on_my_screen() -> None:
-    table = table_at(3, 1, carol_turn_starts)
+    table = table_at(CAROL, 3, 1, carol_turn_starts)
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))

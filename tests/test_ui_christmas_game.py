@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from dataclasses import replace
 
@@ -13,29 +12,13 @@ from xmas_tui.games.engine import pack, unpack
 from xmas_tui.table import LocalTable, Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.christmas_game import ChristmasGameBoard, ring_position, token_spot
-from xmas_tui.ui.screens.dialogs import EndScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 
+from .uikit import my_turn, play_through_keys, table_at, text_of, wait_for
+
 XGAME = get_game("christmas-game")
 SIZE = (80, 24)
-
-
-async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.01)
-
-
-def table_at(players: int, seed: int, stop, *, pace: float = 4.0) -> LocalTable:
-    table = LocalTable(XGAME, seat_names("Ann", players), 0, seed=seed, pace=pace)
-    table.autoplay(stop)
-    return table
-
-
-def my_turn(phase: str):
-    return lambda s: s.my_turn and s.view["phase"] == phase
 
 
 def keys_for(action: Action, board: ChristmasGameBoard, presses: Counter[str]) -> list[str]:
@@ -50,33 +33,18 @@ def keys_for(action: Action, board: ChristmasGameBoard, presses: Counter[str]) -
     return [str(board.options.index(action) + 1)]
 
 
-def text_of(app: XmasApp, selector: str) -> str:
-    return str(app.screen.query_one(selector).render())
-
-
 async def test_a_whole_game_of_the_christmas_game_through_the_keys() -> None:
     app = XmasApp(GameConfig(XGAME, players=3, name="Ann", bot="smart", seed=8, pace=0.01))
     me = make_bot(XGAME.id, "smart", 0, Rng("ui-player"))
     used: Counter[str] = Counter()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        screen = app.screen
-        deadline = time.monotonic() + 120
-        while not isinstance(app.screen, EndScreen):
-            assert time.monotonic() < deadline
-            snapshot = screen.snapshot
-            if snapshot.my_turn and snapshot.result is None:
-                board = screen.board
-                action = me.choose(snapshot.view, list(snapshot.legal))
-                before = len(snapshot.log)
-                for key in keys_for(action, board, used):
-                    await pilot.press(key)
-                    used[key] += 1
-                await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b or isinstance(app.screen, EndScreen))
-                used[action.kind] += 1
-            else:
-                await pilot.pause(0.01)
-        result = screen.snapshot.result
+        result, _, _ = await play_through_keys(
+            pilot,
+            app,
+            lambda snapshot, board: me.choose(snapshot.view, list(snapshot.legal)),
+            lambda action, board: keys_for(action, board, used),
+            used=used,
+        )
         assert result is not None and len(result.scores) == 3
         assert used["roll"] >= 10 and used["buy"] >= 1, used
         assert used["r"] >= 1 and used["enter"] >= 1 and used["b"] >= 1, used
@@ -85,7 +53,7 @@ async def test_a_whole_game_of_the_christmas_game_through_the_keys() -> None:
 
 
 async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
-    table = table_at(3, 1, my_turn("roll"))
+    table = table_at(XGAME, 3, 1, my_turn("roll"))
     app = XmasApp(table=table)
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
@@ -104,7 +72,7 @@ async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
 
 
 async def test_the_mouse_rolls_and_buys_from_the_bar() -> None:
-    table = table_at(3, 3, my_turn("shop"))
+    table = table_at(XGAME, 3, 3, my_turn("shop"))
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
@@ -124,7 +92,7 @@ async def test_card_choices_are_numbered_in_the_bar() -> None:
         return s.my_turn and (s.view["phase"] in ("return", "pick") or (s.view["phase"] == "shop" and len(s.view["offer"]) > 1))
 
     for seed in range(40):
-        table = table_at(4, seed, choosing)
+        table = table_at(XGAME, 4, seed, choosing)
         if table.snapshot().result is None:
             break
     app = XmasApp(table=table)
@@ -147,7 +115,7 @@ async def test_card_choices_are_numbered_in_the_bar() -> None:
 
 
 async def test_the_ring_shows_every_token_on_its_square() -> None:
-    table = table_at(4, 5, lambda s: s.my_turn and s.view["turns"] >= 6 and s.view["phase"] == "roll")
+    table = table_at(XGAME, 4, 5, lambda s: s.my_turn and s.view["turns"] >= 6 and s.view["phase"] == "roll")
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))

@@ -3,42 +3,25 @@
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Action, Rng, get_game
 from xmas_tui.games.christmas_tree import SANTA, TYPES, Done, Pay, Play, Take
-from xmas_tui.table import LocalTable, Snapshot
-from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.table import Snapshot
+from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_tree import PAY_KEYS, ChristmasTreeBoard, offered_sets, set_words
-from xmas_tui.ui.screens.dialogs import EndScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
+
+from .uikit import my_turn, play_through_keys, table_at, text_of, wait_for
 
 TREE = get_game("christmas-tree")
 SIZE = (80, 24)
 
 
-async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.01)
-
-
 def my_hand(snapshot: Snapshot) -> Counter[str]:
     return Counter(snapshot.view.faces_in("hand.0"))
-
-
-def table_at(players: int, seed: int, stop, *, pace: float = 4.0) -> LocalTable:
-    table = LocalTable(TREE, seat_names("Ann", players), 0, seed=seed, pace=pace)
-    table.autoplay(stop)
-    return table
-
-
-def my_turn(phase: str = "turn"):
-    return lambda s: s.my_turn and s.view["phase"] == phase
 
 
 def keys_for(action: Action, board: ChristmasTreeBoard) -> list[str]:
@@ -62,35 +45,17 @@ def board_of(app: XmasApp) -> ChristmasTreeBoard:
     return app.screen.query_one(ChristmasTreeBoard)
 
 
-def text_of(app: XmasApp, selector: str) -> str:
-    return str(app.screen.query_one(selector).render())
-
-
 async def test_a_whole_game_of_christmas_tree_through_the_keys() -> None:
     app = XmasApp(GameConfig(TREE, players=3, name="Ann", bot="smart", seed=8, pace=0.01))
     me = make_bot(TREE.id, "smart", 0, Rng("ui-player"))
-    used: Counter[str] = Counter()
+
+    def choose(snapshot: Snapshot, board: ChristmasTreeBoard) -> Action:
+        # I choose among what the board offers: every take, pay and done, and its list of sets.
+        legal = [a for a in snapshot.legal if not isinstance(a, Play) or a in board.offered]
+        return me.choose(snapshot.view, legal)
+
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        screen = app.screen
-        deadline = time.monotonic() + 120
-        while not isinstance(app.screen, EndScreen):
-            assert time.monotonic() < deadline
-            snapshot = screen.snapshot
-            if snapshot.my_turn and snapshot.result is None:
-                board = screen.board
-                # I choose among what the board offers: every take, pay and done, and its list of sets.
-                legal = [a for a in snapshot.legal if not isinstance(a, Play) or a in board.offered]
-                action = me.choose(snapshot.view, legal)
-                before = len(snapshot.log)
-                for key in keys_for(action, board):
-                    await pilot.press(key)
-                    used[key] += 1
-                await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b or isinstance(app.screen, EndScreen))
-                used[action.kind] += 1
-            else:
-                await pilot.pause(0.01)
-        result = screen.snapshot.result
+        result, used, _ = await play_through_keys(pilot, app, choose, keys_for)
         assert result is not None and len(result.scores) == 3
         assert used["take"] >= 5 and used["pay"] >= 1 and used["play"] >= 1, used
         assert used["enter"] >= 1 and used["p"] >= 1, used
@@ -99,7 +64,7 @@ async def test_a_whole_game_of_christmas_tree_through_the_keys() -> None:
 
 
 async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
-    table = table_at(3, 1, my_turn())
+    table = table_at(TREE, 3, 1, my_turn("turn"))
     assert sum(my_hand(table.snapshot()).values()) == 3
     app = XmasApp(table=table)
     notes: list[str] = []
@@ -134,7 +99,7 @@ async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
 
 
 async def test_the_mouse_takes_a_row_and_pays_for_it() -> None:
-    table = table_at(3, 2, my_turn())
+    table = table_at(TREE, 3, 2, my_turn("turn"))
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
@@ -154,12 +119,12 @@ async def test_the_mouse_takes_a_row_and_pays_for_it() -> None:
 
 async def test_the_mouse_plays_a_set_from_the_list_and_from_the_hand() -> None:
     def two_kinds_of_set(s: Snapshot) -> bool:
-        return my_turn()(s) and len({p.item for p in offered_sets(my_hand(s))}) >= 2
+        return my_turn("turn")(s) and len({p.item for p in offered_sets(my_hand(s))}) >= 2
 
     def my_scores() -> list[str]:
         return [e.text for e in app.screen.snapshot.log if e.kind == "score" and e.seat == 0]
 
-    app = XmasApp(table=table_at(3, 1, two_kinds_of_set))
+    app = XmasApp(table=table_at(TREE, 3, 1, two_kinds_of_set))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         board = board_of(app)
@@ -184,7 +149,7 @@ async def test_the_mouse_plays_a_set_from_the_list_and_from_the_hand() -> None:
 
 
 async def test_my_screen_shows_other_players_only_as_counts() -> None:
-    table = table_at(4, 40, lambda s: s.my_turn and s.view["turns"] >= 8)
+    table = table_at(TREE, 4, 40, lambda s: s.my_turn and s.view["turns"] >= 8)
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
@@ -220,9 +185,9 @@ async def test_my_screen_shows_other_players_only_as_counts() -> None:
 
 async def test_a_surprise_that_took_my_cards_is_spelled_out_on_my_turn() -> None:
     def surprised(s: Snapshot) -> bool:
-        return my_turn()(s) and any(e.kind == "surprise" and e.seat == 0 for e in s.log[-6:])
+        return my_turn("turn")(s) and any(e.kind == "surprise" and e.seat == 0 for e in s.log[-6:])
 
-    app = XmasApp(table=table_at(4, 40, surprised))
+    app = XmasApp(table=table_at(TREE, 4, 40, surprised))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         moment = text_of(app, "#ct-moment")
@@ -231,7 +196,7 @@ async def test_a_surprise_that_took_my_cards_is_spelled_out_on_my_turn() -> None
 
 
 async def test_the_final_plays_are_announced() -> None:
-    app = XmasApp(table=table_at(3, 4, my_turn("final")))
+    app = XmasApp(table=table_at(TREE, 3, 4, my_turn("final")))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         assert "Final plays" in text_of(app, "#status")

@@ -32,15 +32,10 @@ from xmas_tui.ui.boards.dragons_chickens import (
 )
 from xmas_tui.ui.screens.table import TableScreen
 
+from .uikit import wait_for
+
 DC = get_game("dragons-chickens")
 FAST = 0.05  # the table's pace: the result stays up 0.15 s between rounds
-
-
-async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.01)
 
 
 def board_of(app: XmasApp) -> DragonsChickensBoard:

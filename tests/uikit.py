@@ -1,0 +1,78 @@
+"""Helpers for the board tests driven with Textual's Pilot: waiting, reading widgets, tables at a
+chosen moment, and a whole game played through the keys."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from xmas_tui.games import Action, Game, Result
+from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.screens.dialogs import EndScreen
+from xmas_tui.ui.screens.table import TableScreen
+
+
+async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.01)
+
+
+def text_of(app: XmasApp, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+def table_at(game: Game, players: int, seed: int, stop, *, pace: float = 4.0) -> LocalTable:
+    """A table where Ann sits at seat 0 and bots play every seat until ``stop(snapshot)``."""
+    table = LocalTable(game, seat_names("Ann", players), 0, seed=seed, pace=pace)
+    table.autoplay(stop)
+    return table
+
+
+def my_turn(phase: str) -> Callable[[Snapshot], bool]:
+    return lambda s: s.my_turn and s.view["phase"] == phase
+
+
+class Played(NamedTuple):
+    result: Result | None
+    used: Counter[str]  # how often each key was pressed and each kind of action played
+    moves: int  # how many actions I played
+
+
+async def play_through_keys(
+    pilot,
+    app: XmasApp,
+    choose: Callable[[Snapshot, Any], Action],
+    keys_for: Callable[[Action, Any], list[str]],
+    *,
+    used: Counter[str] | None = None,
+    seconds: float = 120.0,
+) -> Played:
+    """Play my seat through the keys until the game ends: on each of my turns ``choose(snapshot,
+    board)`` picks the action and ``keys_for(action, board)`` gives the keys to press. Counts
+    into ``used`` (a new counter if not given) as it goes."""
+    used = Counter() if used is None else used
+    moves = 0
+    await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+    screen = app.screen
+    deadline = time.monotonic() + seconds
+    while not isinstance(app.screen, EndScreen):
+        assert time.monotonic() < deadline
+        snapshot = screen.snapshot
+        if snapshot.my_turn and snapshot.result is None:
+            board = screen.board
+            action = choose(snapshot, board)
+            before = len(snapshot.log)
+            for key in keys_for(action, board):
+                await pilot.press(key)
+                used[key] += 1
+            await wait_for(pilot, lambda b=before: len(screen.snapshot.log) > b or isinstance(app.screen, EndScreen))
+            used[action.kind] += 1
+            moves += 1
+        else:
+            await pilot.pause(0.01)
+    return Played(screen.snapshot.result, used, moves)
