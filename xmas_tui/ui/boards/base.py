@@ -2,7 +2,8 @@
 
 Owns: the ``Board`` base widget (it draws one seat's ``Snapshot`` and posts
 ``Board.ActionChosen`` when the player picks an action), the ``PlayerLine``
-the side panel shows, and helpers that map a key or a click to a legal action.
+the side panel shows, ``BoardClick`` for the parts of a board a click acts on,
+and helpers that map a key or a click to a legal action.
 
 Must not touch: the table or the engine state. A board sees only a snapshot.
 """
@@ -11,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Static
 
 from xmas_tui.games import Action, Game
 from xmas_tui.table import Snapshot
@@ -34,6 +38,19 @@ class PlayerLine:
 def legal_where(snapshot: Snapshot, test: Callable[[Action], bool]) -> Action | None:
     """The first of my legal actions that passes ``test``, or None."""
     return next((a for a in snapshot.legal if test(a)), None)
+
+
+class BoardClick(Static):
+    """A part of a board that a click acts on: it calls the board's ``method`` with ``args``.
+    ``static`` goes on to ``Static`` (content, id, classes)."""
+
+    def __init__(self, method: str, *args: object, **static: Any) -> None:
+        super().__init__(**static)
+        self.method = method
+        self.args = args
+
+    def on_click(self, event: Click) -> None:
+        getattr(self.screen.query_one(Board), self.method)(*self.args)
 
 
 class Board(Widget, can_focus=True):

@@ -39,7 +39,7 @@ from xmas_tui.games.chip_n_dale import (
     treasure,
 )
 
-from .base import Board, PlayerLine, legal_where
+from .base import Board, BoardClick, PlayerLine, legal_where
 
 PLUTO = "☻"
 #: What pressing a slot key or choosing one of my Treasures means in each phase.
@@ -90,17 +90,12 @@ def summary(faces: list[str]) -> str:
     return " ".join(parts) or "no Treasures yet"
 
 
-class SlotCard(Static):
+class SlotCard(BoardClick):
     """One place in the tree. Click to flip, collect, peek or take it."""
 
     def __init__(self, slot: int) -> None:
-        super().__init__(id=f"slot-{slot}", classes="card")
-        self.slot = slot
+        super().__init__("action_slot", slot, id=f"slot-{slot}", classes="card")
         self.border_title = str(slot + 1)
-
-    def on_click(self, event: Click) -> None:
-        board = self.screen.query_one(ChipNDaleBoard)
-        board.action_slot(self.slot)
 
 
 class TreasureChip(Static):

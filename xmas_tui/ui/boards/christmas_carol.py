@@ -18,7 +18,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.events import Click
 from textual.widgets import Static
 
 from xmas_tui.games.christmas_carol import (
@@ -42,7 +41,7 @@ from xmas_tui.games.christmas_carol import (
 )
 from xmas_tui.table import Snapshot
 
-from .base import Board, PlayerLine
+from .base import Board, BoardClick, PlayerLine
 
 #: Each puzzle's colour (the backs of its tiles).
 COLOURS: dict[int, str] = {
@@ -132,34 +131,25 @@ class PuzzleLine(Static):
         self.index = index
 
 
-class BagLine(Static):
+class BagLine(BoardClick):
     """The bag. Click to draw a tile."""
 
-    def on_click(self, event: Click) -> None:
-        self.screen.query_one(ChristmasCarolBoard).action_draw()
+    def __init__(self) -> None:
+        super().__init__("action_draw", id="cc-bag")
 
 
-class TileCard(Static):
+class TileCard(BoardClick):
     """One of this turn's puzzle tiles. Click to choose it (or unchoose it)."""
 
     def __init__(self, slot: int) -> None:
-        super().__init__(id=f"cc-tile-{slot}", classes="cc-tile")
-        self.slot = slot
-
-    def on_click(self, event: Click) -> None:
-        self.screen.query_one(ChristmasCarolBoard).action_pick(self.slot)
+        super().__init__("action_pick", slot, id=f"cc-tile-{slot}", classes="cc-tile")
 
 
-class Button(Static):
+class Button(BoardClick):
     """A one-line button: click it or press its key."""
 
     def __init__(self, label: Text, action: str, id: str) -> None:
-        super().__init__(label, id=id, classes="cc-button")
-        self.action = action
-
-    def on_click(self, event: Click) -> None:
-        board = self.screen.query_one(ChristmasCarolBoard)
-        getattr(board, f"action_{self.action}")()
+        super().__init__(f"action_{action}", content=label, id=id, classes="cc-button")
 
 
 def key_label(key: str, words: str) -> Text:
@@ -196,7 +186,7 @@ class ChristmasCarolBoard(Board):
                 for index in range(4):
                     yield PuzzleLine(index)
                 yield Static(id="cc-legend")
-        yield BagLine(id="cc-bag")
+        yield BagLine()
         with Vertical(id="cc-turn"):
             with Horizontal(id="cc-tiles"):
                 for slot in range(MAX_DRAW):

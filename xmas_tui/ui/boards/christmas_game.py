@@ -19,7 +19,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.events import Click
 from textual.widgets import Static
 
 from xmas_tui.games import Action
@@ -43,7 +42,7 @@ from xmas_tui.games.christmas_game import (
 )
 from xmas_tui.table import Snapshot
 
-from .base import Board, PlayerLine
+from .base import Board, BoardClick, PlayerLine
 
 CELL = 4
 SIDE = 9  # squares down each side, between the corners
@@ -153,15 +152,11 @@ def dice_faces(dice: Sequence[int]) -> str:
     return " ".join("⚀⚁⚂⚃⚄⚅"[d - 1] for d in dice)
 
 
-class Slot(Static):
+class Slot(BoardClick):
     """One choice in the bar under the board. Click to choose it."""
 
     def __init__(self, index: int) -> None:
-        super().__init__(id=f"cg-slot-{index}", classes="cg-slot")
-        self.index = index
-
-    def on_click(self, event: Click) -> None:
-        self.screen.query_one(ChristmasGameBoard).action_slot(self.index)
+        super().__init__("action_slot", index, id=f"cg-slot-{index}", classes="cg-slot")
 
 
 class ChristmasGameBoard(Board):

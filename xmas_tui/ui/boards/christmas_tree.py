@@ -20,7 +20,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.events import Click
 from textual.widgets import Static
 
 from xmas_tui.games import Event
@@ -42,7 +41,7 @@ from xmas_tui.games.christmas_tree import (
 )
 from xmas_tui.table import Snapshot
 
-from .base import Board, PlayerLine
+from .base import Board, BoardClick, PlayerLine
 
 #: How each type is drawn: a single-width symbol, its colour, a card background, a short name.
 LOOK: dict[str, tuple[str, str, str, str]] = {
@@ -174,37 +173,25 @@ def last_surprise(log: Sequence[Event], me: int | None) -> range:
     return range(first, end)
 
 
-class RowLine(Static):
+class RowLine(BoardClick):
     """One of the five rows. Click to take it."""
 
     def __init__(self, row: int) -> None:
-        super().__init__(id=f"ct-row-{row}", classes="ct-row")
-        self.row = row
-
-    def on_click(self, event: Click) -> None:
-        self.screen.query_one(ChristmasTreeBoard).action_take(self.row)
+        super().__init__("action_take", row, id=f"ct-row-{row}", classes="ct-row")
 
 
-class HandLine(Static):
+class HandLine(BoardClick):
     """The cards of one type in my hand. Click to pay with one, or to play a set of them."""
 
     def __init__(self, item: str) -> None:
-        super().__init__(id=f"ct-hand-{item}", classes="ct-hand")
-        self.item = item
-
-    def on_click(self, event: Click) -> None:
-        self.screen.query_one(ChristmasTreeBoard).use_item(self.item)
+        super().__init__("use_item", item, id=f"ct-hand-{item}", classes="ct-hand")
 
 
-class SetLine(Static):
+class SetLine(BoardClick):
     """One set I could play. Click to play it."""
 
     def __init__(self, slot: int) -> None:
-        super().__init__(id=f"ct-set-{slot}", classes="ct-set")
-        self.slot = slot
-
-    def on_click(self, event: Click) -> None:
-        self.screen.query_one(ChristmasTreeBoard).play_slot(self.slot)
+        super().__init__("play_slot", slot, id=f"ct-set-{slot}", classes="ct-set")
 
 
 class ChristmasTreeBoard(Board):
