@@ -18,7 +18,7 @@ from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
 
 from .netkit import free_port
-from .uikit import play_through_keys, wait_for
+from .uikit import assert_refused, catch_notes, play_through_keys, table_at, wait_for
 
 CHIP = get_game("chip-n-dale")
 
@@ -77,18 +77,12 @@ async def test_the_lobby_hosts_and_joins_under_the_name_typed(monkeypatch, key: 
 
 
 async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
-    table = LocalTable(CHIP, seat_names("Ann", 4), 0, seed=7, pace=4.0)
-    table.autoplay(lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
+    table = table_at(CHIP, 4, 7, lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
     app = XmasApp(table=table)
-    notes: list[str] = []
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
-        before = CHIP.digest(table._state)
-        await pilot.press("s")
-        await pilot.pause(0.05)
-        assert CHIP.digest(table._state) == before
-        assert notes and "flip at least 2" in notes[-1]
+        notes = catch_notes(app)
+        await assert_refused(pilot, table, notes, pilot.press("s"), "flip at least 2")
 
 
 async def test_a_card_turned_face_down_is_drawn_face_down_again() -> None:

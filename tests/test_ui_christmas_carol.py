@@ -14,7 +14,7 @@ from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 from xmas_tui.ui.screenshots import carol_turn_starts
 
-from .uikit import play_through_keys, table_at, text_of, wait_for
+from .uikit import assert_refused, catch_notes, play_through_keys, table_at, text_of, wait_for
 
 CAROL = get_game("christmas-carol")
 SIZE = (80, 24)
@@ -86,21 +86,15 @@ async def test_choosing_two_tiles_with_the_number_keys() -> None:
 async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
     table = table_at(CAROL, 2, 3, carol_turn_starts)
     app = XmasApp(table=table)
-    notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
-        before = CAROL.digest(table._state)
+        notes = catch_notes(app)
         for key, rule in (
             ("s", "draw at least one before you stop"),
             ("enter", "Choose two tiles to play once you have drawn"),
             ("1", "Choose two tiles to play once you have drawn"),
         ):
-            count = len(notes)
-            await pilot.press(key)
-            await wait_for(pilot, lambda n=count: len(notes) > n)
-            assert rule in notes[-1]
-            assert CAROL.digest(table._state) == before
+            await assert_refused(pilot, table, notes, pilot.press(key), rule)
 
 
 async def test_the_mouse_draws_from_the_bag_and_stops() -> None:

@@ -15,7 +15,15 @@ from xmas_tui.ui.boards.christmas_game import ChristmasGameBoard, ring_position,
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 
-from .uikit import my_turn, play_through_keys, table_at, text_of, wait_for
+from .uikit import (
+    assert_refused,
+    catch_notes,
+    my_turn,
+    play_through_keys,
+    table_at,
+    text_of,
+    wait_for,
+)
 
 XGAME = get_game("christmas-game")
 SIZE = (80, 24)
@@ -55,20 +63,14 @@ async def test_a_whole_game_of_the_christmas_game_through_the_keys() -> None:
 async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
     table = table_at(XGAME, 3, 1, my_turn("roll"))
     app = XmasApp(table=table)
-    notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
-        before = XGAME.digest(table._state)
+        notes = catch_notes(app)
         for key, rule in (
             ("b", "He can purchase gifts only when he lands on gift squares"),
             ("n", "There is nothing to decline"),
         ):
-            count = len(notes)
-            await pilot.press(key)
-            await wait_for(pilot, lambda n=count: len(notes) > n)
-            assert rule in notes[-1]
-            assert XGAME.digest(table._state) == before
+            await assert_refused(pilot, table, notes, pilot.press(key), rule)
 
 
 async def test_the_mouse_rolls_and_buys_from_the_bar() -> None:

@@ -14,7 +14,15 @@ from xmas_tui.ui.boards.christmas_tree import PAY_KEYS, ChristmasTreeBoard, offe
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 
-from .uikit import my_turn, play_through_keys, table_at, text_of, wait_for
+from .uikit import (
+    assert_refused,
+    catch_notes,
+    my_turn,
+    play_through_keys,
+    table_at,
+    text_of,
+    wait_for,
+)
 
 TREE = get_game("christmas-tree")
 SIZE = (80, 24)
@@ -67,35 +75,22 @@ async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
     table = table_at(TREE, 3, 1, my_turn("turn"))
     assert sum(my_hand(table.snapshot()).values()) == 3
     app = XmasApp(table=table)
-    notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
-        before = TREE.digest(table._state)
+        notes = catch_notes(app)
         for key, rule in (
             ("5", "for each row you skip from the top (4); you hold 3"),
             ("d", "you may not pass"),
             ("t", "Pay only when you take a row below the 1st"),
             ("p", "3 or more cards of the same type can form a set"),
         ):
-            count = len(notes)
-            await pilot.press(key)
-            await wait_for(pilot, lambda n=count: len(notes) > n)
-            assert rule in notes[-1]
-            assert TREE.digest(table._state) == before
+            await assert_refused(pilot, table, notes, pilot.press(key), rule)
         # A click is refused the same way: I hold no Tree to make a set of.
-        await pilot.click("#ct-hand-tree")
-        await wait_for(pilot, lambda: len(notes) > 4)
-        assert "needs at least one Christmas Tree" in notes[-1]
-        assert TREE.digest(table._state) == before
+        await assert_refused(pilot, table, notes, pilot.click("#ct-hand-tree"), "needs at least one Christmas Tree")
         # Once a row is chosen it must be paid for: taking another is refused too.
         await pilot.press("3")
         await wait_for(pilot, lambda: table.snapshot().view["phase"] == "pay")
-        paying = TREE.digest(table._state)
-        await pilot.press("1")
-        await wait_for(pilot, lambda: len(notes) > 5)
-        assert "you must first pay 1 card from your hand onto row 1" in notes[-1]
-        assert TREE.digest(table._state) == paying
+        await assert_refused(pilot, table, notes, pilot.press("1"), "you must first pay 1 card from your hand onto row 1")
 
 
 async def test_the_mouse_takes_a_row_and_pays_for_it() -> None:

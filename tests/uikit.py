@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from xmas_tui.games import Action, Game, Result
@@ -76,3 +76,21 @@ async def play_through_keys(
         else:
             await pilot.pause(0.01)
     return Played(screen.snapshot.result, used, moves)
+
+
+def catch_notes(app: XmasApp) -> list[str]:
+    """The messages the app pops up from now on, kept in the list returned."""
+    notes: list[str] = []
+    app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+    return notes
+
+
+async def assert_refused(pilot, table: LocalTable, notes: list[str], press: Awaitable[object], rule: str) -> None:
+    """``press`` (a key or a click, not yet awaited) is refused: a note names ``rule`` and the
+    table's state is as it was."""
+    before = table.game.digest(table._state)
+    count = len(notes)
+    await press
+    await wait_for(pilot, lambda: len(notes) > count)
+    assert rule in notes[-1]
+    assert table.game.digest(table._state) == before
