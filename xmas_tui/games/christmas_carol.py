@@ -30,7 +30,7 @@ from itertools import combinations
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards
-from .engine import Action, BaseState, Event, Game, Result, Ruling
+from .engine import Action, BaseState, Event, Game, Result, Ruling, and_list
 from .rng import Rng
 
 # ---------------------------------------------------------------- the tiles
@@ -121,8 +121,7 @@ def choose_puzzles(options: Mapping[str, Any]) -> tuple[int, ...]:
 
 def listed(numbers: Sequence[int]) -> str:
     """``"2, 3 and 5"``."""
-    words = [str(n) for n in numbers]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return and_list([str(n) for n in numbers])
 
 
 # ---------------------------------------------------------------- actions

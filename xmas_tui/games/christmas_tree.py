@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards, seat_mask
-from .engine import Action, BaseState, Event, Game, Result, Ruling, rank_winners
+from .engine import Action, BaseState, Event, Game, Result, Ruling, and_list, rank_winners
 from .rng import Rng
 
 # ---------------------------------------------------------------- the cards
@@ -88,10 +88,7 @@ def row_zone(row: int) -> str:
 
 def counted(names: Mapping[str, int]) -> str:
     """``"2 Reindeer and 1 Santa Claus"``: a public list of faces (never call it on hidden ones)."""
-    parts = [f"{n} {NAMES[face]}" for face, n in names.items() if n]
-    if len(parts) <= 1:
-        return "".join(parts) or "nothing"
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return and_list([f"{n} {NAMES[face]}" for face, n in names.items() if n]) or "nothing"
 
 
 def face_list(faces: Sequence[str]) -> str:

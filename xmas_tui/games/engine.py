@@ -1,9 +1,10 @@
 """The engine protocol every game implements, and the plain data it speaks.
 
 Owns: ``Game`` (the protocol, as a base class), ``Action``, ``Event``,
-``View``, ``Result``, ``Ruling``, the typed errors, the generic ``view()`` and
-the digest of a state. Every game is driven through these names only: the UI,
-the bots, the simulator and the network never reach into a game's module.
+``View``, ``Result``, ``Ruling``, the typed errors, the generic ``view()``, the
+digest of a state, and ``and_list`` for the lists in event text. Every game is
+driven through these names only: the UI, the bots, the simulator and the
+network never reach into a game's module.
 
 Must not touch: Textual, asyncio, the network, clocks, files. An engine is a
 pure function of (state, seat, action, rng).
@@ -258,6 +259,13 @@ class Ruling:
 
     topic: str
     ruling: str
+
+
+def and_list(words: Sequence[str]) -> str:
+    """``"a, b and c"``: words listed in a sentence ("" for none)."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def rank_winners(
