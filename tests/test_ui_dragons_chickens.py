@@ -22,6 +22,7 @@ from xmas_tui.games.dragons_chickens import (
     last_round,
     most_abundant,
 )
+from xmas_tui.names import default_name
 from xmas_tui.table import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.dragons_chickens import (
@@ -291,7 +292,7 @@ async def test_a_shared_table_plays_every_human_seat_from_here_and_bots_the_rest
 
 
 def test_the_names_of_the_people_at_one_keyboard() -> None:
-    assert local_names(None, 1) == ["You"]
+    assert local_names(None, 1) == [default_name()]
     assert local_names(["Ann"], 3) == ["Ann", "Player 2", "Player 3"]
     assert local_names(None, 2) == ["Player 1", "Player 2"]
 
