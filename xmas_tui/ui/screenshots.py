@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,14 +201,25 @@ SCENES: tuple[Scene, ...] = (
 
 
 async def capture(scene: Scene, path: Path) -> None:
-    app = scene.make()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
-        for key in scene.keys:
-            await pilot.press(key)
-            await pilot.pause(0.2)
-        await pilot.pause(0.2)
-        path.write_text(app.export_screenshot(title=scene.caption))
+    # A fresh data folder for each scene: an end scene's game log goes nowhere
+    # that lasts, and is named as on a first game (as in the snapshot tests).
+    with tempfile.TemporaryDirectory() as data:
+        before = os.environ.get("XDG_DATA_HOME")
+        os.environ["XDG_DATA_HOME"] = data
+        try:
+            app = scene.make()
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause(0.3)
+                for key in scene.keys:
+                    await pilot.press(key)
+                    await pilot.pause(0.2)
+                await pilot.pause(0.2)
+                path.write_text(app.export_screenshot(title=scene.caption))
+        finally:
+            if before is None:
+                del os.environ["XDG_DATA_HOME"]
+            else:
+                os.environ["XDG_DATA_HOME"] = before
 
 
 async def capture_all(folder: Path) -> list[Path]:

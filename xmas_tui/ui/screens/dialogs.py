@@ -78,7 +78,8 @@ class EndScreen(ModalScreen[str]):
         table.add_column("Player")
         table.add_column("Score" if self.game.cooperative else "Points", justify="right")
         table.add_column("How", overflow="fold")
-        order = sorted(range(len(self.players)), key=lambda s: -result.scores[s])
+        # winners first (a game may be won outright, whatever the scores), then by score
+        order = sorted(range(len(self.players)), key=lambda s: (s not in result.winners, -result.scores[s]))
         for seat in order:
             crown = "★" if seat in result.winners else ""
             name = self.players[seat] + (" (you)" if seat == self.me else "")
