@@ -284,10 +284,12 @@ class ChristmasGameBoard(Board):
         rows[3] = Text.assemble(("CHRISTMAS CLUB ", "#9be39b"), (f"${view['club']}", "bold #ffd700"))
         if dice:
             who = players[view["roller"]]
-            rows[5] = Text.assemble((dice_faces(dice), "bold #ffffff"), ("  ", ""), (f"{sum(dice)}", "bold #ffd700"))
-            what = ROLL_FOR.get(view["rolled_for"], "")
             double = dice[0] == dice[1] and view["rolled_for"] in ("roll", "jam")
-            rows[6] = Text(f"{who} rolled {what}" + (" · doubles!" if double else ""), style="dim")
+            rows[5] = Text.assemble(
+                (dice_faces(dice), "bold #ffffff"), ("  ", ""), (f"{sum(dice)}", "bold #ffd700"),
+                (" · doubles!" if double else "", "bold #ffd700"),
+            )  # on the dice row: the line below is full with a long name and purpose
+            rows[6] = Text(f"{who} rolled {ROLL_FOR.get(view['rolled_for'], '')}", style="dim")
         else:
             rows[5] = Text("⚀ ⚀  roll to start", style="dim")
         rows[8] = Text.assemble(
