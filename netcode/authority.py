@@ -176,11 +176,12 @@ class HostTable:
         auto_start: bool = False,
         table_id: bytes | None = None,
         secret: bytes | None = None,
+        options: dict | None = None,
     ) -> None:
         self.game, self.title, self.code, self.host_name = game, title, code, host_name
         self.table_id = table_id or os.urandom(8)
         self.make_rules = make_rules
-        self.ledger = Ledger(game, self.table_id, secret or new_secret())
+        self.ledger = Ledger(game, self.table_id, secret or new_secret(), options=dict(options or {}))
         self.dealing = False
         self.bind = bind
         self.discovery = discovery or discovery_address()

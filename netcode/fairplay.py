@@ -142,6 +142,8 @@ class Ledger:
     faces: dict[int, str] = field(default_factory=dict)
     #: (seat, action wire) in the order applied
     actions: list[tuple[int, object]] = field(default_factory=list)
+    #: the game's table options (plain data), revealed with the rest for the replay
+    options: dict = field(default_factory=dict)
 
     @property
     def commitment(self) -> bytes:
@@ -182,6 +184,7 @@ class Ledger:
             "nonces": list(self.nonces),
             "notes": list(self.notes),
             "actions": [[seat, action] for seat, action in self.actions],
+            **({"options": self.options} if self.options else {}),
         }
 
 

@@ -28,14 +28,15 @@ def loopback_host(game: Game, players: int, *, code: str = "ABCD-2345", name: st
 
 
 async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | None = None,
-                    record=None, bot: str = "smart", clients_out: dict | None = None) -> tuple[list[dict], HostTable]:
+                    record=None, bot: str = "smart", clients_out: dict | None = None,
+                    options: dict | None = None) -> tuple[list[dict], HostTable]:
     """An in-process table on loopback: a host and ``players`` joined seats played by bots.
 
     ``through_proxy`` puts the seats behind a fault proxy; ``record(host)`` is
     called before anyone joins; ``clients_out["clients"]`` receives the clients.
     """
     game = get_game(game_id)
-    host = loopback_host(game, players, code="TEST-CODE", auto_start=True, seed=11)
+    host = loopback_host(game, players, code="TEST-CODE", auto_start=True, seed=11, options=options)
     await host.serve()
     if record is not None:
         record(host)

@@ -36,6 +36,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["play", "christmas-carol", "--option", "puzzles=1,2"], "choose four different puzzles of 1-6, not [1, 2]"),
         (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 0-3, not [7]"),
         (["play", "chip-n-dale", "--option", "fast"], "'fast' is not NAME=VALUE"),
+        (["host", "christmas-carol", "--headless", "--option", "puzzles=3,4,5,7"], "choose four different puzzles of 1-6"),
     ],
 )
 def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> None:

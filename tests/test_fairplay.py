@@ -428,3 +428,16 @@ async def test_a_spectator_checks_the_public_faces_and_passes_the_audit() -> Non
         for client in (ann, bob, eve):
             await client.close()
         await host.close()
+
+
+async def test_a_table_option_is_revealed_and_replayed_by_every_peer() -> None:
+    """A networked More Challenging Game: the options travel with the fair-play record, so the audit
+    deals the same puzzles the host did."""
+    seen: dict = {}
+    outputs, host = await run_table("christmas-carol", 2, bot="random", clients_out=seen,
+                                    options={"puzzles": [3, 4, 5, 6]})  # fmt: skip
+    assert all(out["audit"]["ok"] for out in outputs), failures_of(outputs)
+    for client in seen["clients"]:
+        assert client.final["fair"]["options"] == {"puzzles": [3, 4, 5, 6]}
+        assert list(client.snapshot["view"]["public"]["puzzles"]) == [3, 4, 5, 6]
+    assert host.ledger.public()["options"] == {"puzzles": [3, 4, 5, 6]}

@@ -247,6 +247,7 @@ def client_log(client: Any) -> dict:
         "last_view": snapshot.get("view"),
         "result": final.get("result"),
         "alarms": list(verifier.alarms),
+        **({"options": normal(fair["options"])} if fair.get("options") else {}),
     }  # fmt: skip
 
 
@@ -274,6 +275,7 @@ def host_log(host: Any) -> dict:
         "commitments": [[h, _hex(c)] for h, c in ledger.commitments],
         "openings": [[h, f, _hex(ledger.salt(h))] for h, f in sorted(view["faces"])],
         "last_view": view, "result": rules.result(), "alarms": [],
+        **({"options": normal(ledger.options)} if ledger.options else {}),
     }  # fmt: skip
 
 

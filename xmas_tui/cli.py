@@ -161,6 +161,7 @@ def build_parser() -> Parser:
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
 
     join = verbs.add_parser("join", help="join a networked table")
     join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
@@ -317,14 +318,17 @@ def run_network(args: argparse.Namespace) -> int:
         if args.bots >= n:
             raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
         code = args.code or net.new_code()
+        options = options_for(args.game, n, args.option)
         if not args.headless:
             from .ui.app import run_app
 
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
-                                     bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery))
+                                     bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
+                                     options=options))
         outcome = asyncio.run(net.headless_host(
             args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
             discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
+            options=options,
         ))  # fmt: skip
         print(json.dumps(outcome))
         return 0

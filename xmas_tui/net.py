@@ -44,11 +44,12 @@ def public_digest(public_view: dict) -> str:
 class GameRules:
     """One of our engines as the host runs it: plain data in and out, bots included."""
 
-    def __init__(self, game: Game, players: Sequence[str], *, seed: bytes | int | str | None = None, bot: str = "smart") -> None:
+    def __init__(self, game: Game, players: Sequence[str], *, seed: bytes | int | str | None = None, bot: str = "smart",
+                 options: dict | None = None) -> None:
         self.game = game
         self.seed = seed if seed is not None else secrets.randbelow(2**62)
         self.rng = Rng(self.seed)
-        self.state = game.setup({}, list(players), self.rng)
+        self.state = game.setup(options or {}, list(players), self.rng)
         self.bots: dict[int, Bot] = {
             seat: make_bot(game.id, bot, seat, self.rng.fork(f"bot/{seat}")) for seat in range(len(players))
         }
@@ -133,12 +134,14 @@ def make_host(
     hold: float = 30.0,
     auto_start: bool = False,
     seed: int | None = None,
+    options: dict | None = None,
 ) -> HostTable:
     return HostTable(
         game=game.id, title=game.title, seats=players, code=code, host_name=name,
-        make_rules=lambda names, fair_seed: GameRules(game, names, seed=fair_seed, bot=bot),
+        make_rules=lambda names, fair_seed: GameRules(game, names, seed=fair_seed, bot=bot, options=options),
         bind=(bind_host, port), discovery=discovery, bot_seats=bot_seats, bot_delay=bot_delay,
         hold=hold, auto_start=auto_start, secret=secret_from_seed(seed) if seed is not None else None,
+        options=options,
     )  # fmt: skip
 
 
@@ -235,10 +238,11 @@ class NetTable(Table):
 async def headless_host(game: Game, players: int, *, code: str, name: str, port: int, bot: str,
                         bots: int, discovery: tuple[str, int] | None, bind_host: str = "0.0.0.0",
                         hold: float = 30.0, seed: int | None = None, wait: float = 120.0,
-                        log: str | None = None) -> dict:
+                        log: str | None = None, options: dict | None = None) -> dict:
     """Host a table whose own seat a bot plays; start when every seat is taken."""
     host = make_host(game, players, code=code, name=name, port=port, bind_host=bind_host,
-                     discovery=discovery, bot=bot, bot_seats=1 + bots, auto_start=True, hold=hold, seed=seed)
+                     discovery=discovery, bot=bot, bot_seats=1 + bots, auto_start=True, hold=hold, seed=seed,
+                     options=options)
     await host.serve()
     try:
         if players == 1 + bots:

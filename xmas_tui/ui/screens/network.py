@@ -95,9 +95,11 @@ class HostScreen(Screen[None]):
     ]
 
     def __init__(self, game: Game, players: int, *, code: str, name: str, port: int = 0, bot: str = "smart",
-                 bots: int = 0, hold: float = 30.0, discovery: tuple[str, int] | None = None) -> None:
+                 bots: int = 0, hold: float = 30.0, discovery: tuple[str, int] | None = None,
+                 options: dict | None = None) -> None:
         super().__init__()
         self.game, self.players, self.code, self.name_, self.port = game, players, code, name, port
+        self.options = dict(options or {})
         self.bot, self.bots, self.hold, self.discovery = bot, bots, hold, discovery
         self.host: HostTable | None = None
         self.client: ClientTable | None = None
@@ -121,7 +123,7 @@ class HostScreen(Screen[None]):
     async def open_table(self) -> None:
         self.host = make_host(
             self.game, self.players, code=self.code, name=self.name_, port=self.port, bot=self.bot,
-            bot_seats=0, hold=self.hold, discovery=self.discovery, bot_delay=self.app.pace,
+            bot_seats=0, hold=self.hold, discovery=self.discovery, bot_delay=self.app.pace, options=self.options,
         )  # fmt: skip
         await self.host.serve()
         self.app.hosting = self.host
