@@ -40,8 +40,11 @@ class ActionRefused(Exception):
 class ClientTable:
     """One seat (or a spectator) at a hosted table."""
 
-    def __init__(self, address: tuple[str, int], code: str, name: str, info: TableInfo | None = None) -> None:
+    def __init__(self, address: tuple[str, int], code: str, name: str, info: TableInfo | None = None,
+                 *, bind_host: str | None = None) -> None:
         self.address = address
+        #: the local address to play from (default: every address of the host's family)
+        self.bind_host = bind_host
         self.code = code
         self.name = name
         self.info = info
@@ -85,7 +88,7 @@ class ClientTable:
         key = table_key(self.code, info.table_id)
         endpoint = Endpoint(key, info.table_id, accept_unknown=False)
         self.verifier = Verifier(info.game, info.table_id, info.seed_commit or None)
-        family_host = "::" if ":" in self.address[0] else "0.0.0.0"
+        family_host = self.bind_host or ("::" if ":" in self.address[0] else "0.0.0.0")
         self._welcome = asyncio.get_running_loop().create_future()
         self.aio = await AioEndpoint.bind(endpoint, (family_host, 0), on_event=self._on_event)
         await self.aio.connect(info.peer, self.address)

@@ -45,7 +45,7 @@ async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | N
     if through_proxy is not None:
         proxy = await FaultProxy(address, through_proxy, seed=3).start()
         address = proxy.address
-    clients = [ClientTable(address, "test-code", f"Elf {i}", info=host.info()) for i in range(players)]
+    clients = [ClientTable(address, "test-code", f"Elf {i}", info=host.info(), bind_host="127.0.0.1") for i in range(players)]
     if clients_out is not None:
         clients_out["clients"] = clients
     try:

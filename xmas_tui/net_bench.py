@@ -49,14 +49,12 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncio_dgram
 import msgpack
 
-import netcode.client
-from netcode.aio import AioEndpoint
 from netcode.client import ActionRefused, ClientTable
 from netcode.discovery import TableInfo
 from netcode.faultproxy import until_stdin_closes
@@ -90,28 +88,6 @@ def percentile(values: list[float], q: float) -> float:
 
 def ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
-
-
-@contextlib.contextmanager
-def loopback_clients() -> Iterator[None]:
-    """Clients bind their sockets to 127.0.0.1 rather than to every address.
-
-    ``ClientTable.join`` binds the wildcard address of the host's family; the
-    benchmark keeps every socket on loopback."""
-
-    class LoopbackEndpoint(AioEndpoint):
-        @classmethod
-        async def bind(
-            cls, endpoint: Any, address: tuple[str, int] = (LOOPBACK, 0), **options: Any
-        ) -> AioEndpoint:
-            return await super().bind(endpoint, (LOOPBACK, address[1]), **options)
-
-    before = netcode.client.AioEndpoint
-    netcode.client.AioEndpoint = LoopbackEndpoint  # type: ignore[misc]
-    try:
-        yield
-    finally:
-        netcode.client.AioEndpoint = before  # type: ignore[misc]
 
 
 def blob_for(size: int) -> bytes:
@@ -251,13 +227,10 @@ async def host_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
 
 async def peer_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
     info = TableInfo.decode(bytes.fromhex(args.info))
-    client = ClientTable((LOOPBACK, args.port), CODE, f"Peer {args.index}", info=info)
+    client = ClientTable((LOOPBACK, args.port), CODE, f"Peer {args.index}", info=info, bind_host=LOOPBACK)
     record = PeerRecord(client)
     try:
-        with loopback_clients():
-            joined = await until_stopped(
-                client.join(timeout=min(10.0, args.timeout)), stop, args.timeout
-            )
+        joined = await until_stopped(client.join(timeout=min(10.0, args.timeout)), stop, args.timeout)
         if joined is None:
             return  # stopped by the driver
         played = await until_stopped(
@@ -650,7 +623,7 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
                      discovery=(LOOPBACK, 9), auto_start=True, seed=1)  # fmt: skip
     host.announce = False
     await host.serve()
-    clients = [ClientTable(host.address, CODE, f"Peer {i}", info=host.info()) for i in range(peers)]
+    clients = [ClientTable(host.address, CODE, f"Peer {i}", info=host.info(), bind_host=LOOPBACK) for i in range(peers)]
 
     async def until(done: Callable[[], bool], what: str, pause: float) -> None:
         while not done():
@@ -661,9 +634,8 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
     latencies: list[float] = []
     sizes: list[int] = []
     try:
-        with loopback_clients():
-            for client in clients:
-                await client.join()
+        for client in clients:
+            await client.join()
         tables = [NetTable(game, c) for c in clients]
         bots = {t.seat: make_bot(game.id, "random", t.seat, Rng(t.seat)) for t in tables}
         by_seat = {t.seat: t for t in tables}
