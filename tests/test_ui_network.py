@@ -12,7 +12,7 @@ from xmas_tui.ui.screens.dialogs import EndScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
 from xmas_tui.ui.screens.table import TableScreen
 
-from .netkit import free_port
+from .netkit import free_port, loopback_host
 from .test_ui import keys_for
 
 CHIP = get_game("chip-n-dale")
@@ -60,3 +60,16 @@ async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(mo
                     await until(pilots, lambda s=screen, b=before: len(s.snapshot.log) > b or s.snapshot.result is not None or not s.snapshot.my_turn)
             await ph.pause(0.01)
         assert host.current.snapshot().result == joiner.current.snapshot().result
+
+
+async def test_a_join_with_address_and_code_on_the_command_line_sits_down_at_once(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = loopback_host(CHIP, 3, code="HOLY-2345")
+    await host.serve()
+    joiner = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
+    try:
+        async with joiner.run_test(size=(80, 24)) as pilot:
+            await until((pilot,), lambda: any(s.state == "here" and s.name == "Bob" for s in host.seats), 10)
+            assert isinstance(joiner.screen, JoinScreen) and joiner.screen.client is not None
+    finally:
+        await host.close()

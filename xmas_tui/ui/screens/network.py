@@ -210,6 +210,8 @@ class JoinScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#join-box").border_title = "Join a table"
         self.listen()
+        if self.code and self.address:  # `xmas-tui join --address … --code …` said it all
+            self.join_table()
 
     @work(exclusive=True, group="listen")
     async def listen(self) -> None:
