@@ -202,6 +202,7 @@ class HostTable:
         self.announcer: Announcer | None = None
         self._tasks: list[asyncio.Task] = []
         self._bot_seats: frozenset[int] | None = None
+        self._pings_changed = False
         self._last_bot = 0.0
         self._listeners = Listeners()
 
@@ -236,7 +237,7 @@ class HostTable:
                 "seat": i,
                 "name": seat.name or (f"Bot {i + 1}" if seat.state == "bot" else None),
                 "state": seat.state,
-                "ping_ms": round(guest.rtt * 1000, 1) if guest and guest.rtt is not None else None,
+                "ping_ms": round(guest.rtt * 1000) if guest and guest.rtt is not None else None,
                 "countdown": round(max(0.0, seat.deadline - now), 1) if seat.deadline else None,
             })  # fmt: skip
         return out
@@ -430,6 +431,8 @@ class HostTable:
         if isinstance(event, RttUpdated):
             guest = self.guests.get(event.peer)
             if guest is not None:
+                if guest.rtt is None or round(guest.rtt * 1000) != round(event.rtt * 1000):
+                    self._pings_changed = True  # shown in the roster within a second
                 guest.rtt = event.rtt
             return
         if isinstance(event, PeerGone):
@@ -544,7 +547,10 @@ class HostTable:
                         self._last_bot = now
                         changed = True
                         break
-            if not changed and now - last_roster >= 1.0 and any(s.state == "away" for s in self.seats):
+            if not changed and now - last_roster >= 1.0 and (
+                self._pings_changed or any(s.state == "away" for s in self.seats)
+            ):
+                self._pings_changed = False
                 changed = True
             if changed:
                 last_roster = now

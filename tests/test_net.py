@@ -276,3 +276,20 @@ async def test_a_silent_host_is_noticed_within_about_a_second() -> None:
         assert "silent" in client.host_gone
     finally:
         await client.close()
+
+
+async def test_a_seated_player_sees_their_ping_while_the_table_waits() -> None:
+    """Nothing else happens at a waiting table, yet every seat's ping reaches the roster within a second or two."""
+    host = loopback_host(get_game("chip-n-dale"), 3)
+    await host.serve()
+    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info(), bind_host="127.0.0.1")
+    try:
+        await ann.join()
+        deadline = asyncio.get_running_loop().time() + 5.0
+        while not (ann.roster and ann.roster[ann.seat]["ping_ms"] is not None):
+            assert asyncio.get_running_loop().time() < deadline, ann.roster
+            await asyncio.sleep(0.05)
+        assert isinstance(ann.roster[ann.seat]["ping_ms"], int)
+    finally:
+        await ann.close()
+        await host.close()
