@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from netcode import delta
 from netcode.aio import AioEndpoint
 from netcode.channel import (
     Delivered,
@@ -119,6 +120,8 @@ class Guest:
     opened: set[int] = field(default_factory=set)
     #: the roster as last sent: snapshots carry it only when it changed
     roster_sent: list | None = None
+    #: the view as last sent: later snapshots carry only what changed in it
+    view_sent: dict | None = None
 
 
 class Listeners:
@@ -355,23 +358,28 @@ class HostTable:
         rules = self.rules
         assert rules is not None
         seat = guest.seat
+        view = rules.view(seat)
         snap = {
             "t": "snap",
             "seat": seat,
-            "view": rules.view(seat),
             "legal": rules.legal(seat) if seat is not None else [],
             "to_act": to_act,
             "log_at": guest.log_sent,
             "log": self.log[guest.log_sent :],
             "result": result,
         }
+        if guest.view_sent is None:
+            snap["view"] = view
+        else:  # what changed since the last snapshot: usually a few zones and faces
+            snap["vd"] = delta.diff(guest.view_sent, view)
+        guest.view_sent = view
         if roster != guest.roster_sent:
             snap["roster"] = roster
         guest.log_sent = len(self.log)
         commitments = self.ledger.commitments
         snap["commits"] = [[h, c] for h, c in commitments[guest.commits_sent :]]
         guest.commits_sent = len(commitments)
-        fresh = [h for h, _ in snap["view"]["faces"] if h not in guest.opened]
+        fresh = [h for h, _ in view["faces"] if h not in guest.opened]
         snap["open"] = [[h, self.ledger.salt(h)] for h in fresh]
         guest.opened.update(fresh)
         return snap
@@ -393,11 +401,11 @@ class HostTable:
                 self._send(peer, {"t": "roster", "roster": roster, "game": self.game})
             else:
                 # what this peer has been sent counts only if the send went out
-                before = (guest.log_sent, guest.commits_sent, set(guest.opened))
+                before = (guest.log_sent, guest.commits_sent, set(guest.opened), guest.view_sent)
                 if self._send(peer, self._snapshot_for(guest, roster, to_act, result), now=True):
                     guest.roster_sent = roster
                 else:
-                    guest.log_sent, guest.commits_sent, guest.opened = before
+                    guest.log_sent, guest.commits_sent, guest.opened, guest.view_sent = before
         if self.rules is not None and self.rules.result() is not None and not self.finished.is_set():
             final = {"t": "final", "public": self.rules.view(None), "digest": self.rules.digest(),
                      "result": self.rules.result(), "fair": self.ledger.public()}

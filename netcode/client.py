@@ -21,6 +21,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from netcode import delta
 from netcode.aio import AioEndpoint
 from netcode.authority import EPOCH, PROTOCOL, Listeners
 from netcode.channel import Delivered, Endpoint, PeerGone
@@ -173,6 +174,11 @@ class ClientTable:
                 self.aio.send_reliable_nowait(self.info.peer, {"t": "nonce", "n": self.verifier.nonce})
             return
         elif kind == "snap":
+            if "vd" in msg:  # only what changed in my view since the last snapshot
+                if self.snapshot is None:
+                    raise ValueError("a view delta before any view")
+                msg = {**msg, "view": delta.apply(self.snapshot["view"], msg["vd"])}
+                del msg["vd"]  # (what arrived stays in `received` as it came)
             if self.verifier is not None:
                 faces = {h: f for h, f in msg["view"]["faces"]}
                 self._raise_alarm(self.verifier.receive(msg.get("commits", []), msg.get("open", []), faces))

@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from netcode import delta
 from netcode.client import ClientTable, JoinError
 from netcode.discovery import Listener, probe
 from netcode.faults import LinkFaults
@@ -73,12 +74,18 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
 
     def record(host) -> None:
         original = host._send
+        views: dict[int, dict] = {}  # each peer's view as it can rebuild it from what it was sent
 
         def send(peer: int, payload: dict, **options: bool) -> bool:
             guest = host.guests.get(peer)
             if payload.get("t") in ("snap", "final") and guest is not None and host.rules is not None:
                 seat = guest.seat if payload["t"] == "snap" else None
-                view = payload.get("view") or payload.get("public")
+                if payload["t"] == "final":
+                    view = payload["public"]
+                elif "vd" in payload:
+                    view = delta.apply(views[peer], payload["vd"])
+                else:
+                    view = payload["view"]
                 cards = host.rules.state.cards
                 checked["messages"] += 1
                 for handle, face in view["faces"]:
@@ -87,10 +94,14 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
                         problems.append(f"seat {seat} was sent handle {handle} = {face}")
                 hidden = {cards.face(h) for z in cards.zones.values() for h in z if not may_see(cards.visibility(h), seat)}
                 visible = {face for _, face in view["faces"]}
-                text = json.dumps([view["public"], payload.get("log", [])])
+                text = json.dumps([view["public"], payload.get("log", []), payload.get("vd")])
                 for face in hidden - visible:
                     if f'"{face}"' in text:
                         problems.append(f"seat {seat} was sent the hidden face {face} outside the card table")
+                sent = original(peer, payload, **options)
+                if sent and payload["t"] == "snap":
+                    views[peer] = view
+                return sent
             return original(peer, payload, **options)
 
         host._send = send

@@ -107,12 +107,13 @@ class PeerRecord:
         self.client = client
         self.arrivals: list[tuple[int, float]] = []  # (log length, time), both increasing
         self.sends: dict[int, float] = {}  # target log length -> send time
-        self.snapshots: list[dict] = []
+        self.snapshots: list[dict] = []  # each snapshot as it crossed the wire (a view delta after the first)
         self.actions_seen = 0
         self.refused = 0
         self.last: dict | None = None
         self.last_at = 0.0
         self.changed = asyncio.Event()
+        client.keep_received = True  # emptied at every snapshot: only the latest messages are kept
         client.subscribe(self.heard)
 
     def heard(self) -> None:
@@ -121,7 +122,9 @@ class PeerRecord:
         if snap is None or snap is self.last:
             return
         self.last, self.last_at = snap, now
-        self.snapshots.append(snap)
+        received = self.client.received
+        self.snapshots += [m for m in received if m.get("t") == "snap"]  # sized at the end, off the clock
+        received.clear()
         length = len(self.client.log)
         if not self.arrivals or length > self.arrivals[-1][0]:
             if self.arrivals:
@@ -635,6 +638,7 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
     sizes: list[int] = []
     try:
         for client in clients:
+            client.keep_received = True  # emptied after every action: what crossed the wire, for its size
             await client.join()
         tables = [NetTable(game, c) for c in clients]
         bots = {t.seat: make_bot(game.id, "random", t.seat, Rng(t.seat)) for t in tables}
@@ -660,7 +664,9 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
                 lambda t=target: all(len(c.log) >= t for c in clients), f"log length {target}", 0
             )
             latencies.append(clock() - started)
-            sizes.extend(len(msgpack.packb(c.snapshot)) for c in clients)
+            for c in clients:
+                sizes += [len(msgpack.packb(m)) for m in c.received if m.get("t") == "snap"]
+                c.received.clear()
     finally:
         for client in clients:
             await client.close()

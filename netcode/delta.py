@@ -1,0 +1,64 @@
+"""Changes between two versions of a piece of plain data, and applying them.
+
+Owns: the delta format the host uses to send each seat only what changed in
+its view since the last snapshot that seat was sent.
+
+A delta of two mappings is a mapping with up to three keys: ``"s"`` (keys
+set to a new value), ``"d"`` (keys deleted) and ``"n"`` (keys whose values
+are both mappings, with the delta between them). Anything else that changed
+is sent whole. ``apply(old, diff(old, new)) == new`` for any plain data
+whose mapping keys are strings.
+
+Must not touch: games, sockets. Pure functions of plain data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """What turns ``old`` into ``new`` (an empty dict if they are equal)."""
+    changed: dict[str, Any] = {}
+    nested: dict[str, Any] = {}
+    for key, value in new.items():
+        if key not in old:
+            changed[key] = value
+            continue
+        before = old[key]
+        if before == value:
+            continue
+        if isinstance(before, Mapping) and isinstance(value, Mapping):
+            nested[key] = diff(before, value)
+        else:
+            changed[key] = value
+    delta: dict[str, Any] = {}
+    if changed:
+        delta["s"] = changed
+    gone = [key for key in old if key not in new]
+    if gone:
+        delta["d"] = gone
+    if nested:
+        delta["n"] = nested
+    return delta
+
+
+def apply(old: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
+    """``old`` with ``delta`` applied, as a new dict (``old`` is left as it was).
+
+    Raises ``ValueError`` if the delta does not fit ``old``."""
+    if not isinstance(delta, Mapping) or not set(delta) <= {"s", "d", "n"}:
+        raise ValueError("not a delta")
+    new = dict(old)
+    for key in delta.get("d", ()):
+        if key not in new:
+            raise ValueError(f"delta deletes {key!r}, which is not there")
+        del new[key]
+    new.update(delta.get("s", {}))
+    for key, inner in delta.get("n", {}).items():
+        before = new.get(key)
+        if not isinstance(before, Mapping):
+            raise ValueError(f"delta changes inside {key!r}, which is not a mapping")
+        new[key] = apply(before, inner)
+    return new
