@@ -148,3 +148,18 @@ async def test_the_mouse_flips_and_collects_too() -> None:
         kind = face.split("/")[0]
         assert LOOK[kind][1] in str(app.screen.query_one("#slot-3", SlotCard).render())
         assert "-flipped" in app.screen.query_one("#slot-3").classes
+
+
+def test_the_rules_screen_lets_paragraphs_wrap_at_its_own_width() -> None:
+    from xmas_tui.games import GAMES
+    from xmas_tui.ui.screens.dialogs import flowed
+
+    text = "Title\n=====\n\nOne paragraph\nwrapped by hand.\n\nSpecial tiles:\n* An item\n  going on.\n  A    B\n 0 START    1 $1"
+    assert flowed(text).splitlines() == [
+        "Title", "=====", "", "One paragraph wrapped by hand.", "", "Special tiles:", "* An item going on.", "  A    B", " 0 START    1 $1",
+    ]
+    for game in GAMES.values():  # nothing is lost or reordered, and tables keep their rows
+        rules = game.describe_rules()
+        assert flowed(rules).split() == rules.split()
+        rows = [line for line in rules.splitlines() if "    " in line.strip()]
+        assert all(row in flowed(rules).splitlines() for row in rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.table import Table as RichTable
@@ -13,6 +14,44 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from xmas_tui.games import Game, Result
+
+_TABLE = re.compile(r"\S {3,}\S")  # a run of spaces between words: a row of a table
+
+
+def _underline(line: str) -> bool:
+    return bool(line) and set(line) <= {"=", "-"}
+
+
+def flowed(text: str) -> str:
+    """The rules with each hard-wrapped paragraph joined into one line, so the screen
+    wraps it at its own width. Headings, blank lines, list items ("* ", and their
+    two-space continuations), short label lines ending in ":", tables and indented
+    lines keep their own lines."""
+    lines = text.splitlines()
+    out: list[str] = []
+    item = False  # the line being built is a "* " list item
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        heading = i + 1 < len(lines) and _underline(lines[i + 1].strip())
+        previous = out[-1] if out else ""
+        joins = (
+            stripped
+            and previous.strip()
+            and not heading
+            and not _underline(stripped)
+            and not _underline(previous.strip())
+            and not (previous.rstrip().endswith(":") and len(previous) < 40)  # a label: "Santa cards:"
+            and not stripped.startswith(("* ", "- "))
+            and not _TABLE.search(line)
+            and not _TABLE.search(previous)
+            and (not line.startswith(" ") or (item and line.startswith("  ") and not line.startswith("   ")))
+        )
+        if joins:
+            out[-1] = previous.rstrip() + " " + stripped
+        else:
+            out.append(line)
+            item = stripped.startswith(("* ", "- "))
+    return "\n".join(out)
 
 
 class RulesScreen(ModalScreen[None]):
@@ -27,7 +66,7 @@ class RulesScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rules-box", classes="dialog"):
             with VerticalScroll(id="rules-scroll"):
-                yield Static(self.game.describe_rules(), id="rules-text")
+                yield Static(flowed(self.game.describe_rules()), id="rules-text")
             yield Static("↑/↓ scroll · Esc close", classes="hint")
 
     def on_mount(self) -> None:
