@@ -164,10 +164,6 @@ class AioEndpoint:
         self._pump()
         return event
 
-    async def flush(self, dispatch: bool = True) -> None:
-        """Send whatever the endpoint has due and re-arm the timer."""
-        self._flush(dispatch)
-
     async def close(self) -> None:
         """Say goodbye to every peer, then release the socket."""
         if self._closed:

@@ -259,7 +259,6 @@ class Connection:
         "_partial",
         "_partial_count",
         "_payload_decoder",
-        "_check_decoder",
         "_pending",
         "_recv_buffer",
         "_recv_next",
@@ -350,7 +349,6 @@ class Connection:
         self._opener = Opener(key, self.local_id, table_id)
         self._sealer = Sealer(key, self.peer_id, table_id, self.local_id)
         self._payload_decoder = payload_decoder(config.max_message)
-        self._check_decoder = payload_decoder(config.max_message)  # for what we send
         # round trip (RFC 6298)
         self.srtt: float | None = None
         self.latest_rtt: float | None = None
@@ -388,7 +386,7 @@ class Connection:
         if len(data) > cfg.max_message:
             raise ValueError(f"message of {len(data)} bytes exceeds {cfg.max_message}")
         if isinstance(payload, _CONTAINERS):
-            _check_decodable(data, self._check_decoder)
+            _check_decodable(data, self._payload_decoder)
         pending = self._pending
         uid = self._next_unit
         if len(data) <= self._single_unit_max:
@@ -416,7 +414,7 @@ class Connection:
         if len(data) + 3 > self._budget:
             raise ValueError(f"unreliable message of {len(data)} bytes does not fit a datagram")
         if isinstance(payload, _CONTAINERS):
-            _check_decodable(data, self._check_decoder)
+            _check_decodable(data, self._payload_decoder)
         if len(self._unreliable) >= self.config.max_unreliable_queue:
             self._unreliable.popleft()
             self._counters["unreliable_shed"] += 1
@@ -993,7 +991,10 @@ _CONTAINERS = (dict, list, tuple)
 
 
 def _check_decodable(data: bytes, decoder: Decoder) -> None:
-    """Fail at the sender, not the receiver, on data the receiver would refuse."""
+    """Fail at the sender, not the receiver, on data the receiver would refuse.
+
+    ``decoder`` is the connection's own payload decoder (the receiver's limits);
+    each decode is whole, so sending and receiving can share it."""
     try:
         decoder.decode(data)
     except ValueError:
