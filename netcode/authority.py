@@ -375,6 +375,7 @@ class HostTable:
         guest.view_sent = view
         if roster != guest.roster_sent:
             snap["roster"] = roster
+            guest.roster_sent = roster
         guest.log_sent = len(self.log)
         commitments = self.ledger.commitments
         snap["commits"] = [[h, c] for h, c in commitments[guest.commits_sent :]]
@@ -401,14 +402,12 @@ class HostTable:
                 self._send(peer, {"t": "roster", "roster": roster, "game": self.game})
             else:
                 # what this peer has been sent counts only if the send went out
-                before = (guest.log_sent, guest.commits_sent, set(guest.opened), guest.view_sent)
-                if self._send(peer, self._snapshot_for(guest, roster, to_act, result), now=True):
-                    guest.roster_sent = roster
-                else:
-                    guest.log_sent, guest.commits_sent, guest.opened, guest.view_sent = before
-        if self.rules is not None and self.rules.result() is not None and not self.finished.is_set():
-            final = {"t": "final", "public": self.rules.view(None), "digest": self.rules.digest(),
-                     "result": self.rules.result(), "fair": self.ledger.public()}
+                before = (guest.log_sent, guest.commits_sent, set(guest.opened), guest.view_sent, guest.roster_sent)
+                if not self._send(peer, self._snapshot_for(guest, roster, to_act, result), now=True):
+                    guest.log_sent, guest.commits_sent, guest.opened, guest.view_sent, guest.roster_sent = before
+        if rules is not None and result is not None and not self.finished.is_set():
+            final = {"t": "final", "public": rules.view(None), "digest": rules.digest(),
+                     "result": result, "fair": self.ledger.public()}
             for peer, guest in self.guests.items():
                 if guest.welcomed:
                     self._send(peer, dict(final))
