@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-from collections.abc import Callable
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -185,7 +184,7 @@ class JoinScreen(Screen[None]):
         self.listener: Listener | None = None
         self.heard: list[Heard] = []
         self.client: ClientTable | None = None
-        self._unsubscribe: Callable[[], None] | None = None
+        self.joined_game: Game | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box", classes="dialog"):
@@ -242,8 +241,8 @@ class JoinScreen(Screen[None]):
     def on_unmount(self) -> None:
         if self.listener is not None:
             self.listener.close()
-        if self._unsubscribe is not None:
-            self._unsubscribe()
+        if self.client is not None:
+            self.client.unsubscribe(self.refresh_roster)
 
     def action_join(self) -> None:
         self.join_table()
@@ -297,20 +296,19 @@ class JoinScreen(Screen[None]):
             return
         self.client = client
         self.app.joined = client
-        game = get_game(welcome["game"])
+        self.joined_game = get_game(welcome["game"])
         seat = welcome["seat"]
         where = f"seat {seat + 1}" if seat is not None else "a spectator's place"
         self._status(f"You have {where} at {welcome['host']}'s table. Waiting for the host to start…")
+        client.subscribe(self.refresh_roster)
+        self.refresh_roster()
 
-        def changed() -> None:
-            if not self.is_attached or not self.is_mounted:
-                return
-            self.query_one("#join-roster", Static).update(roster_table(client.roster, client.seat))
-            if client.snapshot is not None and self.app.screen is self:
-                self.app.play_networked(game, client)
-            elif client.host_gone:
-                self._status(client.host_gone, error=True)
-
-        client.subscribe(changed)
-        self._unsubscribe = lambda: client.unsubscribe(changed)
-        changed()
+    def refresh_roster(self) -> None:
+        client, game = self.client, self.joined_game
+        if client is None or game is None or not self.is_attached or not self.is_mounted:
+            return
+        self.query_one("#join-roster", Static).update(roster_table(client.roster, client.seat))
+        if client.snapshot is not None and self.app.screen is self:
+            self.app.play_networked(game, client)
+        elif client.host_gone:
+            self._status(client.host_gone, error=True)
