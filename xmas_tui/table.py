@@ -78,6 +78,8 @@ class Table(ABC):
         self._listeners.append(listener)
 
     def _publish(self) -> None:
+        if not self._listeners:
+            return  # nobody to tell: a snapshot is made only when asked for
         snapshot = self.snapshot()
         for listener in list(self._listeners):
             listener(snapshot)
