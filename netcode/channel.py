@@ -15,9 +15,14 @@ How it works, in short:
 
 * Every datagram has a fresh packet sequence number and carries the highest
   packet number received from the peer plus a 64-bit bitfield of the ones
-  before it. Any packet that brings new reliable data or a heartbeat is acked
-  at once (no delayed acks); a packet of nothing but known copies is acked by
-  whatever goes out next, so copies cannot ping-pong.
+  before it, and how long that newest packet waited for its ack. A packet
+  that brings new reliable data is acked by whatever goes out within
+  `Config.max_ack_delay`, or by an ack of its own then (at once for a
+  heartbeat, a second such packet, or one that arrived out of order); the
+  sender subtracts the wait from its round-trip sample. So a burst of work
+  that answers nothing costs one datagram each way, not two, and the sender
+  is not woken in the middle of it. A packet of nothing but known copies is
+  acked by whatever goes out next, so copies cannot ping-pong.
 * Reliable messages are cut into units (one per message, or one per fragment
   of a message above about 1.1 kB) with consecutive unit ids. A unit is done
   when any packet that carried it is acked. A packet is declared lost once a
@@ -51,6 +56,7 @@ from typing import Any
 import msgpack
 
 from netcode.envelope import (
+    ACK_DELAY_LIMIT,
     MAX_DATAGRAM,
     MAX_FRAGMENTS,
     Decoder,
@@ -77,6 +83,8 @@ _UNIT_OVERHEAD = unit_overhead(False)
 _FRAGMENT_OVERHEAD = unit_overhead(True)
 _ACK_MASK = (1 << _ACK_BITS) - 1
 _INF = float("inf")
+#: a timer may fire this much before its time; what is due by then is done
+_TIMER_SLACK = 0.0002
 _pack = msgpack.Packer().pack  # this module's own packer (one call, no hooks)
 
 
@@ -101,6 +109,7 @@ class Config:
     copy_spacing: float = 0.4  # a small unacked unit is copied every srtt * this ...
     min_copy_spacing: float = 0.004  # ... but not more often than this
     heartbeat_interval: float = 0.05
+    max_ack_delay: float = 0.002  # an ack may wait this long for company (0: at once)
     silence_timeout: float = 0.8  # heard nothing for this long: the peer is gone
     connect_timeout: float = 10.0  # never heard at all for this long: gone
     rtt_event_interval: float = 0.5  # at most one RttUpdated per peer per interval
@@ -240,6 +249,9 @@ class Connection:
 
     __slots__ = (
         "_ack_pending",
+        "_ack_due",
+        "_ack_eliciting",
+        "_highest_at",
         "_acks",
         "_acks_in",
         "_budget",
@@ -325,9 +337,12 @@ class Connection:
         self._replay = SeqWindow(config.replay_window)
         self._acks = SeqWindow(_ACK_BITS + 1)
         self._ack_pending = False
+        self._ack_due = _INF  # when the pending ack must go out (on its own if need be)
+        self._ack_eliciting = 0  # packets waiting for that ack that asked for one
+        self._highest_at = 0.0  # when the newest packet we acknowledge arrived
         self._largest_acked = 0
         self._sent: dict[int, _Sent] = {}
-        self._acks_in: list[tuple[int, int, float]] = []  # received, not yet applied
+        self._acks_in: list[tuple[int, int, int, float]] = []  # received, not yet applied
         self._close_copies = 0
         # reliable, outgoing
         self._next_unit = 0
@@ -474,7 +489,7 @@ class Connection:
 
     def receive_envelope(self, env: Envelope, address: Address, now: float, size: int) -> None:
         """Intake after authentication (the `Endpoint` decodes once for all peers)."""
-        _, _, _, seq, ack, ack_bits, kind, body = env
+        _, _, _, seq, ack, ack_bits, ack_delay, kind, body = env
         replay = self._replay
         if seq <= replay.highest:
             status = replay.status(seq)
@@ -496,7 +511,7 @@ class Connection:
         if self._sent:
             # Applied in datagrams_to_send, after any reply is built: acks of
             # our own packets never hold up delivery or an answer.
-            self._acks_in.append((ack, ack_bits, now))
+            self._acks_in.append((ack, ack_bits, ack_delay, now))
             if len(self._acks_in) > 64:  # nobody asked for datagrams lately
                 self._apply_acks()
         accepted = True
@@ -540,15 +555,26 @@ class Connection:
             return
         else:
             eliciting = False
+        in_order = True
         if accepted:
             acks = self._acks
             if seq == acks.highest + 1:
                 acks.mask = ((acks.mask << 1) | 1) & acks.full
                 acks.highest = seq
+                self._highest_at = now
             else:
+                in_order = False
+                if seq > acks.highest:
+                    self._highest_at = now
                 acks.mark(seq)
         if eliciting:
             self._ack_pending = True
+            self._ack_eliciting += 1
+            delay = self.config.max_ack_delay
+            if kind is _HEARTBEAT or not in_order or self._ack_eliciting > 1 or delay <= 0:
+                self._ack_due = now  # a probe, a gap to report, or enough waiting
+            elif self._ack_due > now + delay:
+                self._ack_due = now + delay
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
         """Everything due now, sealed and addressed."""
@@ -576,9 +602,9 @@ class Connection:
         acks = self._acks_in
         if acks:
             self._acks_in = []
-            for ack, bits, received in acks:
+            for ack, bits, delay, received in acks:
                 if self._sent:
-                    self._on_ack(ack, bits, received)
+                    self._on_ack(ack, bits, delay, received)
 
     def _build(self, now: float) -> list[tuple[bytes, Address]]:
         pending = self._pending
@@ -598,9 +624,10 @@ class Connection:
             return out
         heartbeat_due = now >= self.last_sent + self.config.heartbeat_interval
         copies_only = self._copies_due
+        ack_due = self._ack_pending and now >= self._ack_due - _TIMER_SLACK
         if not (
             heartbeat_due
-            or self._ack_pending
+            or ack_due
             or self._pending
             or self._resend
             or self._unreliable
@@ -611,7 +638,7 @@ class Connection:
         extra = self.config.extra_copy_packets
         while True:
             units, unreliables, budget = self._fill()
-            if not (units or unreliables or self._ack_pending or heartbeat_due or copies_only):
+            if not (units or unreliables or ack_due or heartbeat_due or copies_only):
                 break
             left_out = False
             if self.config.redundancy and len(self._unacked) > len(units):
@@ -639,7 +666,7 @@ class Connection:
                 out.append((self._seal(Kind.HEARTBEAT, None, now), self.address))
             else:
                 out.append((self._seal(Kind.ACK, None, now), self.address))
-            heartbeat_due = False
+            heartbeat_due = ack_due = False
             copies_only = False
             if not (self._pending or self._resend or self._unreliable):
                 if not (left_out and extra):
@@ -667,9 +694,11 @@ class Connection:
         self._sent[seq] = (now, (uid,))
         acks = self._acks
         data = self._sealer.seal(
-            seq, acks.highest, (acks.mask >> 1) & _ACK_MASK, _DATA, [[unit.wire], ()]
+            seq, acks.highest, (acks.mask >> 1) & _ACK_MASK, self._ack_delay(now), _DATA, [[unit.wire], ()]
         )
         self._ack_pending = False
+        self._ack_due = _INF
+        self._ack_eliciting = 0
         self.last_sent = now
         self.packets_sent += 1
         self.bytes_sent += len(data)
@@ -687,6 +716,8 @@ class Connection:
         beat = self.last_sent + cfg.heartbeat_interval
         if beat < when:
             when = beat
+        if self._ack_due < when:
+            when = self._ack_due
         resend = self._resend
         for unit in self._unacked.values():
             if unit.resend_at < when and unit.id not in resend:
@@ -724,12 +755,21 @@ class Connection:
         seq = self._next_seq
         self._next_seq = seq + 1
         ack, bits = self._acks.ack_fields()
-        data = self._sealer.seal(seq, ack, bits, kind, body)
+        data = self._sealer.seal(seq, ack, bits, self._ack_delay(now), kind, body)
         self._ack_pending = False
+        self._ack_due = _INF
+        self._ack_eliciting = 0
         self.last_sent = now
         self.packets_sent += 1
         self.bytes_sent += len(data)
         return data
+
+    def _ack_delay(self, now: float) -> int:
+        """Microseconds since the newest packet we acknowledge arrived (0 before any)."""
+        if not self._acks.highest:
+            return 0
+        held = int((now - self._highest_at) * 1_000_000)
+        return held if 0 < held < ACK_DELAY_LIMIT else (0 if held <= 0 else ACK_DELAY_LIMIT - 1)
 
     def _record(self, seq: int, now: float, units: tuple[int, ...]) -> None:
         sent = self._sent
@@ -798,7 +838,7 @@ class Connection:
                 self._counters["redundant_units"] += 1
         return left_out
 
-    def _on_ack(self, ack: int, bits: int, now: float) -> None:
+    def _on_ack(self, ack: int, bits: int, delay: int, now: float) -> None:
         sent = self._sent
         if ack == 0 or not sent:
             return
@@ -823,7 +863,7 @@ class Connection:
         if ack > self._largest_acked:
             self._largest_acked = ack
         if newest_sample is not None:
-            self._rtt_sample(newest_sample, now)
+            self._rtt_sample(newest_sample, delay / 1_000_000, now)
         # RACK-style loss detection: a packet sent before one that was acked is
         # lost once it has been out longer than that round trip plus a reorder
         # window. The window starts tiny and grows (up to a quarter of the
@@ -874,11 +914,17 @@ class Connection:
                 self._resend.add(uid)
                 self._counters["fast_resends"] += 1
 
-    def _rtt_sample(self, sample: float, now: float) -> None:
-        """RFC 6298 smoothing; the timeout has a LAN floor and a ceiling."""
+    def _rtt_sample(self, sample: float, ack_delay: float, now: float) -> None:
+        """RFC 6298 smoothing; the timeout has a LAN floor and a ceiling.
+
+        The peer's ack delay is taken off the sample, as QUIC does (RFC 9002
+        5.3): only while what is left is no shorter than the least round trip
+        seen, so a wrong delay can never make the link look faster than it was."""
         self.latest_rtt = sample
         if sample < self.min_rtt:
             self.min_rtt = sample
+        if ack_delay and sample - ack_delay >= self.min_rtt:
+            sample -= ack_delay
         srtt = self.srtt
         if srtt is None:
             srtt = sample

@@ -3,9 +3,14 @@
 Owns: the datagram layout, the table key derivation, the MAC, the intake
 limits and the strict decoding of everything an envelope may carry.
 
-Layout (a msgpack fixarray of 9)::
+Layout (a msgpack fixarray of 10)::
 
-    [version, table_id, sender, seq, ack, ack_bits, kind, body, mac]
+    [version, table_id, sender, seq, ack, ack_bits, ack_delay, kind, body, mac]
+
+``ack_delay`` is how long, in microseconds, the sender held the packet ``ack``
+before this datagram acknowledged it (acks may wait a moment, to ride along
+with something else or to cover several packets), so the round trip can be
+measured without that wait.
 
 ``mac`` is the last element, always a 16-byte bin, so it sits in the last 18
 bytes of the datagram and is checked before a single byte is decoded. It is a
@@ -34,7 +39,7 @@ from typing import Any, NamedTuple
 
 import msgpack
 
-VERSION = 1
+VERSION = 2
 # One packer for the process: packing is a single C call (no Python hooks), so
 # reusing it is safe and much cheaper than building one per datagram.
 _PACKER = msgpack.Packer()
@@ -50,6 +55,8 @@ MAX_TABLE_ID = 32
 MAX_UNITS_PER_DATAGRAM = 256
 MAX_FRAGMENTS = 256
 _ID_LIMIT = 1 << 63
+#: ack delays are microseconds below this (a little over an hour)
+ACK_DELAY_LIMIT = 1 << 32
 _ACK_BITS = 64
 _ACK_MASK = (1 << _ACK_BITS) - 1
 
@@ -80,6 +87,7 @@ class Envelope(NamedTuple):
     seq: int
     ack: int
     ack_bits: int
+    ack_delay: int
     kind: Kind
     body: Any
 
@@ -137,12 +145,12 @@ class Sealer:
         self.sender = sender
         self._template = _mac_template(key, receiver)
 
-    def seal(self, seq: int, ack: int, ack_bits: int, kind: int, body: Any) -> bytes:
+    def seal(self, seq: int, ack: int, ack_bits: int, ack_delay: int, kind: int, body: Any) -> bytes:
         """Encode and MAC one envelope; the result is the whole datagram."""
         # Packed with a nil where the MAC goes; the nil (the last byte) gives
-        # way to the MAC's bin, so the array header already says 9 elements.
+        # way to the MAC's bin, so the array header already says 10 elements.
         packed = _PACKER.pack(
-            [VERSION, self.table_id, self.sender, seq, ack, ack_bits, kind, body, None]
+            [VERSION, self.table_id, self.sender, seq, ack, ack_bits, ack_delay, kind, body, None]
         )
         content = memoryview(packed)[:-1]
         state = self._template.copy()
@@ -160,16 +168,17 @@ def seal(
     ack_bits: int,
     kind: int,
     body: Any,
+    ack_delay: int = 0,
 ) -> bytes:
     """Encode and MAC one envelope (see `Sealer` for the reusable form)."""
-    return Sealer(key, receiver, table_id, sender).seal(seq, ack, ack_bits, kind, body)
+    return Sealer(key, receiver, table_id, sender).seal(seq, ack, ack_bits, ack_delay, kind, body)
 
 
 def header_overhead(table_id: bytes) -> int:
     """Worst-case bytes of a DATA envelope that are not units or unreliables."""
-    # array(1) version(1) table_id(2+n) sender/seq/ack/bits(4*9) kind(1)
-    # body array(1) + two list headers(2*3) + mac trailer(18)
-    return 1 + 1 + 2 + len(table_id) + 4 * 9 + 1 + 1 + 2 * 3 + TRAILER_SIZE
+    # array(1) version(1) table_id(2+n) sender/seq/ack/bits(4*9) ack_delay(5)
+    # kind(1) body array(1) + two list headers(2*3) + mac trailer(18)
+    return 1 + 1 + 2 + len(table_id) + 4 * 9 + 5 + 1 + 1 + 2 * 3 + TRAILER_SIZE
 
 
 def unit_overhead(fragmented: bool) -> int:
@@ -275,14 +284,16 @@ class Opener:
         if not hmac.compare_digest(state.digest(), data[-MAC_SIZE:]):
             raise Dropped("bad_mac")
         try:
-            version, tid, sender, seq, ack, ack_bits, kind, body, _ = self._decoder.decode(data)
+            version, tid, sender, seq, ack, ack_bits, ack_delay, kind, body, _ = self._decoder.decode(data)
         except Exception as exc:  # any decoding failure is the sender's problem, not ours
             raise Dropped("malformed") from exc
         if tid != self.table_id:
             raise Dropped("wrong_table")
         if version != VERSION or type(version) is not int:
             raise Dropped("version")
-        if not (type(sender) is type(seq) is type(ack) is type(ack_bits) is type(kind) is int):
+        if not (type(sender) is type(seq) is type(ack) is type(ack_bits) is type(ack_delay) is type(kind) is int):
+            raise Dropped("malformed")
+        if not 0 <= ack_delay < ACK_DELAY_LIMIT:
             raise Dropped("malformed")
         # msgpack ints stop at 2**64, so these bounds are all that is left to check
         if (sender | seq | ack | ack_bits | kind) < 0 or (sender | seq | ack) >= _ID_LIMIT:
@@ -293,7 +304,7 @@ class Opener:
             _check_data_body(body)
         elif body is not None:
             raise Dropped("malformed")
-        return version, tid, sender, seq, ack, ack_bits, _KINDS[kind], body
+        return version, tid, sender, seq, ack, ack_bits, ack_delay, _KINDS[kind], body
 
 
 def open_datagram(data: bytes, key: bytes, receiver: int, table_id: bytes) -> Envelope:

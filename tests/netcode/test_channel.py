@@ -109,6 +109,75 @@ def test_round_trips_are_measured_and_reported(key: bytes) -> None:
     assert any(isinstance(e, RttUpdated) for e in pair.got_a)
 
 
+def _one_way(key: bytes) -> tuple[Connection, Connection]:
+    a = Connection(key, TABLE, A_ID, B_ID, "b", 0.0)
+    b = Connection(key, TABLE, B_ID, A_ID, "a", 0.0)
+    b.datagrams_to_send(0.0)  # b's first heartbeat (lost): b has spoken, so none is due for a while
+    return a, b
+
+
+def test_a_lone_message_is_acked_within_the_ack_delay_not_at_once(key: bytes) -> None:
+    a, b = _one_way(key)
+    a.send_reliable("news")
+    (data, _), = a.datagrams_to_send(0.0)
+    b.receive_datagram(data, "a", 0.001)
+    assert b.datagrams_to_send(0.001) == []  # nothing to say yet: the ack waits for company
+    assert b.next_timer() == pytest.approx(0.001 + b.config.max_ack_delay)
+    (ack, _), = b.datagrams_to_send(0.003)
+    env = Opener(key, A_ID, TABLE).open(ack)
+    assert env.kind is Kind.ACK and env.ack == 1
+    assert env.ack_delay == pytest.approx(2000, abs=1)  # microseconds it was held
+
+
+def test_an_answer_carries_the_ack_at_once(key: bytes) -> None:
+    a, b = _one_way(key)
+    a.send_reliable("question")
+    (data, _), = a.datagrams_to_send(0.0)
+    b.receive_datagram(data, "a", 0.001)
+    b.send_reliable("answer")
+    (reply, _), = b.datagrams_to_send(0.001)
+    env = Opener(key, A_ID, TABLE).open(reply)
+    assert env.kind is Kind.DATA and env.ack == 1 and env.ack_delay == 0
+
+
+@pytest.mark.parametrize("case", ["heartbeat", "second packet", "out of order"])
+def test_probes_gaps_and_a_second_packet_are_acked_at_once(key: bytes, case: str) -> None:
+    a, b = _one_way(key)
+    sealer = Sealer(key, B_ID, TABLE, A_ID)
+    if case == "heartbeat":
+        datagrams = [sealer.seal(1, 0, 0, 0, Kind.HEARTBEAT, None)]
+    elif case == "second packet":
+        datagrams = [sealer.seal(seq, 0, 0, 0, Kind.DATA, [[[seq - 1, b"\xa1x"]], []]) for seq in (1, 2)]
+    else:  # packet 1 went missing: tell the sender now
+        datagrams = [sealer.seal(2, 0, 0, 0, Kind.DATA, [[[1, b"\xa1x"]], []])]
+    for data in datagrams:
+        b.receive_datagram(data, "a", 0.001)
+    (ack, _), = b.datagrams_to_send(0.001)
+    assert Opener(key, A_ID, TABLE).open(ack).kind is Kind.ACK
+
+
+def test_the_ack_delay_is_taken_off_the_round_trip(key: bytes) -> None:
+    a, b = _one_way(key)
+    a.send_reliable("probe")  # answered at once: the least round trip seen, 2 ms
+    (data, _), = a.datagrams_to_send(0.0)
+    b.receive_datagram(data, "a", 0.001)
+    b.send_reliable("answer")
+    (reply, _), = b.datagrams_to_send(0.001)
+    a.receive_datagram(reply, "b", 0.002)
+    a.datagrams_to_send(0.002)
+    assert a.srtt == pytest.approx(0.002)
+    for step in range(1, 30):  # then news b never answers: each ack waits 2 ms
+        t = step * 0.01
+        a.send_reliable(step)
+        (data, _), = a.datagrams_to_send(t)
+        b.receive_datagram(data, "a", t + 0.001)
+        (ack, _), = b.datagrams_to_send(t + 0.003)
+        a.receive_datagram(ack, "b", t + 0.004)
+        a.datagrams_to_send(t + 0.004)
+    assert a.latest_rtt == pytest.approx(0.004)  # what the clock saw
+    assert a.srtt == pytest.approx(0.002, abs=2e-5)  # the link, without the wait
+
+
 def test_the_timeout_has_a_lan_floor(key: bytes) -> None:
     pair = make_pair(key, LinkFaults(delay=0.0001))
     send_all(pair, list(range(20)))
@@ -227,8 +296,8 @@ def test_a_slow_reader_stalls_delivery_without_losing_anything(key: bytes) -> No
 def test_units_beyond_the_reorder_window_are_not_taken_or_acked(key: bytes) -> None:
     b = Endpoint(key, TABLE, B_ID, Config(window=16))
     sealer = Sealer(key, B_ID, TABLE, A_ID)
-    b.receive_datagram(sealer.seal(1, 0, 0, Kind.DATA, [[[5, b"\xa1x"]], []]), "a", 0.0)
-    b.receive_datagram(sealer.seal(2, 0, 0, Kind.DATA, [[[16, b"\xa1y"]], []]), "a", 0.0)
+    b.receive_datagram(sealer.seal(1, 0, 0, 0, Kind.DATA, [[[5, b"\xa1x"]], []]), "a", 0.0)
+    b.receive_datagram(sealer.seal(2, 0, 0, 0, Kind.DATA, [[[16, b"\xa1y"]], []]), "a", 0.0)
     conn = b.peers[A_ID]
     assert sorted(conn._recv_buffer) == [5]
     assert b.drops["beyond_window"] == 1
@@ -334,9 +403,9 @@ def test_an_endpoint_admits_only_so_many_strangers(key: bytes) -> None:
     host = Endpoint(key, TABLE, 1, max_peers=2)
     for peer in (2, 3, 4):
         sealer = Sealer(key, 1, TABLE, peer)
-        host.receive_datagram(sealer.seal(1, 0, 0, Kind.HEARTBEAT, None), ("p", peer), 0.0)
+        host.receive_datagram(sealer.seal(1, 0, 0, 0, Kind.HEARTBEAT, None), ("p", peer), 0.0)
     assert sorted(host.peers) == [2, 3]
     assert host.drops["unknown_peer"] == 1
     closed = Endpoint(key, TABLE, 1, accept_unknown=False)
-    closed.receive_datagram(Sealer(key, 1, TABLE, 2).seal(1, 0, 0, Kind.HEARTBEAT, None), "p", 0.0)
+    closed.receive_datagram(Sealer(key, 1, TABLE, 2).seal(1, 0, 0, 0, Kind.HEARTBEAT, None), "p", 0.0)
     assert closed.peers == {} and closed.drops["unknown_peer"] == 1

@@ -29,7 +29,7 @@ def seal_fields(key: bytes, receiver: int, fields: list) -> bytes:
     personalised with the receiver id. Lets tests forge well-MACed nonsense."""
     packed = msgpack.packb([*fields, None])[:-1]
     header = packed[0]
-    assert header == 0x99, "fixarray of 9"
+    assert header == 0x9A, "fixarray of 10"
     mac = hashlib.blake2b(
         packed, key=key, digest_size=16, person=receiver.to_bytes(8, "little")
     ).digest()
@@ -42,14 +42,14 @@ def test_a_sealed_datagram_opens_to_the_same_fields(key: bytes) -> None:
     env = open_datagram(data, key, B_ID, TABLE)
     assert env.version == VERSION
     assert env.table_id == TABLE
-    assert (env.sender, env.seq, env.ack, env.ack_bits) == (A_ID, 7, 5, 0b1011)
+    assert (env.sender, env.seq, env.ack, env.ack_bits, env.ack_delay) == (A_ID, 7, 5, 0b1011, 0)
     assert env.kind is Kind.DATA
     assert env.body == (((0, b"hello"), (1, b"frag", 0, 2)), (b"ping",))
 
 
 def test_the_format_is_what_the_docstring_says(key: bytes) -> None:
-    by_hand = seal_fields(key, B_ID, [VERSION, TABLE, A_ID, 3, 0, 0, int(Kind.HEARTBEAT), None])
-    assert by_hand == seal(key, B_ID, TABLE, A_ID, 3, 0, 0, Kind.HEARTBEAT, None)
+    by_hand = seal_fields(key, B_ID, [VERSION, TABLE, A_ID, 3, 0, 0, 250, int(Kind.HEARTBEAT), None])
+    assert by_hand == seal(key, B_ID, TABLE, A_ID, 3, 0, 0, Kind.HEARTBEAT, None, ack_delay=250)
     assert msgpack.unpackb(by_hand)[-1] == by_hand[-16:]
 
 
@@ -98,25 +98,28 @@ def test_a_datagram_for_one_seat_cannot_be_replayed_to_another(key: bytes) -> No
 @pytest.mark.parametrize(
     ("fields", "reason"),
     [
-        ([2, TABLE, A_ID, 1, 0, 0, 0, None], "version"),
-        ([VERSION, b"other", A_ID, 1, 0, 0, 0, None], "wrong_table"),
-        ([VERSION, TABLE, -1, 1, 0, 0, 0, None], "malformed"),
-        ([VERSION, TABLE, A_ID, 0, 0, 0, 0, None], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, 9, None], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, True, None], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, 1.5, None], "malformed"),
-        ([VERSION, TABLE, "me", 1, 0, 0, 0, None], "malformed"),
-        ([VERSION, TABLE, 2**63, 1, 0, 0, 0, None], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.ACK), [1]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), None], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), [[], []]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), [[[0]], []]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), [[[0, "text"]], []]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), [[[-1, b"x"]], []]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), [[[0, b"x", 2, 2]], []]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), [[[0, b"x", 0, 999]], []]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), [[], [7]]], "malformed"),
-        ([VERSION, TABLE, A_ID, 1, 0, 0, int(Kind.DATA), {"units": 1}], "malformed"),
+        ([1, TABLE, A_ID, 1, 0, 0, 0, 0, None], "version"),
+        ([VERSION, b"other", A_ID, 1, 0, 0, 0, 0, None], "wrong_table"),
+        ([VERSION, TABLE, -1, 1, 0, 0, 0, 0, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 0, 0, 0, 0, 0, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, 9, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, True, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, 1.5, None], "malformed"),
+        ([VERSION, TABLE, "me", 1, 0, 0, 0, 0, None], "malformed"),
+        ([VERSION, TABLE, 2**63, 1, 0, 0, 0, 0, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, -1, 0, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 2**32, 0, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0.5, 0, None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.ACK), [1]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), None], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), [[], []]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), [[[0]], []]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), [[[0, "text"]], []]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), [[[-1, b"x"]], []]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), [[[0, b"x", 2, 2]], []]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), [[[0, b"x", 0, 999]], []]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), [[], [7]]], "malformed"),
+        ([VERSION, TABLE, A_ID, 1, 0, 0, 0, int(Kind.DATA), {"units": 1}], "malformed"),
     ],
 )
 def test_a_member_cannot_slip_a_bad_shape_past_the_intake(
@@ -164,5 +167,5 @@ def test_sealer_and_opener_are_the_reusable_forms(key: bytes) -> None:
     sealer = Sealer(key, B_ID, TABLE, A_ID)
     opener = Opener(key, B_ID, TABLE)
     for seq in range(1, 5):
-        env = opener.open(sealer.seal(seq, 0, 0, Kind.HEARTBEAT, None))
+        env = opener.open(sealer.seal(seq, 0, 0, 0, Kind.HEARTBEAT, None))
         assert (env.sender, env.seq, env.kind) == (A_ID, seq, Kind.HEARTBEAT)

@@ -93,7 +93,7 @@ def test_replayed_datagrams_are_refused(data: bytes) -> None:
 
 def test_a_stranger_with_a_wrong_join_code_is_refused() -> None:
     stranger = Sealer(table_key("JINGLE-24", TABLE), B_ID, TABLE, A_ID)
-    assert_refused_without_a_trace(stranger.seal(99, 0, 0, Kind.DATA, [[[0, b"\xa5cheat"]], []]))
+    assert_refused_without_a_trace(stranger.seal(99, 0, 0, 0, Kind.DATA, [[[0, b"\xa5cheat"]], []]))
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
@@ -107,11 +107,11 @@ def test_forgeries_are_refused(wrong_key: bytes, seq: int, kind: Kind, receiver:
     body = [[[0, b"\xa5cheat"]], []] if kind is Kind.DATA else None
     if wrong_key != the_key():  # someone who does not hold the table key
         assert_refused_without_a_trace(
-            Sealer(wrong_key, B_ID, TABLE, A_ID).seal(seq, 0, 0, kind, body)
+            Sealer(wrong_key, B_ID, TABLE, A_ID).seal(seq, 0, 0, 0, kind, body)
         )
     if receiver != B_ID:  # a member's datagram meant for another seat
         assert_refused_without_a_trace(
-            Sealer(the_key(), receiver, TABLE, A_ID).seal(seq, 0, 0, kind, body)
+            Sealer(the_key(), receiver, TABLE, A_ID).seal(seq, 0, 0, 0, kind, body)
         )
 
 
