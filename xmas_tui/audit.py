@@ -83,7 +83,7 @@ def made_since(cards: Any, upto: int) -> tuple[list[tuple[int, str]], int]:
     Handles are numbered in order, so this finds every card a deal, a shuffle or a
     sealed choice made (one made and gone within a single action was never seen).
     """
-    top = cards.snapshot()[0]
+    top = cards.next_handle
     return [(h, cards.face(h)) for h in range(upto, top) if h in cards], top
 
 

@@ -129,6 +129,11 @@ class Cards:
     def __contains__(self, handle: object) -> bool:
         return handle in self._faces
 
+    @property
+    def next_handle(self) -> int:
+        """The handle the next card made will get (handles only grow)."""
+        return self._next
+
     def top(self, zone: str) -> int | None:
         cards = self.zone(zone)
         return cards[-1] if cards else None
@@ -236,13 +241,16 @@ class Cards:
     # ----------------------------------------------------------------- view
     def view(self, seat: int | None) -> tuple[dict[str, tuple[int, ...]], dict[int, str]]:
         """Every zone's handles, and the faces ``seat`` (``None``: a spectator) may see now."""
+        return {name: tuple(cards) for name, cards in self.zones.items()}, self.visible(seat)
+
+    def visible(self, seat: int | None) -> dict[int, str]:
+        """The faces ``seat`` (``None``: a spectator) may see now: the only part of a view
+        that differs between seats."""
         faces = self._faces
         if seat is None:
-            visible = {h: faces[h] for h, mask in self._seen.items() if mask == EVERYONE}
-        else:
-            bit = 1 << seat
-            visible = {h: faces[h] for h, mask in self._seen.items() if mask & bit}
-        return {name: tuple(cards) for name, cards in self.zones.items()}, visible
+            return {h: faces[h] for h, mask in self._seen.items() if mask == EVERYONE}
+        bit = 1 << seat
+        return {h: faces[h] for h, mask in self._seen.items() if mask & bit}
 
     def snapshot(self) -> list:
         """The full table (faces and visibility included) as plain data, for digests."""
