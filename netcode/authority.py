@@ -354,7 +354,7 @@ class HostTable:
             return False
         return True
 
-    def _snapshot_for(self, guest: Guest, roster: list[dict], to_act: list[int], result: Any) -> dict:
+    def _snapshot_for(self, guest: Guest, roster: list[dict], to_act: list[int], result: Any, memo: dict) -> dict:
         rules = self.rules
         assert rules is not None
         seat = guest.seat
@@ -371,7 +371,7 @@ class HostTable:
         if guest.view_sent is None:
             snap["view"] = view
         else:  # what changed since the last snapshot: usually a few zones and faces
-            snap["vd"] = delta.diff(guest.view_sent, view)
+            snap["vd"] = delta.diff(guest.view_sent, view, memo)  # shared parts diffed once per broadcast
         guest.view_sent = view
         if roster != guest.roster_sent:
             snap["roster"] = roster
@@ -395,6 +395,7 @@ class HostTable:
                 self._bot_seats = bot_seats
                 rules.set_bot_seats(bot_seats)
             to_act, result = sorted(rules.to_act()), rules.result()
+        memo: dict = {}  # the views of one moment share parts: each is diffed once
         for peer, guest in self.guests.items():
             if not guest.welcomed:
                 continue
@@ -403,7 +404,7 @@ class HostTable:
             else:
                 # what this peer has been sent counts only if the send went out
                 before = (guest.log_sent, guest.commits_sent, set(guest.opened), guest.view_sent, guest.roster_sent)
-                if not self._send(peer, self._snapshot_for(guest, roster, to_act, result), now=True):
+                if not self._send(peer, self._snapshot_for(guest, roster, to_act, result, memo), now=True):
                     guest.log_sent, guest.commits_sent, guest.opened, guest.view_sent, guest.roster_sent = before
         if rules is not None and result is not None and not self.finished.is_set():
             final = {"t": "final", "public": rules.view(None), "digest": rules.digest(),

@@ -18,8 +18,13 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """What turns ``old`` into ``new`` (an empty dict if they are equal)."""
+def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict | None = None) -> dict[str, Any]:
+    """What turns ``old`` into ``new`` (an empty dict if they are equal).
+
+    ``memo`` (a dict kept across calls) remembers the delta between nested
+    mappings by identity: when several seats' views share the same public
+    parts, as the host's do within one move, those parts are compared once.
+    Only use a memo while every object diffed with it stays alive and unchanged."""
     changed: dict[str, Any] = {}
     nested: dict[str, Any] = {}
     for key, value in new.items():
@@ -27,11 +32,19 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
             changed[key] = value
             continue
         before = old[key]
-        if before == value:
+        if before is value:
             continue
         if isinstance(before, Mapping) and isinstance(value, Mapping):
-            nested[key] = diff(before, value)
-        else:
+            if memo is None:
+                inner = {} if before == value else diff(before, value)
+            else:
+                pair = (id(before), id(value))
+                inner = memo.get(pair)
+                if inner is None:
+                    inner = memo[pair] = {} if before == value else diff(before, value, memo)
+            if inner:
+                nested[key] = inner
+        elif before != value:
             changed[key] = value
     delta: dict[str, Any] = {}
     if changed:
@@ -42,6 +55,11 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     if nested:
         delta["n"] = nested
     return delta
+
+
+def touches(delta: Mapping[str, Any], key: str) -> bool:
+    """Whether ``delta`` changes ``key`` (at the top level) in any way."""
+    return key in delta.get("s", ()) or key in delta.get("d", ()) or key in delta.get("n", ())
 
 
 def apply(old: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:

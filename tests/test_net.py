@@ -304,3 +304,22 @@ async def test_a_seated_player_sees_their_ping_while_the_table_waits() -> None:
     finally:
         await ann.close()
         await host.close()
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_hosts_views_are_the_engines_views(game_id: str) -> None:
+    """The host makes the shared parts of a move's views once and only the faces per seat;
+    every seat's view must still be exactly what the engine's generic ``view()`` gives."""
+    from xmas_tui.net import GameRules
+
+    game = get_game(game_id)
+    players = [f"P{i}" for i in range(game.max_players)]
+    rules = GameRules(game, players, seed=7, bot="random")
+    seats = [None, *range(len(players))]
+    for _ in range(60):
+        for seat in seats:  # the first view of a move makes the shared parts
+            assert rules.view(seat) == game.view(rules.state, seat).to_wire()
+        if rules.result() is not None:
+            break
+        seat = min(rules.to_act())
+        rules.act(seat, rules.bot_action(seat))

@@ -94,10 +94,11 @@ class GameRules:
         return [e.to_wire() for e in events]
 
     def view(self, seat: int | None) -> dict:
+        if self._common_at == self._moves:  # public fields and zones: once per move, for every seat
+            return View.wire(self.game.id, seat, self._common, self.game.view_faces(self.state, seat))
         view = self.game.view(self.state, seat)
-        if self._common_at != self._moves:  # public fields and zones: once per move, for every seat
-            self._common = view.common_wire()
-            self._common_at = self._moves
+        self._common = view.common_wire()
+        self._common_at = self._moves
         return view.to_wire(self._common)
 
     def legal(self, seat: int) -> list[Any]:

@@ -26,6 +26,18 @@ def test_a_delta_rebuilds_the_new_view_and_leaves_the_old_one_alone(old: dict, n
     assert msgpack.packb(old) == before
     # it crosses the wire as msgpack with string keys only
     assert msgpack.unpackb(msgpack.packb(change), strict_map_key=True) == change
+    for key in old.keys() | new.keys():
+        assert delta.touches(change, key) == (old.get(key, change) != new.get(key, change))
+
+
+@given(views, views, views)
+def test_seats_sharing_parts_get_the_same_deltas_with_a_memo(old: dict, mine: dict, new: dict) -> None:
+    """The host diffs every seat against views that share their public parts; the
+    memo must give each seat exactly what a fresh diff would."""
+    shared = {"public": new, "faces": []}
+    memo: dict = {}
+    for base in ({"public": old, "faces": [1]}, {"public": old, "faces": []}, {"public": mine}):
+        assert delta.diff(base, shared, memo) == delta.diff(base, shared)
 
 
 def test_only_what_changed_is_sent() -> None:

@@ -210,13 +210,19 @@ class View:
         """Plain data. ``common`` is `common_wire()` of any view of the same moment:
         the public fields and zones are the same for every seat, so a host making
         every seat's view converts them once."""
-        public, zones = self.common_wire() if common is None else common
+        return View.wire(self.game, self.seat, self.common_wire() if common is None else common, self.faces)
+
+    @staticmethod
+    def wire(game: str, seat: int | None, common: tuple[Any, Any], faces: Mapping[int, str]) -> dict:
+        """`to_wire()` of a view put together from ``common`` (see `common_wire`) and the
+        faces ``seat`` may see (`Game.view_faces`), for a host making every seat's view."""
+        public, zones = common
         return {
-            "game": self.game,
-            "seat": self.seat,
+            "game": game,
+            "seat": seat,
             "public": public,
             "zones": zones,
-            "faces": sorted([h, f] for h, f in self.faces.items()),
+            "faces": sorted([h, f] for h, f in faces.items()),
         }
 
     def common_wire(self) -> tuple[Any, Any]:
@@ -409,6 +415,10 @@ class Game(ABC):
         public = {name: getattr(state, name) for name in self.public_fields(state)}
         zones, faces = state.cards.view(seat)
         return View(self.id, seat, public, zones, faces)
+
+    def view_faces(self, state: Any, seat: int | None) -> dict[int, str]:
+        """Only the faces of `view`: all that differs between seats' views of one moment."""
+        return state.cards.visible(seat)
 
     def digest(self, state: Any) -> str:
         """A hash of the whole state, faces included (for tests and replays)."""
