@@ -174,14 +174,18 @@ class ClientTable:
                 self.aio.send_reliable_nowait(self.info.peer, {"t": "nonce", "n": self.verifier.nonce})
             return
         elif kind == "snap":
-            if "vd" in msg:  # only what changed in my view since the last snapshot
+            changed = msg.get("vd")
+            if changed is not None:  # only what changed in my view since the last snapshot
                 if self.snapshot is None:
                     raise ValueError("a view delta before any view")
-                msg = {**msg, "view": delta.apply(self.snapshot["view"], msg["vd"])}
+                msg = {**msg, "view": delta.apply(self.snapshot["view"], changed)}
                 del msg["vd"]  # (what arrived stays in `received` as it came)
-            if self.verifier is not None:
+            commits, openings = msg.get("commits", []), msg.get("open", [])
+            if self.verifier is not None and (
+                commits or openings or changed is None or delta.touches(changed, "faces")
+            ):  # faces already checked, with nothing new to check them against, need no second look
                 faces = {h: f for h, f in msg["view"]["faces"]}
-                self._raise_alarm(self.verifier.receive(msg.get("commits", []), msg.get("open", []), faces))
+                self._raise_alarm(self.verifier.receive(commits, openings, faces))
             at = msg["log_at"]
             self.log[at:] = msg["log"]
             if "roster" in msg:  # sent only when it changed
