@@ -27,6 +27,8 @@ def test_processes_mode_times_every_action_and_ends_with_one_json_line() -> None
             "--json",
             "--timeout",
             "45",
+            "--blocks",
+            "2",
         ],
         capture_output=True,
         text=True,
@@ -38,5 +40,6 @@ def test_processes_mode_times_every_action_and_ends_with_one_json_line() -> None
     assert result["mode"] == "processes" and result["peers"] == 2
     assert result["actions"] == 20 and result["refused"] == 0
     assert result["snapshot_bytes"] > 0
+    assert result["blocks"] == 2 and len(result["block_ratios_to_raw_echo"]) == 2
     for key in KEYS - {"mode", "peers", "actions", "snapshot_bytes"}:
         assert math.isfinite(result[key]) and result[key] > 0, key

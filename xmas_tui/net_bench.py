@@ -26,6 +26,10 @@ processes, with nothing but asyncio-dgram and msgpack: ``raw_echo`` (one small
 datagram to the host process and back, same spacing) and ``raw_fan_out`` (one
 small datagram from peer 0 to the host, which sends a datagram of the median
 snapshot size to each of the N peer processes; timed until the last has it).
+A shared machine speeds up and slows down from one second to the next (a raw
+echo's p50 has been seen anywhere from 0.24 to 0.45 ms here), so the table and
+the baselines take ``--blocks`` turns (3) in alternation, and each turn's own
+ratio is reported beside the pooled one.
 
 With ``--json`` the last line is one JSON object. Child processes end when
 their standard input closes (the driver closes it when done, on failure and on
@@ -555,17 +559,49 @@ async def tables(play: Callable[[int], Awaitable[dict]], actions: int) -> dict:
     }
 
 
-async def measure_processes(peers: int, actions: int, gap: float, timeout: float) -> dict:
+async def measure_processes(peers: int, actions: int, gap: float, timeout: float, blocks: int = 1) -> dict:
+    """The table and the baselines in ``blocks`` alternating turns (table first, then
+    baselines, then baselines first...), so a machine that speeds up or slows down
+    during the run weighs on both alike; every block's own ratio is reported too."""
     implementation = check_clock()
-    table = await tables(lambda n: table_in_processes(peers, n, gap, timeout), actions)
-    size = int(statistics.median(table["sizes"]))
-    echo, fan_out = await raw_in_processes(
-        peers, size, max(200, len(table["latencies"])), gap, timeout
-    )
+    parts: list[dict] = []
+    echo: list[float] = []
+    fan_out: list[float] = []
+    ratios: list[float] = []
+    size = 0
+    for block in range(blocks):
+        share = actions // blocks + (1 if block < actions % blocks else 0)
+
+        async def table_turn(share: int = share) -> dict:
+            return await tables(lambda n: table_in_processes(peers, n, gap, timeout), share)
+
+        async def raw_turn(share: int = share) -> tuple[list[float], list[float]]:
+            return await raw_in_processes(peers, size, max(200 // blocks, share), gap, timeout)
+
+        if block % 2 == 0:
+            part = await table_turn()
+            size = size or int(statistics.median(part["sizes"]))
+            block_echo, block_fan = await raw_turn()
+        else:
+            block_echo, block_fan = await raw_turn()
+            part = await table_turn()
+        parts.append(part)
+        echo += block_echo
+        fan_out += block_fan
+        ratios.append(round(percentile(part["latencies"], 0.5) / percentile(block_echo, 0.5), 2))
+    table = {
+        "latencies": [x for part in parts for x in part["latencies"]],
+        "sizes": [x for part in parts for x in part["sizes"]],
+        "games": sum(part["games"] for part in parts),
+        "refused": sum(part["refused"] for part in parts),
+        "host_drops": dict(sum((Counter(part["host_drops"]) for part in parts), Counter())),
+    }
     return {
         "mode": "processes",
         "clock": implementation,
         **summarise(peers, table, echo, fan_out, gap),
+        "blocks": blocks,
+        "block_ratios_to_raw_echo": ratios,
     }
 
 
@@ -740,6 +776,9 @@ def print_human(f: dict) -> None:
           f"(table p50 is {f['p50_ratio_to_raw_echo']}x)")  # fmt: skip
     print(f"  raw fan-out of {f['snapshot_bytes']} B: p50 {f['raw_fan_out_p50_ms']} ms  p99 {f['raw_fan_out_p99_ms']} ms  "
           f"(table p50 is {f['p50_ratio_to_raw_fan_out']}x)")  # fmt: skip
+    if f.get("blocks", 1) > 1:
+        each = ", ".join(f"{r}x" for r in f["block_ratios_to_raw_echo"])
+        print(f"  in {f['blocks']} alternating turns, table p50 / raw echo p50: {each}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -768,6 +807,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=120.0, help="seconds any one stage may take"
     )
+    parser.add_argument(
+        "--blocks",
+        type=int,
+        default=3,
+        help="turns the table and the baselines take in alternation (processes only)",
+    )
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--info", default="", help=argparse.SUPPRESS)
@@ -776,6 +821,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.peers < 1 or args.actions < 1:
         parser.error("--peers and --actions must be at least 1")
+    if not 1 <= args.blocks <= args.actions:
+        parser.error("--blocks must be between 1 and --actions")
     if args.child is not None:
         try:
             asyncio.run(run_child(CHILDREN[args.child], args))
@@ -785,9 +832,12 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return 130
         return 0
-    measure = measure_one_process if args.one_process else measure_processes
+    if args.one_process:
+        run = measure_one_process(args.peers, args.actions, args.gap, args.timeout)
+    else:
+        run = measure_processes(args.peers, args.actions, args.gap, args.timeout, args.blocks)
     try:
-        figures = asyncio.run(measure(args.peers, args.actions, args.gap, args.timeout))
+        figures = asyncio.run(run)
     except BenchError as failed:
         print(f"net_bench: {failed}", file=sys.stderr)
         return 1
