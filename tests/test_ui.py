@@ -62,6 +62,43 @@ async def test_the_lobby_starts_the_game_it_shows() -> None:
         assert len(view["players"]) == 3 and view["players"][0] == default_name()
 
 
+async def test_the_lobby_offers_each_games_own_options_and_plays_with_them(monkeypatch) -> None:
+    """Mickey's Christmas Carol's More Challenging Game and The Christmas Game's young
+    player are chosen in the lobby, for a game against bots and for a hosted table."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lobby = app.screen
+        assert not lobby.query(".game-option")  # Chip 'n' Dale has none
+        lobby.query_one("#game", Select).value = "christmas-carol"
+        await wait_for(pilot, lambda: bool(lobby.query("#option-puzzles")))
+        puzzles = lobby.query_one("#option-puzzles", Select)
+        await wait_for(pilot, lambda: puzzles.value == "1 2 3 4 · the first game")
+        assert lobby.options() == {}
+        puzzles.value = "3 4 5 6 · most challenging"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert tuple(app.screen.snapshot.view["puzzles"]) == (3, 4, 5, 6)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lobby = app.screen  # the lobby remembers the last game and its options
+        assert lobby.query_one("#option-puzzles", Select).value == "3 4 5 6 · most challenging"
+        lobby.query_one("#game", Select).value = "christmas-game"
+        await wait_for(pilot, lambda: bool(lobby.query("#option-young")) and not lobby.query("#option-puzzles"))
+        lobby.query_one("#option-young", Select).value = "15 or under"
+        await pilot.pause()
+        assert lobby.options() == {"young": [0]}
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HostScreen))
+        assert app.screen.options == {"young": [0]}
+        await wait_for(pilot, lambda: app.hosting is not None)
+        assert app.hosting.ledger.options == {"young": [0]}
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
 @pytest.mark.parametrize(("key", "screen_type"), [("ctrl+o", HostScreen), ("ctrl+t", JoinScreen)])
 async def test_the_lobby_hosts_and_joins_under_the_name_typed(monkeypatch, key: str, screen_type: type) -> None:
     monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")

@@ -14,6 +14,7 @@ from .engine import (
     InvalidAction,
     Result,
     Ruling,
+    TableOption,
     View,
 )
 from .rng import Rng
@@ -63,6 +64,7 @@ __all__ = [
     "Result",
     "Rng",
     "Ruling",
+    "TableOption",
     "View",
     "get_game",
     "register",

@@ -30,7 +30,7 @@ from itertools import combinations
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards
-from .engine import Action, BaseState, Event, Game, Result, Ruling, and_list
+from .engine import Action, BaseState, Event, Game, Result, Ruling, TableOption, and_list
 from .rng import Rng
 
 # ---------------------------------------------------------------- the tiles
@@ -196,7 +196,13 @@ class ChristmasCarol(Game):
     min_players = 1
     max_players = 4
     cooperative = True
-    option_names = ("puzzles",)
+    table_options = (
+        TableOption("puzzles", "Puzzles", (
+            ("1 2 3 4 · the first game", None),
+            ("2 3 4 5 · more challenging", [2, 3, 4, 5]),
+            ("3 4 5 6 · most challenging", [3, 4, 5, 6]),
+        )),
+    )  # fmt: skip
     actions = (Draw, Stop, Play)
     # A bound, not a guess: a turn is at most five draws, a stop and a play.
     # Every turn plays a puzzle tile (24 at most) or moves Scrooge clockwise

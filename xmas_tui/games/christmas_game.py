@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .cards import EVERYONE
-from .engine import Action, BaseState, Event, Game, Result, Ruling, rank_winners
+from .engine import Action, BaseState, Event, Game, Result, Ruling, TableOption, rank_winners
 from .rng import Rng
 
 # ---------------------------------------------------------------- money and gifts
@@ -388,7 +388,7 @@ class ChristmasGame(Game):
     id = "christmas-game"
     title = "The Christmas Game"
     min_players = 2
-    option_names = ("young",)
+    table_options = (TableOption("young", "Your age", (("over 15", None), ("15 or under", [0]))),)
     max_players = 6
     actions = (Roll, Buy, Decline, Return, Pick)
     # A bound, not a guess: a game lasts at most ROUND_LIMIT rounds of at most 6

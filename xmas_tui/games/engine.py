@@ -260,6 +260,24 @@ class Result:
 
 
 @dataclass(frozen=True)
+class TableOption:
+    """A table option a game offers: ``--option NAME=VALUE``, or a choice in the lobby.
+
+    ``choices`` are what the lobby offers, as (what it shows, value); the first
+    is the game without the option (its value ``None`` leaves the option unset).
+    A seat number in a value means a seat, and seat 0 is the lobby's player."""
+
+    name: str
+    label: str
+    choices: tuple[tuple[str, Any], ...]
+
+    def options(self, shown: str) -> dict[str, Any]:
+        """The table options for the choice the lobby shows as ``shown``."""
+        value = dict(self.choices)[shown]
+        return {} if value is None else {self.name: value}
+
+
+@dataclass(frozen=True)
 class Ruling:
     """Our decision where a rulebook is silent: a title, the ruling, and why."""
 
@@ -325,12 +343,19 @@ class Game(ABC):
     #: True for games whose actions carry free values (a reaction time in ms):
     #: ``legal_actions`` then lists representatives and ``is_legal`` decides.
     open_actions: ClassVar[bool] = False
-    #: the table options ``setup`` understands (``xmas-tui play GAME --option NAME=VALUE``)
+    #: the table options ``setup`` understands (``xmas-tui play GAME --option NAME=VALUE``,
+    #: or a choice in the lobby)
+    table_options: ClassVar[tuple[TableOption, ...]] = ()
+    #: their names
     option_names: ClassVar[tuple[str, ...]] = ()
     #: True for games the players win or lose together: a lost game has no winners.
     cooperative: ClassVar[bool] = False
 
     _public_fields: ClassVar[dict[type, tuple[str, ...]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.option_names = tuple(option.name for option in cls.table_options)
 
     # -- to implement
     @abstractmethod

@@ -91,10 +91,10 @@ class XmasApp(App[None]):
         self.current = None
         self.switch_to(LobbyScreen(self.config))
 
-    def open_host(self, game: Game, players: int, name: str, bot: str) -> None:
+    def open_host(self, game: Game, players: int, name: str, bot: str, options: dict | None = None) -> None:
         from xmas_tui.net import new_code
 
-        self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot))
+        self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot, options=options))
 
     def open_join(self, name: str) -> None:
         self.switch_to(JoinScreen(name=name))

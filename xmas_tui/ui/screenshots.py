@@ -15,9 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from textual import events
+
 from xmas_tui.games import get_game
 from xmas_tui.table import LocalTable, Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.screens.lobby import GameConfig
 
 # The lobby's default name is the login name: the scenes show a player called
 # Ann whoever makes them, so the pictures and the snapshot tests never differ.
@@ -68,6 +71,20 @@ def carol_turn_starts(s: Snapshot) -> bool:
 CAROL_WON = 6
 
 
+class LobbyAfter(XmasApp):
+    """The lobby as it opens again after ``config``'s game: that game and its options chosen."""
+
+    def __init__(self, config: GameConfig) -> None:
+        super().__init__()
+        self.last = config
+
+    def on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # (the app's own on_mount would start the game)
+        self.config = self.last
+        self.theme = "textual-dark"
+        self.open_lobby()
+
+
 def hosting() -> XmasApp:
     return XmasApp(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
                              discovery=("127.0.0.1", 47474)))
@@ -86,6 +103,11 @@ def shared_keyboard_at(game_id: str, names: list[str], humans: int, seed: int, s
 
 SCENES: tuple[Scene, ...] = (
     Scene("lobby", "The lobby: choose a game, players, bots and your name", XmasApp),
+    Scene(
+        "lobby-options",
+        "The lobby offers a game's own options: here Mickey's Christmas Carol's harder puzzles",
+        lambda: LobbyAfter(GameConfig(get_game("christmas-carol"), 3, "Ann", options={"puzzles": [3, 4, 5, 6]})),
+    ),
     Scene("rules", "Rules and our rulings, from any screen with ?", XmasApp, ("question_mark",)),
     Scene("host", "Hosting a table: the join code, shown large, and the seats", hosting, snapshot=False),
     Scene("join", "Joining: tables heard on the LAN, the code, or a typed address", joining, snapshot=False),

@@ -11,7 +11,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from xmas_tui.games import GAMES, Game
+from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.names import default_name
 from xmas_tui.ui.boards import BOARDS
 
@@ -62,7 +62,9 @@ class LobbyScreen(Screen[None]):
             with Grid(id="lobby-form"):
                 yield Label("Game")
                 yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game")
-                yield Label("Players")
+                for option in first.table_options:  # the chosen game's own options, if it has any
+                    yield from self._option_row(option, self.last.options if self.last else {})
+                yield Label("Players", id="players-label")
                 yield Select(self._player_options(first), value=self.last.players if self.last else default_players(first), allow_blank=False, id="players")
                 yield Label("Bots")
                 yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot")
@@ -83,6 +85,23 @@ class LobbyScreen(Screen[None]):
         self.query_one("#start", Button).focus()
 
     @staticmethod
+    def _option_row(option: TableOption, chosen: dict) -> ComposeResult:
+        shown = next((shown for shown, value in option.choices if value is not None and chosen.get(option.name) == value),
+                     option.choices[0][0])  # fmt: skip
+        yield Label(option.label, classes="game-option")
+        yield Select([(text, text) for text, _ in option.choices], value=shown, allow_blank=False,
+                     id=f"option-{option.name}", classes="game-option")  # fmt: skip
+
+    def options(self) -> dict:
+        """The table options chosen for the game on show."""
+        chosen: dict = {}
+        for option in self.game.table_options:
+            shown = self.query_one(f"#option-{option.name}", Select).value
+            if isinstance(shown, str):  # (blank only for a moment, while the row is mounted)
+                chosen.update(option.options(shown))
+        return chosen
+
+    @staticmethod
     def _player_options(game: Game) -> list[tuple[str, int]]:
         return [(f"{n} (you + {n - 1} bot{'s' if n > 2 else ''})", n) for n in range(max(2, game.min_players), game.max_players + 1)]
 
@@ -96,13 +115,17 @@ class LobbyScreen(Screen[None]):
             Text(f"{game.min_players}-{game.max_players} players · press ? for the rules", style="dim")
         )
 
-    def on_select_changed(self, event: Select.Changed) -> None:
+    async def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "game" and event.value != self._shown_game:
             self._shown_game = str(event.value)
             game = self.game
             players = self.query_one("#players", Select)
             players.set_options(self._player_options(game))
             players.value = default_players(game)
+            await self.query(".game-option").remove()
+            rows = [widget for option in game.table_options for widget in self._option_row(option, {})]
+            if rows:
+                await self.query_one("#lobby-form").mount(*rows, before=self.query_one("#players-label"))
             self._describe()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -126,7 +149,8 @@ class LobbyScreen(Screen[None]):
 
     def action_host(self) -> None:
         players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
-        self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value))
+        self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value),
+                           self.options())  # fmt: skip
 
     def action_join(self) -> None:
         self.app.open_join(self._player_name())
@@ -138,5 +162,6 @@ class LobbyScreen(Screen[None]):
             players=int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
             name=name[:16],
             bot=str(self.query_one("#bot", Select).value),
+            options=self.options(),
         )
         self.app.start_game(config)
