@@ -571,20 +571,14 @@ async def measure_processes(peers: int, actions: int, gap: float, timeout: float
     size = 0
     for block in range(blocks):
         share = actions // blocks + (1 if block < actions % blocks else 0)
-
-        async def table_turn(share: int = share) -> dict:
-            return await tables(lambda n: table_in_processes(peers, n, gap, timeout), share)
-
-        async def raw_turn(share: int = share) -> tuple[list[float], list[float]]:
-            return await raw_in_processes(peers, size, max(200 // blocks, share), gap, timeout)
-
+        rounds = max(200 // blocks, share)
         if block % 2 == 0:
-            part = await table_turn()
+            part = await tables(lambda n: table_in_processes(peers, n, gap, timeout), share)
             size = size or int(statistics.median(part["sizes"]))
-            block_echo, block_fan = await raw_turn()
+            block_echo, block_fan = await raw_in_processes(peers, size, rounds, gap, timeout)
         else:
-            block_echo, block_fan = await raw_turn()
-            part = await table_turn()
+            block_echo, block_fan = await raw_in_processes(peers, size, rounds, gap, timeout)
+            part = await tables(lambda n: table_in_processes(peers, n, gap, timeout), share)
         parts.append(part)
         echo += block_echo
         fan_out += block_fan
