@@ -12,7 +12,7 @@ from xmas_tui.names import default_name
 from xmas_tui.table import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
-from xmas_tui.ui.screens.dialogs import RulesScreen
+from xmas_tui.ui.screens.dialogs import ConfirmScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
@@ -81,7 +81,7 @@ async def test_the_lobby_offers_each_games_own_options_and_plays_with_them(monke
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         assert tuple(app.screen.snapshot.view["puzzles"]) == (3, 4, 5, 6)
-        await pilot.press("escape")
+        await pilot.press("escape", "y")  # leave the game (asked first)
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         lobby = app.screen  # the lobby remembers the last game and its options
         assert lobby.query_one("#option-puzzles", Select).value == "3 4 5 6 · most challenging"
@@ -158,6 +158,28 @@ async def test_help_shows_the_rules_and_every_ruling() -> None:
             assert ruling.topic in text
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+async def test_leaving_a_game_in_play_is_asked_first_so_no_key_too_many_loses_it() -> None:
+    app = XmasApp(GameConfig(CHIP, players=3, seed=5, pace=4.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.current
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, RulesScreen))
+        await pilot.press("escape", "escape")  # close the rules, and once more by habit
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "cannot be resumed" in str(app.screen.query_one("#confirm-question").render())
+        await pilot.press("enter")  # Enter answers the focused button: Stay
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert app.current is table
+        await pilot.press("ctrl+q", "n")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert app.is_running and app.current is table
+        await pilot.press("escape", "y")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("ctrl+q")  # nothing to lose in the lobby: no question
+        await wait_for(pilot, lambda: not app.is_running)
 
 
 async def test_the_command_palette_offers_the_app_verbs() -> None:

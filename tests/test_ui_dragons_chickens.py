@@ -384,7 +384,7 @@ async def test_escape_between_rounds_leaves_for_the_lobby() -> None:
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
-        await pilot.press("escape")
+        await pilot.press("escape", "y")  # leaving a game in play is asked first
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
 

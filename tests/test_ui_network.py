@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import time
 
+from netcode.client import ClientTable
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.ui.app import XmasApp
-from xmas_tui.ui.screens.dialogs import EndScreen
+from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen
+from xmas_tui.ui.screens.lobby import LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
 from xmas_tui.ui.screens.table import TableScreen
 
@@ -73,3 +75,52 @@ async def test_a_join_with_address_and_code_on_the_command_line_sits_down_at_onc
             assert isinstance(joiner.screen, JoinScreen) and joiner.screen.client is not None
     finally:
         await host.close()
+
+
+async def test_leaving_a_networked_game_asks_first_then_frees_the_seat(monkeypatch) -> None:
+    """A joiner who leaves mid-game is asked first; once gone, the host marks the seat
+    away (a bot takes it after the countdown) instead of waiting for them for ever."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = loopback_host(CHIP, 2, code="HOLY-2345", bot_delay=5.0)
+    await host.serve()
+    joiner = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
+    try:
+        async with joiner.run_test(size=(80, 24)) as pilot:
+            await until((pilot,), lambda: any(s.state == "here" and s.name == "Bob" for s in host.seats), 10)
+            host.start()
+            await until((pilot,), lambda: isinstance(joiner.screen, TableScreen), 10)
+            await pilot.press("escape")
+            await until((pilot,), lambda: isinstance(joiner.screen, ConfirmScreen))
+            assert "bot takes your seat" in str(joiner.screen.query_one("#confirm-question").render())
+            await pilot.press("escape")  # Escape once too often keeps the game
+            await until((pilot,), lambda: isinstance(joiner.screen, TableScreen))
+            assert all(s.state != "away" for s in host.seats)
+            await pilot.press("escape", "y")
+            await until((pilot,), lambda: isinstance(joiner.screen, LobbyScreen))
+            await until((pilot,), lambda: any(s.name == "Bob" and s.state == "away" for s in host.seats), 10)
+    finally:
+        await host.close()
+
+
+async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
+    host.pace = 5.0
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.joined is not None and host.joined.seat == 0, 10)
+        bob = ClientTable(host.hosting.address, "HOLY-2345", "Bob", info=host.hosting.info(), bind_host="127.0.0.1")
+        try:
+            await bob.join()
+            await pilot.press("ctrl+s")
+            await until((pilot,), lambda: isinstance(host.screen, TableScreen) and bob.snapshot is not None, 10)
+            await pilot.press("ctrl+q")  # quitting asks too
+            await until((pilot,), lambda: isinstance(host.screen, ConfirmScreen))
+            assert "ends the game for everyone" in str(host.screen.query_one("#confirm-question").render())
+            await pilot.press("n")
+            await until((pilot,), lambda: isinstance(host.screen, TableScreen))
+            await pilot.press("escape", "y")
+            await until((pilot,), lambda: isinstance(host.screen, LobbyScreen))
+            await until((pilot,), lambda: bob.host_gone is not None, 10)
+            assert bob.host_gone == "The host closed the table."
+        finally:
+            await bob.close()

@@ -8,7 +8,7 @@ screens see snapshots only).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from xmas_tui.names import default_name
 from xmas_tui.net import NetTable
 from xmas_tui.simulate import bot_names
 from xmas_tui.table import LocalTable, Snapshot, Table
-from xmas_tui.ui.screens.dialogs import EndScreen, RulesScreen
+from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
@@ -88,6 +88,7 @@ class XmasApp(App[None]):
 
     # -------------------------------------------------------------- verbs
     def open_lobby(self) -> None:
+        self.close_network()  # leaving a networked table says so: a joiner's seat goes to a bot, a host's table closes
         self.current = None
         self.switch_to(LobbyScreen(self.config))
 
@@ -137,6 +138,35 @@ class XmasApp(App[None]):
         else:
             self.push_screen(screen)
 
+    def leaving_costs(self) -> str | None:
+        """What leaving the table now would cost, in words; None when nothing is lost."""
+        table = self.current
+        if table is None:
+            return None
+        try:
+            if table.snapshot().result is not None:
+                return None  # the game is over
+        except RuntimeError:
+            return None  # not dealt yet
+        if self.hosting is not None:
+            return "You host this table: closing it ends the game for everyone at it."
+        if table.networked:
+            return "A bot takes your seat soon. To take it back, join again with the same name."
+        return "This game ends here and cannot be resumed."
+
+    def leave_game(self, then: Callable[[], object]) -> None:
+        """Do ``then`` (open the lobby, a new game, quit), asking first if it would cost a game in play."""
+        cost = self.leaving_costs()
+        if cost is None:
+            then()
+            return
+        title = "Close the table?" if self.hosting is not None else "Leave this game?"
+        yes = "Close it" if self.hosting is not None else "Leave"
+        self.push_screen(ConfirmScreen(title, cost, yes), lambda leave: then() if leave else None)
+
+    async def action_quit(self) -> None:
+        self.leave_game(self.exit)
+
     def show_rules(self, game: Game) -> None:
         self.push_screen(RulesScreen(game))
 
@@ -157,12 +187,12 @@ class XmasApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Lobby", "Leave this game and open the lobby", self.open_lobby)
+        yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
         if self.config is not None:
             config = self.config
             yield SystemCommand(
                 "New game", f"Start a new {config.game.title} game against bots",
-                lambda: self.start_game(replace(config, seed=None)),
+                lambda: self.leave_game(lambda: self.start_game(replace(config, seed=None))),
             )
             yield SystemCommand("Rules", f"The rules and rulings of {config.game.title}", lambda: self.show_rules(config.game))
         if isinstance(screen, TableScreen):

@@ -117,6 +117,12 @@ SCENES: tuple[Scene, ...] = (
         lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
     ),
     Scene(
+        "leave",
+        "Leaving a game in play is asked first: one Escape too many never costs a game",
+        lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
+        ("escape",),
+    ),
+    Scene(
         "chip-n-dale-peek",
         "Chip 'n' Dale: the Peek event — only you see the peeked face",
         lambda: table_at("chip-n-dale", 3, 11, lambda s: s.my_turn and s.view["phase"] == "peek" and len(s.view["peeked"]) == 1),

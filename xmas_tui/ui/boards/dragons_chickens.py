@@ -426,9 +426,9 @@ class DragonsChickensRound(ModalScreen[None]):
             self.dismiss(None)
 
     def action_leave(self) -> None:
-        leave = getattr(self.app, "open_lobby", None)
-        if leave is not None:
-            leave()
+        leave, lobby = getattr(self.app, "leave_game", None), getattr(self.app, "open_lobby", None)
+        if leave is not None and lobby is not None:
+            leave(lobby)
 
 
 # ---------------------------------------------------------------- the board

@@ -1,4 +1,4 @@
-"""Dialogs over the table: the rules and rulings, and the end of a game."""
+"""Dialogs over the table: the rules and rulings, leaving a game, and the end of a game."""
 
 from __future__ import annotations
 
@@ -75,6 +75,39 @@ class RulesScreen(ModalScreen[None]):
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A question before a step that cannot be undone, such as leaving a game in play.
+
+    ``y`` says yes; ``n``, Escape or Enter on the focused *Stay* button say no, so
+    one key too many (Escape to close the rules, and once more) never costs a game."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, title: str, question: str, yes: str, no: str = "Stay") -> None:
+        super().__init__()
+        self.title_, self.question, self.yes, self.no = title, question, yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="dialog"):
+            yield Static(self.question, id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="error")
+                yield Button(f"{self.no} (n)", id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-box").border_title = self.title_
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
 
 
 class EndScreen(ModalScreen[str]):

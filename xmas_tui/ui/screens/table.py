@@ -127,4 +127,4 @@ class TableScreen(Screen[None]):
         self.notify(self.board.pace_note(pace), title="Pace")
 
     def action_leave(self) -> None:
-        self.app.open_lobby()
+        self.app.leave_game(self.app.open_lobby)
