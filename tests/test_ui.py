@@ -81,6 +81,9 @@ async def test_the_lobby_offers_each_games_own_options_and_plays_with_them(monke
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         assert tuple(app.screen.snapshot.view["puzzles"]) == (3, 4, 5, 6)
+        # the board's key buttons are its own, not styled as the lobby's Buttons (16 wide: Play was cut off)
+        box = app.screen.query_one("#cc-turn").content_region
+        assert all(box.contains_region(app.screen.query_one(f"#cc-{k}").region) for k in ("draw", "stop", "play"))
         await pilot.press("escape", "y")  # leave the game (asked first)
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         lobby = app.screen  # the lobby remembers the last game and its options

@@ -145,7 +145,7 @@ class TileCard(BoardClick):
         super().__init__("action_pick", slot, id=f"cc-tile-{slot}", classes="cc-tile")
 
 
-class Button(BoardClick):
+class KeyButton(BoardClick):
     """A one-line button: click it or press its key."""
 
     def __init__(self, label: Text, action: str, id: str) -> None:
@@ -193,9 +193,9 @@ class ChristmasCarolBoard(Board):
                     yield TileCard(slot)
             yield Static(id="cc-aside")
             with Horizontal(id="cc-buttons"):
-                yield Button(key_label("d", "Draw"), "draw", "cc-draw")
-                yield Button(key_label("s", "Stop"), "stop", "cc-stop")
-                yield Button(key_label("⏎", "Play"), "play", "cc-play")
+                yield KeyButton(key_label("d", "Draw"), "draw", "cc-draw")
+                yield KeyButton(key_label("s", "Stop"), "stop", "cc-stop")
+                yield KeyButton(key_label("⏎", "Play"), "play", "cc-play")
             yield Static(id="cc-moment")
 
     def on_mount(self) -> None:
