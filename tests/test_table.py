@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
-from xmas_tui.games import IllegalAction, get_game
+from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.chip_n_dale import Stop
-from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.table import KeptGameError, LocalTable, Snapshot
 
 CHIP = get_game("chip-n-dale")
 
@@ -55,3 +56,40 @@ def test_pace_is_kept_within_bounds() -> None:
     table = LocalTable(CHIP, ["Ann", "Bo"], 0, seed=2)
     assert table.set_pace(100) == 4.0
     assert table.set_pace(0) == 0.05
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_an_unfinished_game_is_kept_after_every_move_and_resumes_exactly(tmp_path, game_id: str) -> None:
+    """A terminal closed mid-game (an SSH drop) loses nothing: the game is on disk after
+    every move, and resuming replays it to the same cards, log and audit."""
+    game = get_game(game_id)
+    path = tmp_path / "unfinished.json"
+    table = LocalTable(game, [f"P{i}" for i in range(game.min_players + 1)], 0, seed=11, keep=path,
+                       options={"puzzles": [2, 3, 4, 5]} if game_id == "christmas-carol" else None)  # fmt: skip
+    table.autoplay(lambda s: len(s.log) > 15)
+    assert table.snapshot().result is None
+    resumed = LocalTable.resume(path)
+    assert game.digest(resumed._state) == game.digest(table._state)
+    assert [e.text for e in resumed.snapshot().log] == [e.text for e in table.snapshot().log]
+    assert resumed.keep == path and resumed.options == table.options
+    resumed.autoplay(lambda s: False)  # to the end: the kept game is gone, the audit covers every move
+    assert resumed.snapshot().result is not None and not path.exists()
+    assert resumed.audit()["ok"]
+
+
+def test_a_kept_game_that_was_tampered_with_is_refused_in_one_line(tmp_path) -> None:
+    path = tmp_path / "unfinished.json"
+    table = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=3, keep=path)
+    table.autoplay(lambda s: len(s.log) > 6)
+    record = json.loads(path.read_text())
+    record["actions"][2][0] = (record["actions"][2][0] + 1) % 3  # someone else's move
+    path.write_text(json.dumps(record))
+    with pytest.raises(KeptGameError) as refused:
+        LocalTable.resume(path)
+    assert "cannot be replayed" in str(refused.value) and "\n" not in str(refused.value)
+    path.write_text("{not json")
+    with pytest.raises(KeptGameError, match="cannot read"):
+        LocalTable.resume(path)
+    path.write_text(json.dumps({"v": 1, "game": "snakes-and-ladders"}))
+    with pytest.raises(KeptGameError, match="not an unfinished game"):
+        LocalTable.resume(path)

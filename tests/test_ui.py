@@ -9,10 +9,10 @@ from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.games.chip_n_dale import Continue, Stop
 from xmas_tui.names import default_name
-from xmas_tui.table import LocalTable
+from xmas_tui.table import LocalTable, kept_path
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
-from xmas_tui.ui.screens.dialogs import ConfirmScreen, RulesScreen
+from xmas_tui.ui.screens.dialogs import RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
@@ -163,26 +163,27 @@ async def test_help_shows_the_rules_and_every_ruling() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
 
-async def test_leaving_a_game_in_play_is_asked_first_so_no_key_too_many_loses_it() -> None:
-    app = XmasApp(GameConfig(CHIP, players=3, seed=5, pace=4.0))
+async def test_a_local_game_left_by_a_key_too_many_is_kept_and_resumed_where_it_stopped() -> None:
+    table = LocalTable(CHIP, seat_names("Ann", 3), 0, seed=5, pace=4.0, keep=kept_path())
+    table.autoplay(lambda s: len(s.log) > 12 and s.my_turn)
+    app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        table = app.current
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, RulesScreen))
         await pilot.press("escape", "escape")  # close the rules, and once more by habit
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert "cannot be resumed" in str(app.screen.query_one("#confirm-question").render())
-        await pilot.press("enter")  # Enter answers the focused button: Stay
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        assert app.current is table
-        await pilot.press("ctrl+q", "n")
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        assert app.is_running and app.current is table
-        await pilot.press("escape", "y")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
-        await pilot.press("ctrl+q")  # nothing to lose in the lobby: no question
+        about = str(app.screen.query_one("#lobby-about").render())
+        assert "^r resumes your Chip 'n' Dale" in about
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        resumed = app.current
+        assert resumed is not table
+        assert CHIP.digest(resumed._state) == CHIP.digest(table._state)  # every card where it was
+        assert [e.text for e in resumed.snapshot().log] == [e.text for e in table.snapshot().log]
+        await pilot.press("ctrl+q")  # a local game is kept, so quitting asks nothing
         await wait_for(pilot, lambda: not app.is_running)
+    assert kept_path().exists()
 
 
 async def test_the_command_palette_offers_the_app_verbs() -> None:

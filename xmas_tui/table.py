@@ -13,15 +13,19 @@ Must not touch: Textual. It may use asyncio (bots wait between moves).
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from netcode.fairplay import secret_from_seed
 
-from .audit import Recorder, finish
+from .audit import Recorder, data_dir, finish
 from .bots import Bot, make_bot
-from .games import Action, Event, Game, IllegalAction, Result, Rng, View
+from .games import GAMES, Action, ActionError, Event, Game, IllegalAction, Result, Rng, View
 
 DEFAULT_PACE = 0.9
 MIN_PACE = 0.05
@@ -119,6 +123,36 @@ class Table(ABC):
         """Drive the table until the game ends."""
 
 
+KEPT_VERSION = 1
+
+
+class KeptGameError(Exception):
+    """An unfinished game on disk that cannot be resumed; the message says why, in one line."""
+
+
+def kept_path() -> Path:
+    """Where the unfinished local game is kept: one, the last one played."""
+    return data_dir().parent / "unfinished.json"
+
+
+def read_kept(path: Path) -> dict:
+    """The record of an unfinished game; `KeptGameError` if it is unreadable or not one."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise KeptGameError(f"cannot read the unfinished game in {path} ({exc})") from None
+    if not isinstance(record, dict) or record.get("v") != KEPT_VERSION or record.get("game") not in GAMES:
+        raise KeptGameError(f"{path} is not an unfinished game this version can resume")
+    return record
+
+
+def forget_kept(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
 class LocalTable(Table):
     """The engine in this process: me at one seat, bots at the others.
 
@@ -143,7 +177,10 @@ class LocalTable(Table):
         seed: int | str = 0,
         pace: float = DEFAULT_PACE,
         options: dict | None = None,
+        keep: Path | None = None,
     ) -> None:
+        """``keep``: a file where the unfinished game is kept after every move, so it can
+        be resumed (`LocalTable.resume`) after the terminal or the connection to it is lost."""
         super().__init__()
         self.game = game
         self.players = tuple(players)
@@ -153,6 +190,10 @@ class LocalTable(Table):
             raise ValueError(f"seats are 0-{len(self.players) - 1}, not {list(self.humans)}")
         self.pace = pace
         self.seed = seed
+        self.bot = bot
+        self.options = dict(options or {})
+        self.keep = keep
+        self._actions: list[list[Any]] = []  # (seat, wire) of every action, for `keep`
         self._rng = Rng(seed)
         self._state = game.setup(options or {}, self.players, self._rng)
         # fair-play bookkeeping, so a local game has a log and an audit like a networked one
@@ -190,14 +231,58 @@ class LocalTable(Table):
             raise IllegalAction(f"Seat {seat + 1} is not played from this terminal.")
         self._play(seat, action)
 
-    def _play(self, seat: int, action: Action) -> None:
+    def _play(self, seat: int, action: Action, *, replaying: bool = False) -> None:
         events = self.game.apply(self._state, seat, action, self._rng)
-        self.recorder.record(seat, action.to_wire())
+        wire = action.to_wire()
+        self.recorder.record(seat, wire)
         self.recorder.observe(self._state)
         self._log.extend(events)
         self._observe()
+        self._actions.append([seat, wire])
+        if replaying:
+            return
+        self._keep()
         self._publish()
         self._wake.set()
+
+    # -------------------------------------------------------------- keeping
+    def _keep(self) -> None:
+        """Write the game so far to ``keep`` (atomically), or remove it once the game is over."""
+        if self.keep is None:
+            return
+        if self.game.result(self._state) is not None:
+            forget_kept(self.keep)
+            return
+        record = {
+            "v": KEPT_VERSION, "game": self.game.id, "players": list(self.players), "seat": self.seat,
+            "humans": list(self.humans), "bot": self.bot, "seed": self.seed, "options": self.options,
+            "pace": self.pace, "actions": self._actions,
+        }  # fmt: skip
+        try:
+            self.keep.parent.mkdir(parents=True, exist_ok=True)
+            part = self.keep.with_name(self.keep.name + ".part")
+            part.write_text(json.dumps(record), encoding="utf-8")
+            os.replace(part, self.keep)
+        except OSError:
+            pass  # a game that cannot be kept still plays
+
+    @classmethod
+    def resume(cls, path: Path, *, keep: bool = True) -> LocalTable:
+        """The game kept in ``path``, replayed to where it stopped; `KeptGameError` if it cannot be."""
+        record = read_kept(path)
+        try:
+            table = cls(
+                GAMES[record["game"]], record["players"], record["seat"], humans=record["humans"],
+                bot=record["bot"], seed=record["seed"], pace=record["pace"], options=record["options"] or None,
+                keep=path if keep else None,
+            )  # fmt: skip
+            for seat, wire in record["actions"]:
+                table._play(seat, table.game.parse_action(wire), replaying=True)
+        except (KeyError, TypeError, ValueError, ActionError) as exc:
+            raise KeptGameError(f"the unfinished game in {path} cannot be replayed ({exc})") from None
+        if table.game.result(table._state) is not None:
+            raise KeptGameError(f"the game in {path} is already over")
+        return table
 
     def audit(self) -> dict | None:
         """The end-of-game audit (the log written too); ``None`` before the end."""

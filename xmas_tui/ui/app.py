@@ -22,7 +22,7 @@ from xmas_tui.games import Game
 from xmas_tui.names import default_name
 from xmas_tui.net import NetTable
 from xmas_tui.simulate import bot_names
-from xmas_tui.table import LocalTable, Snapshot, Table
+from xmas_tui.table import KeptGameError, LocalTable, Snapshot, Table, forget_kept, kept_path
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
@@ -45,6 +45,7 @@ def make_local_table(config: GameConfig) -> LocalTable:
         seed=seed,
         pace=config.pace,
         options=config.options or None,
+        keep=kept_path(),
     )
     return table
 
@@ -138,31 +139,58 @@ class XmasApp(App[None]):
         else:
             self.push_screen(screen)
 
-    def leaving_costs(self) -> str | None:
-        """What leaving the table now would cost, in words; None when nothing is lost."""
+    def in_play(self) -> bool:
+        """Whether a game is on and not over."""
         table = self.current
         if table is None:
-            return None
+            return False
         try:
-            if table.snapshot().result is not None:
-                return None  # the game is over
+            return table.snapshot().result is None
         except RuntimeError:
-            return None  # not dealt yet
+            return False  # not dealt yet
+
+    def leaving_costs(self) -> str | None:
+        """What leaving the table now would cost, in words; None when nothing is lost
+        (a local game is kept, and the lobby resumes it)."""
+        table = self.current
+        if table is None or not table.networked or not self.in_play():
+            return None
         if self.hosting is not None:
             return "You host this table: closing it ends the game for everyone at it."
-        if table.networked:
-            return "A bot takes your seat soon. To take it back, join again with the same name."
-        return "This game ends here and cannot be resumed."
+        return "A bot takes your seat soon. To take it back, join again with the same name."
 
     def leave_game(self, then: Callable[[], object]) -> None:
         """Do ``then`` (open the lobby, a new game, quit), asking first if it would cost a game in play."""
         cost = self.leaving_costs()
         if cost is None:
+            kept = isinstance(self.current, LocalTable) and self.current.keep is not None and self.in_play()
             then()
+            if kept and self.is_running:
+                self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
             return
         title = "Close the table?" if self.hosting is not None else "Leave this game?"
         yes = "Close it" if self.hosting is not None else "Leave"
         self.push_screen(ConfirmScreen(title, cost, yes), lambda leave: then() if leave else None)
+
+    def resume_game(self) -> None:
+        """Go back to the unfinished local game kept on disk, where it stopped."""
+        path = kept_path()
+        if not path.exists():
+            self.notify("There is no unfinished game to resume.", severity="warning")
+            return
+        try:
+            table = LocalTable.resume(path)
+        except KeptGameError as problem:
+            forget_kept(path)
+            self.notify(str(problem), title="Cannot resume", severity="error")
+            if isinstance(self.screen, LobbyScreen):
+                self.screen.show_kept()
+            return
+        self.close_network()
+        self.config = GameConfig(table.game, len(table.players), table.players[table.seat], table.bot,
+                                 None, table.pace, table.options)  # fmt: skip
+        self.current = table
+        self.switch_to(TableScreen(table))
 
     async def action_quit(self) -> None:
         self.leave_game(self.exit)
@@ -188,6 +216,8 @@ class XmasApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
+        if kept_path().exists() and not self.in_play():
+            yield SystemCommand("Resume", "Go back to the unfinished game, where it stopped", self.resume_game)
         if self.config is not None:
             config = self.config
             yield SystemCommand(

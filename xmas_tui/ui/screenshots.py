@@ -18,8 +18,9 @@ from pathlib import Path
 from textual import events
 
 from xmas_tui.games import get_game
-from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.table import LocalTable, Snapshot, kept_path
 from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.screens.dialogs import ConfirmScreen
 from xmas_tui.ui.screens.lobby import GameConfig
 
 # The lobby's default name is the login name: the scenes show a player called
@@ -85,6 +86,31 @@ class LobbyAfter(XmasApp):
         self.open_lobby()
 
 
+class Asking(XmasApp):
+    """A table with the question its player is asked on leaving, as a host or a joiner would see it."""
+
+    def __init__(self, shown: XmasApp, *, hosting: bool) -> None:
+        super().__init__(table=shown.current)
+        self.asking_host = hosting
+
+    def on_mount(self) -> None:  # (the app's own on_mount then shows the table, under the question)
+        title, yes = ("Close the table?", "Close it") if self.asking_host else ("Leave this game?", "Leave")
+        question = (
+            "You host this table: closing it ends the game for everyone at it."
+            if self.asking_host
+            else "A bot takes your seat soon. To take it back, join again with the same name."
+        )
+        self.call_after_refresh(lambda: self.push_screen(ConfirmScreen(title, question, yes)))
+
+
+def kept_then_lobby(game_id: str, players: int, seed: int) -> XmasApp:
+    """The lobby after leaving a local game in play: it was kept, and the lobby says so."""
+    table = LocalTable(get_game(game_id), seat_names("Ann", players), 0, seed=seed, pace=STILL, keep=kept_path())
+    table.autoplay(lambda s: len(s.log) > 10 and s.my_turn)
+    config = GameConfig(table.game, players, "Ann")
+    return LobbyAfter(config)
+
+
 def hosting() -> XmasApp:
     return XmasApp(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
                              discovery=("127.0.0.1", 47474)))
@@ -117,10 +143,14 @@ SCENES: tuple[Scene, ...] = (
         lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
     ),
     Scene(
-        "leave",
-        "Leaving a game in play is asked first: one Escape too many never costs a game",
-        lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
-        ("escape",),
+        "close-table",
+        "A host leaving a networked game in play is asked first: it ends the game for everyone",
+        lambda: Asking(table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)), hosting=True),
+    ),
+    Scene(
+        "lobby-kept",
+        "A local game left in play (or cut off with the terminal) waits in the lobby: ^r resumes it",
+        lambda: kept_then_lobby("christmas-tree", 3, 4),
     ),
     Scene(
         "chip-n-dale-peek",

@@ -13,6 +13,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.names import default_name
+from xmas_tui.table import KeptGameError, kept_path, read_kept
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"
@@ -32,6 +33,19 @@ class GameConfig:
     options: dict = field(default_factory=dict)
 
 
+def kept_game() -> str | None:
+    """The unfinished local game on disk, in words ("Chip 'n' Dale game, 12 moves in"), or None."""
+    path = kept_path()
+    if not path.exists():
+        return None
+    try:
+        record = read_kept(path)
+    except KeptGameError:
+        return "game"
+    moves = len(record.get("actions") or ())
+    return f"{GAMES[record['game']].title} game ({moves} move{'' if moves == 1 else 's'} in)"
+
+
 def playable_games() -> list[Game]:
     return [GAMES[gid] for gid in GAMES if gid in BOARDS]
 
@@ -45,6 +59,7 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+s", "start", "Play", key_display="^s", tooltip="Play against bots", id="lobby.start"),
         Binding("ctrl+o", "host", "Host", key_display="^o", tooltip="Host a table on the LAN", id="lobby.host"),
         Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join a table on the LAN", id="lobby.join"),
+        Binding("ctrl+r", "resume", "Resume", key_display="^r", tooltip="Go back to your unfinished game, where it stopped", id="lobby.resume"),
         Binding("question_mark,f1", "rules", "Rules", key_display="?", tooltip="Rules of the chosen game", id="lobby.rules"),
         Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="lobby.quit"),
     ]
@@ -111,9 +126,28 @@ class LobbyScreen(Screen[None]):
 
     def _describe(self) -> None:
         game = self.game
+        kept = kept_game()
+        if kept is not None:  # the one line that matters most: your game is waiting
+            self.query_one("#lobby-about", Static).update(Text.assemble(
+                ("^r", "bold #ffd700"), (" resumes your ", "dim"), (kept, "bold #ffd700"),
+            ))  # fmt: skip
+            return
         self.query_one("#lobby-about", Static).update(
             Text(f"{game.min_players}-{game.max_players} players · press ? for the rules", style="dim")
         )
+
+    def show_kept(self) -> None:
+        """Refresh what the lobby says of an unfinished game (it may have gone)."""
+        self._describe()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume":
+            return kept_path().exists()  # the key shows only when there is a game to resume
+        return True
+
+    def action_resume(self) -> None:
+        self.app.resume_game()
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "game" and event.value != self._shown_game:
