@@ -400,3 +400,28 @@ async def test_the_pace_keys_say_what_they_change_in_a_real_time_game() -> None:
         await pilot.pause(0.05)
     assert table.pace == pytest.approx(2.0)
     assert notes == ["Each round's result now stays up 6.0 s (Enter: next room at once)."]
+
+
+async def test_the_lobby_seats_people_sharing_the_keyboard() -> None:
+    """Two people at one keyboard, each with their own keys, chosen in the lobby (not only
+    with --local-players): seats 0 and 1 are theirs, bots take the rest."""
+    from textual.widgets import Select
+
+    from xmas_tui.ui.screens.lobby import LobbyScreen
+
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lobby = app.screen
+        assert not lobby.query("#keyboard")  # Chip 'n' Dale is one person's game per terminal
+        lobby.query_one("#game", Select).value = DC.id
+        await wait_for(pilot, lambda: bool(lobby.query("#keyboard")))
+        lobby.query_one("#keyboard", Select).value = 2
+        await pilot.pause()
+        assert lobby.local == 2
+        assert str(lobby.query_one("#players", Select).selection) == "4"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: window_open(app, 1))
+        table = app.current
+        assert table.humans == (0, 1) and set(table.bots) == {2, 3}
+        assert table.players[:2] == (default_name(), "Player 2")

@@ -29,18 +29,22 @@ from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
 
 
-def seat_names(name: str, players: int) -> list[str]:
-    """You at seat 0, bots after you, with names that differ from yours."""
-    bots = [b for b in bot_names(players + 1) if b.casefold() != name.casefold()]
-    return [name, *bots[: players - 1]]
+def seat_names(name: str, players: int, local: int = 1) -> list[str]:
+    """You at seat 0, then anyone sharing your keyboard ("Player 2"...), then bots,
+    every name different."""
+    people = [name] + [f"Player {i + 1}" for i in range(1, local)]
+    taken = {p.casefold() for p in people}
+    bots = [b for b in bot_names(players + local) if b.casefold() not in taken]
+    return [*people, *bots[: players - local]]
 
 
 def make_local_table(config: GameConfig) -> LocalTable:
     seed = config.seed if config.seed is not None else secrets.randbelow(10**9)
     table = LocalTable(
         config.game,
-        seat_names(config.name, config.players),
+        seat_names(config.name, config.players, config.local),
         0,
+        humans=range(config.local),
         bot=config.bot,
         seed=seed,
         pace=config.pace,
@@ -188,7 +192,7 @@ class XmasApp(App[None]):
             return
         self.close_network()
         self.config = GameConfig(table.game, len(table.players), table.players[table.seat], table.bot,
-                                 None, table.pace, table.options)  # fmt: skip
+                                 None, table.pace, table.options, len(table.humans))  # fmt: skip
         self.current = table
         self.switch_to(TableScreen(table))
 

@@ -31,6 +31,8 @@ class GameConfig:
     pace: float = 0.9
     #: the game's table options (``--option``), e.g. Mickey's Christmas Carol's puzzles
     options: dict = field(default_factory=dict)
+    #: people sharing this keyboard (``--local-players``): seats 0 .. local-1
+    local: int = 1
 
 
 def kept_game() -> str | None:
@@ -79,8 +81,10 @@ class LobbyScreen(Screen[None]):
                 yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game")
                 for option in first.table_options:  # the chosen game's own options, if it has any
                     yield from self._option_row(option, self.last.options if self.last else {})
+                yield from self._keyboard_row(first, self.last.local if self.last else 1)
                 yield Label("Players", id="players-label")
-                yield Select(self._player_options(first), value=self.last.players if self.last else default_players(first), allow_blank=False, id="players")
+                yield Select(self._player_options(first, self.last.local if self.last else 1),
+                             value=self.last.players if self.last else default_players(first), allow_blank=False, id="players")  # fmt: skip
                 yield Label("Bots")
                 yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot")
                 yield Label("Your name")
@@ -117,8 +121,28 @@ class LobbyScreen(Screen[None]):
         return chosen
 
     @staticmethod
-    def _player_options(game: Game) -> list[tuple[str, int]]:
-        return [(f"{n} (you + {n - 1} bot{'s' if n > 2 else ''})", n) for n in range(max(2, game.min_players), game.max_players + 1)]
+    def _keyboard_row(game: Game, local: int) -> ComposeResult:
+        """For a game several people can play at one keyboard (each with their own keys)."""
+        most = getattr(BOARDS.get(game.id), "local_players", 1)
+        if most > 1:
+            yield Label("Keyboard", classes="game-option")
+            yield Select([("just you", 1), *[(f"{k} people, each with their own keys", k) for k in range(2, most + 1)]],
+                         value=min(local, most), allow_blank=False, id="keyboard", classes="game-option")  # fmt: skip
+
+    @property
+    def local(self) -> int:
+        """People at this keyboard (1 unless the game allows more and more were chosen)."""
+        rows = self.query("#keyboard")
+        value = rows.first(Select).value if rows else 1
+        return value if isinstance(value, int) else 1
+
+    @staticmethod
+    def _player_options(game: Game, local: int = 1) -> list[tuple[str, int]]:
+        people = "you" if local == 1 else f"{local} of you"
+        return [
+            (f"{n} ({people} + {n - local} bot{'s' if n - local != 1 else ''})", n)
+            for n in range(max(2, game.min_players, local), game.max_players + 1)
+        ]
 
     @property
     def game(self) -> Game:
@@ -158,9 +182,15 @@ class LobbyScreen(Screen[None]):
             players.value = default_players(game)
             await self.query(".game-option").remove()
             rows = [widget for option in game.table_options for widget in self._option_row(option, {})]
+            rows += list(self._keyboard_row(game, 1))
             if rows:
                 await self.query_one("#lobby-form").mount(*rows, before=self.query_one("#players-label"))
             self._describe()
+        elif event.select.id == "keyboard" and isinstance(event.value, int):
+            players = self.query_one("#players", Select)
+            chosen = players.value
+            players.set_options(self._player_options(self.game, event.value))
+            players.value = max(chosen, event.value) if isinstance(chosen, int) else default_players(self.game)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
@@ -197,5 +227,6 @@ class LobbyScreen(Screen[None]):
             name=name[:16],
             bot=str(self.query_one("#bot", Select).value),
             options=self.options(),
+            local=self.local,
         )
         self.app.start_game(config)
