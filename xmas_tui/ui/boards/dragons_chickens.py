@@ -403,6 +403,9 @@ class DragonsChickensRound(ModalScreen[None]):
 
     def on_mount(self) -> None:
         record, names = self.record, self.names
+        shown = self.query("#dc-result-text")
+        if not shown:
+            return  # already taken down: the app closed as the round ended
         self.query_one("#dc-result-box").border_title = f"Round {record.round} · what happened"
         handles = dict(record.revealed)
         where = fates(record, names)
@@ -418,7 +421,7 @@ class DragonsChickensRound(ModalScreen[None]):
             text.append_text(row)
         for line in why_lines(record):
             text.append(f"\n{line}", style="italic")
-        self.query_one("#dc-result-text", Static).update(text)
+        shown.first(Static).update(text)
         self.set_timer(self.pause, self.action_dismiss)
 
     def action_dismiss(self) -> None:  # type: ignore[override]
