@@ -9,7 +9,15 @@ import pytest
 
 from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.chip_n_dale import Stop
-from xmas_tui.table import KeptGameError, LocalTable, Snapshot
+from xmas_tui.table import (
+    KEEP_AT_MOST,
+    KeptGameError,
+    LocalTable,
+    Snapshot,
+    keep_path,
+    kept_games,
+    latest_kept,
+)
 
 CHIP = get_game("chip-n-dale")
 
@@ -93,3 +101,19 @@ def test_a_kept_game_that_was_tampered_with_is_refused_in_one_line(tmp_path) -> 
     path.write_text(json.dumps({"v": 1, "game": "snakes-and-ladders"}))
     with pytest.raises(KeptGameError, match="not an unfinished game"):
         LocalTable.resume(path)
+
+
+def test_two_terminals_of_one_account_keep_their_own_games() -> None:
+    """Friends on one SSH box under one account: each game has its own file, finishing
+    one leaves the other alone, the newest is offered first, and only the last few stay."""
+    first = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=21, keep=keep_path(CHIP.id, 21))
+    second = LocalTable(CHIP, ["Dee", "Bo", "Cy"], 0, seed=22, keep=keep_path(CHIP.id, 22))
+    first.autoplay(lambda s: len(s.log) > 5)
+    second.autoplay(lambda s: len(s.log) > 5)
+    assert latest_kept() == keep_path(CHIP.id, 22)
+    second.autoplay(lambda s: False)  # the second terminal's game ends
+    assert kept_games() == [keep_path(CHIP.id, 21)]
+    for seed in range(30, 30 + KEEP_AT_MOST + 2):
+        LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=seed, keep=keep_path(CHIP.id, seed)).autoplay(lambda s: len(s.log) > 2)
+    kept = kept_games()
+    assert len(kept) == KEEP_AT_MOST and kept[0] == keep_path(CHIP.id, 30 + KEEP_AT_MOST + 1)

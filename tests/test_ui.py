@@ -9,7 +9,7 @@ from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.games.chip_n_dale import Continue, Stop
 from xmas_tui.names import default_name
-from xmas_tui.table import LocalTable, kept_path
+from xmas_tui.table import LocalTable, keep_path
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
 from xmas_tui.ui.screens.dialogs import RulesScreen
@@ -164,7 +164,7 @@ async def test_help_shows_the_rules_and_every_ruling() -> None:
 
 
 async def test_a_local_game_left_by_a_key_too_many_is_kept_and_resumed_where_it_stopped() -> None:
-    table = LocalTable(CHIP, seat_names("Ann", 3), 0, seed=5, pace=4.0, keep=kept_path())
+    table = LocalTable(CHIP, seat_names("Ann", 3), 0, seed=5, pace=4.0, keep=keep_path(CHIP.id, 5))
     table.autoplay(lambda s: len(s.log) > 12 and s.my_turn)
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -183,7 +183,7 @@ async def test_a_local_game_left_by_a_key_too_many_is_kept_and_resumed_where_it_
         assert [e.text for e in resumed.snapshot().log] == [e.text for e in table.snapshot().log]
         await pilot.press("ctrl+q")  # a local game is kept, so quitting asks nothing
         await wait_for(pilot, lambda: not app.is_running)
-    assert kept_path().exists()
+    assert keep_path(CHIP.id, 5).exists()
 
 
 async def test_the_command_palette_offers_the_app_verbs() -> None:

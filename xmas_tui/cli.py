@@ -246,7 +246,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     import secrets
 
     from .simulate import bot_names
-    from .table import LocalTable, kept_path
+    from .table import LocalTable, keep_path
     from .ui.app import XmasApp
     from .ui.boards import BOARDS
 
@@ -263,7 +263,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     bots = [b for b in bot_names(players + local) if b.casefold() not in taken][: players - local]
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
     table = LocalTable(args.game, [*names, *bots], 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
-                       options=options or None, keep=kept_path())
+                       options=options or None, keep=keep_path(args.game.id, seed))
     XmasApp(table=table).run()
     return 0
 

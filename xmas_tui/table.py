@@ -130,9 +130,34 @@ class KeptGameError(Exception):
     """An unfinished game on disk that cannot be resumed; the message says why, in one line."""
 
 
-def kept_path() -> Path:
-    """Where the unfinished local game is kept: one, the last one played."""
-    return data_dir().parent / "unfinished.json"
+#: unfinished games kept at once (the oldest beyond this are let go)
+KEEP_AT_MOST = 5
+
+
+def kept_dir() -> Path:
+    return data_dir().parent / "unfinished"
+
+
+def keep_path(game_id: str, seed: int | str) -> Path:
+    """Where a local game is kept while unfinished: a file of its own, so two terminals
+    of one account (friends on one SSH box) never overwrite or finish each other's."""
+    tag = "".join(c if c.isalnum() or c in "-_" else "_" for c in str(seed))[:40]
+    return kept_dir() / f"{game_id}-{tag}.json"
+
+
+def kept_games() -> list[Path]:
+    """The unfinished games kept, newest first."""
+    try:
+        found = [(p.stat().st_mtime, p) for p in kept_dir().glob("*.json")]
+    except OSError:
+        return []
+    return [p for _, p in sorted(found, reverse=True)]
+
+
+def latest_kept() -> Path | None:
+    """The unfinished game played last, if any."""
+    games = kept_games()
+    return games[0] if games else None
 
 
 def read_kept(path: Path) -> dict:
@@ -259,12 +284,16 @@ class LocalTable(Table):
             "pace": self.pace, "actions": self._actions,
         }  # fmt: skip
         try:
+            first = not self.keep.exists()
             self.keep.parent.mkdir(parents=True, exist_ok=True)
             part = self.keep.with_name(self.keep.name + ".part")
             part.write_text(json.dumps(record), encoding="utf-8")
             os.replace(part, self.keep)
         except OSError:
-            pass  # a game that cannot be kept still plays
+            return  # a game that cannot be kept still plays
+        if first and self.keep.parent == kept_dir():
+            for old in kept_games()[KEEP_AT_MOST:]:
+                forget_kept(old)
 
     @classmethod
     def resume(cls, path: Path, *, keep: bool = True) -> LocalTable:

@@ -22,7 +22,15 @@ from xmas_tui.games import Game
 from xmas_tui.names import default_name
 from xmas_tui.net import NetTable
 from xmas_tui.simulate import bot_names
-from xmas_tui.table import KeptGameError, LocalTable, Snapshot, Table, forget_kept, kept_path
+from xmas_tui.table import (
+    KeptGameError,
+    LocalTable,
+    Snapshot,
+    Table,
+    forget_kept,
+    keep_path,
+    latest_kept,
+)
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
@@ -49,7 +57,7 @@ def make_local_table(config: GameConfig) -> LocalTable:
         seed=seed,
         pace=config.pace,
         options=config.options or None,
-        keep=kept_path(),
+        keep=keep_path(config.game.id, seed),
     )
     return table
 
@@ -178,8 +186,8 @@ class XmasApp(App[None]):
 
     def resume_game(self) -> None:
         """Go back to the unfinished local game kept on disk, where it stopped."""
-        path = kept_path()
-        if not path.exists():
+        path = latest_kept()
+        if path is None:
             self.notify("There is no unfinished game to resume.", severity="warning")
             return
         try:
@@ -220,7 +228,7 @@ class XmasApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
-        if kept_path().exists() and not self.in_play():
+        if latest_kept() is not None and not self.in_play():
             yield SystemCommand("Resume", "Go back to the unfinished game, where it stopped", self.resume_game)
         if self.config is not None:
             config = self.config

@@ -13,7 +13,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.names import default_name
-from xmas_tui.table import KeptGameError, kept_path, read_kept
+from xmas_tui.table import KeptGameError, latest_kept, read_kept
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"
@@ -37,8 +37,8 @@ class GameConfig:
 
 def kept_game() -> str | None:
     """The unfinished local game on disk, in words ("Chip 'n' Dale game, 12 moves in"), or None."""
-    path = kept_path()
-    if not path.exists():
+    path = latest_kept()
+    if path is None:
         return None
     try:
         record = read_kept(path)
@@ -167,7 +167,7 @@ class LobbyScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "resume":
-            return kept_path().exists()  # the key shows only when there is a game to resume
+            return latest_kept() is not None  # the key shows only when there is a game to resume
         return True
 
     def action_resume(self) -> None:
