@@ -140,10 +140,10 @@ class ClientTable:
     def _on_event(self, event: Any) -> None:
         """Every channel event, handled as its datagram arrives."""
         if isinstance(event, PeerGone):
-            self.host_gone = (
-                "The host has gone silent: the game cannot go on without it."
-                if event.reason != "closed" else "The host closed the table."
-            )  # fmt: skip
+            self.host_gone = {
+                "closed": "The host closed the table.",
+                "local": "You left the table.",  # our own close(): nothing went wrong
+            }.get(event.reason, "The host has gone silent: the game cannot go on without it.")
             if self._welcome is not None and not self._welcome.done():
                 self._welcome.set_result({"t": "refused", "why": self.host_gone})
             for pending in self._pending.values():

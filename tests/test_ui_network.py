@@ -95,9 +95,14 @@ async def test_leaving_a_networked_game_asks_first_then_frees_the_seat(monkeypat
             await pilot.press("escape")  # Escape once too often keeps the game
             await until((pilot,), lambda: isinstance(joiner.screen, TableScreen))
             assert all(s.state != "away" for s in host.seats)
+            client = joiner.current.client
             await pilot.press("escape", "y")
             await until((pilot,), lambda: isinstance(joiner.screen, LobbyScreen))
             await until((pilot,), lambda: any(s.name == "Bob" and s.state == "away" for s in host.seats), 10)
+            await until((pilot,), lambda: client.host_gone is not None, 5)
+            assert client.host_gone == "You left the table."  # not "the host has gone silent"
+            await pilot.pause(0.2)
+            assert not [n for n in joiner._notifications if "silent" in str(n.message)]
     finally:
         await host.close()
 

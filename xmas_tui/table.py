@@ -81,6 +81,10 @@ class Table(ABC):
         """Call ``listener`` with a fresh snapshot after every change."""
         self._listeners.append(listener)
 
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def _publish(self) -> None:
         if not self._listeners:
             return  # nobody to tell: a snapshot is made only when asked for

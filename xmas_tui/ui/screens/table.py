@@ -83,6 +83,9 @@ class TableScreen(Screen[None]):
         self.board.focus()
         self.run_worker(self.table.run(), name="table", exclusive=True)
 
+    def on_unmount(self) -> None:
+        self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
+
     def _on_table_changed(self, snapshot: Snapshot) -> None:
         if self.is_attached:
             self.show_snapshot(snapshot)
