@@ -30,7 +30,7 @@ from itertools import combinations
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards
-from .engine import Action, BaseState, Event, Game, Result, Ruling, TableOption, and_list
+from .engine import Action, BaseState, Event, Result, Ruling, TableOption, TakingTurns, and_list
 from .rng import Rng
 
 # ---------------------------------------------------------------- the tiles
@@ -190,7 +190,7 @@ def lowest_open(state: State) -> int | None:
 # ---------------------------------------------------------------- the game
 
 
-class ChristmasCarol(Game):
+class ChristmasCarol(TakingTurns):
     id = "christmas-carol"
     title = "Disney: Mickey's Christmas Carol"
     min_players = 1
@@ -282,11 +282,6 @@ More Challenging Game: play with higher-numbered puzzles (the option
         return state
 
     # -------------------------------------------------------------- queries
-    def to_act(self, state: State) -> frozenset[int]:
-        if state.phase == "over":
-            return frozenset()
-        return frozenset((state.turn,))
-
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if seat != state.turn or state.phase == "over":
             return []

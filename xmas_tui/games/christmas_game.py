@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .cards import EVERYONE
-from .engine import Action, BaseState, Event, Game, Result, Ruling, TableOption, rank_winners
+from .engine import Action, BaseState, Event, Result, Ruling, TableOption, TakingTurns, rank_winners
 from .rng import Rng
 
 # ---------------------------------------------------------------- money and gifts
@@ -384,7 +384,7 @@ def _rules_text() -> str:
     )
 
 
-class ChristmasGame(Game):
+class ChristmasGame(TakingTurns):
     id = "christmas-game"
     title = "The Christmas Game"
     min_players = 2
@@ -446,11 +446,6 @@ class ChristmasGame(Game):
         return state
 
     # -------------------------------------------------------------- queries
-    def to_act(self, state: State) -> frozenset[int]:
-        if state.phase == "over":
-            return frozenset()
-        return frozenset((state.turn,))
-
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if seat != state.turn:
             return []

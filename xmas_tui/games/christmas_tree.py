@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards, seat_mask
-from .engine import Action, BaseState, Event, Game, Result, Ruling, and_list, rank_winners
+from .engine import Action, BaseState, Event, Result, Ruling, TakingTurns, and_list, rank_winners
 from .rng import Rng
 
 # ---------------------------------------------------------------- the cards
@@ -172,7 +172,7 @@ def last_player(state: State) -> int:
 # ---------------------------------------------------------------- the game
 
 
-class ChristmasTree(Game):
+class ChristmasTree(TakingTurns):
     id = "christmas-tree"
     title = "Christmas Tree"
     min_players = 2
@@ -269,11 +269,6 @@ players share the victory.
         return state
 
     # -------------------------------------------------------------- queries
-    def to_act(self, state: State) -> frozenset[int]:
-        if state.phase == "over":
-            return frozenset()
-        return frozenset((state.turn,))
-
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if seat != state.turn or state.phase == "over":
             return []

@@ -466,3 +466,13 @@ class Game(ABC):
             lines += ["", "Keys", "----"]
             lines += [f"  {key:<12} {what}" for key, what in self.keys]
         return "\n".join(lines)
+
+
+class TakingTurns(Game):
+    """A game played one turn at a time: the player whose turn it is acts, nobody once it
+    is over. Its state has ``turn`` (a seat) and ``phase`` (``"over"`` at the end)."""
+
+    def to_act(self, state: Any) -> frozenset[int]:
+        if state.phase == "over":
+            return frozenset()
+        return frozenset((state.turn,))
