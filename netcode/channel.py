@@ -683,8 +683,7 @@ class Connection:
         unit = self._pending.popleft()
         uid = unit.id
         self._unacked[uid] = unit
-        seq = self._next_seq
-        self._next_seq = seq + 1
+        seq = self._next_seq  # the packet _seal makes next
         unit.sends = 1
         unit.last_sent = now
         unit.last_seq = seq
@@ -692,17 +691,7 @@ class Connection:
         if self._copies_enabled and unit.cost <= self.config.redundancy_max_unit:
             unit.copy_at = now + self._copy_interval
         self._sent[seq] = (now, (uid,))
-        acks = self._acks
-        data = self._sealer.seal(
-            seq, acks.highest, (acks.mask >> 1) & _ACK_MASK, self._ack_delay(now), _DATA, [[unit.wire], ()]
-        )
-        self._ack_pending = False
-        self._ack_due = _INF
-        self._ack_eliciting = 0
-        self.last_sent = now
-        self.packets_sent += 1
-        self.bytes_sent += len(data)
-        return [(data, self.address)]
+        return [(self._seal(_DATA, [[unit.wire], ()], now), self.address)]
 
     def next_timer(self) -> float | None:
         """When `handle_timer` should next be called (absolute time), or None."""
@@ -768,8 +757,7 @@ class Connection:
         """Microseconds since the newest packet we acknowledge arrived (0 before any)."""
         if not self._acks.highest:
             return 0
-        held = int((now - self._highest_at) * 1_000_000)
-        return held if 0 < held < ACK_DELAY_LIMIT else (0 if held <= 0 else ACK_DELAY_LIMIT - 1)
+        return min(max(int((now - self._highest_at) * 1_000_000), 0), ACK_DELAY_LIMIT - 1)
 
     def _record(self, seq: int, now: float, units: tuple[int, ...]) -> None:
         sent = self._sent
