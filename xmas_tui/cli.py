@@ -245,7 +245,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     """Several people at this keyboard, bots at the other seats."""
     import secrets
 
-    from .simulate import bot_names
+    from .simulate import with_bots
     from .table import LocalTable, keep_path
     from .ui.app import XmasApp
     from .ui.boards import BOARDS
@@ -258,11 +258,9 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
         raise UsageError(f"at most {limit} people share a keyboard in {args.game.id}")
     if local > players:
         raise UsageError(f"--local-players {local} is more than the {players} seats")
-    names = local_names(args.name, local)
-    taken = {name.casefold() for name in names}
-    bots = [b for b in bot_names(players + local) if b.casefold() not in taken][: players - local]
+    names = with_bots(local_names(args.name, local), players)
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
-    table = LocalTable(args.game, [*names, *bots], 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
+    table = LocalTable(args.game, names, 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
                        options=options or None, keep=keep_path(args.game.id, seed))
     XmasApp(table=table).run()
     return 0

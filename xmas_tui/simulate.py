@@ -22,6 +22,13 @@ def bot_names(n: int) -> list[str]:
     return ["Holly", "Noel", "Ivy", "Jasper", "Carol", "Rudy"][:n] + [f"Bot {i}" for i in range(6, n)]
 
 
+def with_bots(people: Sequence[str], players: int) -> list[str]:
+    """``people`` at the first seats, then bots up to ``players`` seats, every name different."""
+    taken = {name.casefold() for name in people}
+    bots = [b for b in bot_names(players + len(people)) if b.casefold() not in taken]
+    return [*people, *bots[: players - len(people)]]
+
+
 @dataclass
 class Playout:
     """One finished game: its final state, its result and the actions taken."""

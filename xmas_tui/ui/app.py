@@ -21,7 +21,7 @@ from netcode.client import ClientTable
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
 from xmas_tui.net import NetTable
-from xmas_tui.simulate import bot_names
+from xmas_tui.simulate import with_bots
 from xmas_tui.table import (
     KeptGameError,
     LocalTable,
@@ -40,10 +40,7 @@ from xmas_tui.ui.screens.table import TableScreen
 def seat_names(name: str, players: int, local: int = 1) -> list[str]:
     """You at seat 0, then anyone sharing your keyboard ("Player 2"...), then bots,
     every name different."""
-    people = [name] + [f"Player {i + 1}" for i in range(1, local)]
-    taken = {p.casefold() for p in people}
-    bots = [b for b in bot_names(players + local) if b.casefold() not in taken]
-    return [*people, *bots[: players - local]]
+    return with_bots([name] + [f"Player {i + 1}" for i in range(1, local)], players)
 
 
 def make_local_table(config: GameConfig) -> LocalTable:
