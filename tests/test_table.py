@@ -67,13 +67,13 @@ def test_pace_is_kept_within_bounds() -> None:
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
-def test_an_unfinished_game_is_kept_after_every_move_and_resumes_exactly(tmp_path, game_id: str) -> None:
+def test_an_unfinished_game_is_kept_after_every_move_and_resumes_exactly(game_id: str) -> None:
     """A terminal closed mid-game (an SSH drop) loses nothing: the game is on disk after
     every move, and resuming replays it to the same cards, log and audit."""
     game = get_game(game_id)
-    path = tmp_path / "unfinished.json"
-    table = LocalTable(game, [f"P{i}" for i in range(game.min_players + 1)], 0, seed=11, keep=path,
+    table = LocalTable(game, [f"P{i}" for i in range(game.min_players + 1)], 0, seed=11, keep=True,
                        options={"puzzles": [2, 3, 4, 5]} if game_id == "christmas-carol" else None)  # fmt: skip
+    path = table.keep
     table.autoplay(lambda s: len(s.log) > 15)
     assert table.snapshot().result is None
     resumed = LocalTable.resume(path)
@@ -85,9 +85,9 @@ def test_an_unfinished_game_is_kept_after_every_move_and_resumes_exactly(tmp_pat
     assert resumed.audit()["ok"]
 
 
-def test_a_kept_game_that_was_tampered_with_is_refused_in_one_line(tmp_path) -> None:
-    path = tmp_path / "unfinished.json"
-    table = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=3, keep=path)
+def test_a_kept_game_that_was_tampered_with_is_refused_in_one_line() -> None:
+    table = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=3, keep=True)
+    path = table.keep
     table.autoplay(lambda s: len(s.log) > 6)
     record = json.loads(path.read_text())
     record["actions"][2][0] = (record["actions"][2][0] + 1) % 3  # someone else's move
@@ -106,14 +106,14 @@ def test_a_kept_game_that_was_tampered_with_is_refused_in_one_line(tmp_path) -> 
 def test_two_terminals_of_one_account_keep_their_own_games() -> None:
     """Friends on one SSH box under one account: each game has its own file, finishing
     one leaves the other alone, the newest is offered first, and only the last few stay."""
-    first = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=21, keep=keep_path(CHIP.id, 21))
-    second = LocalTable(CHIP, ["Dee", "Bo", "Cy"], 0, seed=22, keep=keep_path(CHIP.id, 22))
+    first = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=21, keep=True)
+    second = LocalTable(CHIP, ["Dee", "Bo", "Cy"], 0, seed=22, keep=True)
     first.autoplay(lambda s: len(s.log) > 5)
     second.autoplay(lambda s: len(s.log) > 5)
     assert latest_kept() == keep_path(CHIP.id, 22)
     second.autoplay(lambda s: False)  # the second terminal's game ends
     assert kept_games() == [keep_path(CHIP.id, 21)]
     for seed in range(30, 30 + KEEP_AT_MOST + 2):
-        LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=seed, keep=keep_path(CHIP.id, seed)).autoplay(lambda s: len(s.log) > 2)
+        LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=seed, keep=True).autoplay(lambda s: len(s.log) > 2)
     kept = kept_games()
     assert len(kept) == KEEP_AT_MOST and kept[0] == keep_path(CHIP.id, 30 + KEEP_AT_MOST + 1)

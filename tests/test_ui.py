@@ -164,7 +164,7 @@ async def test_help_shows_the_rules_and_every_ruling() -> None:
 
 
 async def test_a_local_game_left_by_a_key_too_many_is_kept_and_resumed_where_it_stopped() -> None:
-    table = LocalTable(CHIP, seat_names("Ann", 3), 0, seed=5, pace=4.0, keep=keep_path(CHIP.id, 5))
+    table = LocalTable(CHIP, seat_names("Ann", 3), 0, seed=5, pace=4.0, keep=True)
     table.autoplay(lambda s: len(s.log) > 12 and s.my_turn)
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -246,7 +246,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     import secrets
 
     from .simulate import with_bots
-    from .table import LocalTable, keep_path
+    from .table import LocalTable
     from .ui.app import XmasApp
     from .ui.boards import BOARDS
 
@@ -261,7 +261,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     names = with_bots(local_names(args.name, local), players)
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
     table = LocalTable(args.game, names, 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
-                       options=options or None, keep=keep_path(args.game.id, seed))
+                       options=options or None, keep=True)
     XmasApp(table=table).run()
     return 0
 

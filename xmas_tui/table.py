@@ -206,10 +206,10 @@ class LocalTable(Table):
         seed: int | str = 0,
         pace: float = DEFAULT_PACE,
         options: dict | None = None,
-        keep: Path | None = None,
+        keep: bool = False,
     ) -> None:
-        """``keep``: a file where the unfinished game is kept after every move, so it can
-        be resumed (`LocalTable.resume`) after the terminal or the connection to it is lost."""
+        """``keep``: keep the unfinished game on disk after every move (in `keep_path`), so it
+        can be resumed (`LocalTable.resume`) after the terminal or the connection to it is lost."""
         super().__init__()
         self.game = game
         self.players = tuple(players)
@@ -221,7 +221,7 @@ class LocalTable(Table):
         self.seed = seed
         self.bot = bot
         self.options = dict(options or {})
-        self.keep = keep
+        self.keep = keep_path(game.id, seed) if keep else None
         self._actions: list[list[Any]] = []  # (seat, wire) of every action, for `keep`
         self._rng = Rng(seed)
         self._state = game.setup(options or {}, self.players, self._rng)
@@ -288,26 +288,26 @@ class LocalTable(Table):
             "pace": self.pace, "actions": self._actions,
         }  # fmt: skip
         try:
-            first = not self.keep.exists()
             self.keep.parent.mkdir(parents=True, exist_ok=True)
             part = self.keep.with_name(self.keep.name + ".part")
             part.write_text(json.dumps(record), encoding="utf-8")
             os.replace(part, self.keep)
         except OSError:
             return  # a game that cannot be kept still plays
-        if first and self.keep.parent == kept_dir():
+        if len(self._actions) == 1:  # a new game's first move: let the oldest kept ones go
             for old in kept_games()[KEEP_AT_MOST:]:
                 forget_kept(old)
 
     @classmethod
-    def resume(cls, path: Path, *, keep: bool = True) -> LocalTable:
-        """The game kept in ``path``, replayed to where it stopped; `KeptGameError` if it cannot be."""
+    def resume(cls, path: Path) -> LocalTable:
+        """The game kept in ``path`` (by a table with ``keep``), replayed to where it stopped and
+        kept on from there; `KeptGameError` if it cannot be."""
         record = read_kept(path)
         try:
             table = cls(
                 GAMES[record["game"]], record["players"], record["seat"], humans=record["humans"],
                 bot=record["bot"], seed=record["seed"], pace=record["pace"], options=record["options"] or None,
-                keep=path if keep else None,
+                keep=True,
             )  # fmt: skip
             for seat, wire in record["actions"]:
                 table._play(seat, table.game.parse_action(wire), replaying=True)

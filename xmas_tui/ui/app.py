@@ -28,7 +28,6 @@ from xmas_tui.table import (
     Snapshot,
     Table,
     forget_kept,
-    keep_path,
     latest_kept,
 )
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
@@ -54,7 +53,7 @@ def make_local_table(config: GameConfig) -> LocalTable:
         seed=seed,
         pace=config.pace,
         options=config.options or None,
-        keep=keep_path(config.game.id, seed),
+        keep=True,
     )
     return table
 

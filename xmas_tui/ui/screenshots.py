@@ -18,7 +18,7 @@ from pathlib import Path
 from textual import events
 
 from xmas_tui.games import get_game
-from xmas_tui.table import LocalTable, Snapshot, keep_path
+from xmas_tui.table import LocalTable, Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen
 from xmas_tui.ui.screens.lobby import GameConfig
@@ -105,7 +105,7 @@ class Asking(XmasApp):
 
 def kept_then_lobby(game_id: str, players: int, seed: int) -> XmasApp:
     """The lobby after leaving a local game in play: it was kept, and the lobby says so."""
-    table = LocalTable(get_game(game_id), seat_names("Ann", players), 0, seed=seed, pace=STILL, keep=keep_path(game_id, seed))
+    table = LocalTable(get_game(game_id), seat_names("Ann", players), 0, seed=seed, pace=STILL, keep=True)
     table.autoplay(lambda s: len(s.log) > 10 and s.my_turn)
     config = GameConfig(table.game, players, "Ann")
     return LobbyAfter(config)
