@@ -157,28 +157,19 @@ class XmasApp(App[None]):
         except RuntimeError:
             return False  # not dealt yet
 
-    def leaving_costs(self) -> str | None:
-        """What leaving the table now would cost, in words; None when nothing is lost
-        (a local game is kept, and the lobby resumes it)."""
-        table = self.current
-        if table is None or not table.networked or not self.in_play():
-            return None
-        if self.hosting is not None:
-            return "You host this table: closing it ends the game for everyone at it."
-        return "A bot takes your seat soon. To take it back, join again with the same name."
-
     def leave_game(self, then: Callable[[], object]) -> None:
-        """Do ``then`` (open the lobby, a new game, quit), asking first if it would cost a game in play."""
-        cost = self.leaving_costs()
-        if cost is None:
-            kept = isinstance(self.current, LocalTable) and self.current.keep is not None and self.in_play()
-            then()
-            if kept and self.is_running:
-                self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
+        """Do ``then`` (open the lobby, a new game, quit), asking first if it would cost a
+        networked game in play; a local game is kept, and the lobby resumes it."""
+        table = self.current
+        in_play = self.in_play()
+        if table is not None and table.networked and in_play:
+            question = ConfirmScreen.leaving(hosting=self.hosting is not None)
+            self.push_screen(question, lambda leave: then() if leave else None)
             return
-        title = "Close the table?" if self.hosting is not None else "Leave this game?"
-        yes = "Close it" if self.hosting is not None else "Leave"
-        self.push_screen(ConfirmScreen(title, cost, yes), lambda leave: then() if leave else None)
+        kept = isinstance(table, LocalTable) and table.keep is not None and in_play
+        then()
+        if kept and self.is_running:
+            self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
 
     def resume_game(self) -> None:
         """Go back to the unfinished local game kept on disk, where it stopped."""

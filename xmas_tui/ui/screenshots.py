@@ -87,20 +87,13 @@ class LobbyAfter(XmasApp):
 
 
 class Asking(XmasApp):
-    """A table with the question its player is asked on leaving, as a host or a joiner would see it."""
+    """A table with the question its host is asked on leaving it while the game is in play."""
 
-    def __init__(self, shown: XmasApp, *, hosting: bool) -> None:
+    def __init__(self, shown: XmasApp) -> None:
         super().__init__(table=shown.current)
-        self.asking_host = hosting
 
     def on_mount(self) -> None:  # (the app's own on_mount then shows the table, under the question)
-        title, yes = ("Close the table?", "Close it") if self.asking_host else ("Leave this game?", "Leave")
-        question = (
-            "You host this table: closing it ends the game for everyone at it."
-            if self.asking_host
-            else "A bot takes your seat soon. To take it back, join again with the same name."
-        )
-        self.call_after_refresh(lambda: self.push_screen(ConfirmScreen(title, question, yes)))
+        self.call_after_refresh(lambda: self.push_screen(ConfirmScreen.leaving(hosting=True)))
 
 
 def kept_then_lobby(game_id: str, players: int, seed: int) -> XmasApp:
@@ -145,7 +138,7 @@ SCENES: tuple[Scene, ...] = (
     Scene(
         "close-table",
         "A host leaving a networked game in play is asked first: it ends the game for everyone",
-        lambda: Asking(table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)), hosting=True),
+        lambda: Asking(table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2))),
     ),
     Scene(
         "lobby-kept",

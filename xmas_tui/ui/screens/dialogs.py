@@ -99,6 +99,13 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(f"{self.no} (n)", id="no", variant="primary")
 
+    @classmethod
+    def leaving(cls, *, hosting: bool) -> ConfirmScreen:
+        """The question before leaving a networked game in play, for its host or a joiner."""
+        if hosting:
+            return cls("Close the table?", "You host this table: closing it ends the game for everyone at it.", "Close it")
+        return cls("Leave this game?", "A bot takes your seat soon. To take it back, join again with the same name.", "Leave")
+
     def on_mount(self) -> None:
         self.query_one("#confirm-box").border_title = self.title_
         self.query_one("#no", Button).focus()

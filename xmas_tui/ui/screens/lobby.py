@@ -79,9 +79,7 @@ class LobbyScreen(Screen[None]):
             with Grid(id="lobby-form"):
                 yield Label("Game")
                 yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game")
-                for option in first.table_options:  # the chosen game's own options, if it has any
-                    yield from self._option_row(option, self.last.options if self.last else {})
-                yield from self._keyboard_row(first, self.last.local if self.last else 1)
+                yield from self._game_rows(first, self.last)
                 yield Label("Players", id="players-label")
                 yield Select(self._player_options(first, self.last.local if self.last else 1),
                              value=self.last.players if self.last else default_players(first), allow_blank=False, id="players")  # fmt: skip
@@ -102,6 +100,12 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-box").border_title = "Lobby"
         self._describe()
         self.query_one("#start", Button).focus()
+
+    def _game_rows(self, game: Game, last: GameConfig | None) -> ComposeResult:
+        """The rows only some games have: their own options, and a shared keyboard."""
+        for option in game.table_options:
+            yield from self._option_row(option, last.options if last else {})
+        yield from self._keyboard_row(game, last.local if last else 1)
 
     @staticmethod
     def _option_row(option: TableOption, chosen: dict) -> ComposeResult:
@@ -181,8 +185,7 @@ class LobbyScreen(Screen[None]):
             players.set_options(self._player_options(game))
             players.value = default_players(game)
             await self.query(".game-option").remove()
-            rows = [widget for option in game.table_options for widget in self._option_row(option, {})]
-            rows += list(self._keyboard_row(game, 1))
+            rows = list(self._game_rows(game, None))
             if rows:
                 await self.query_one("#lobby-form").mount(*rows, before=self.query_one("#players-label"))
             self._describe()
