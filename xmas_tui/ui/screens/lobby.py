@@ -69,6 +69,7 @@ class LobbyScreen(Screen[None]):
     def __init__(self, last: GameConfig | None = None) -> None:
         super().__init__()
         self.last = last
+        self._kept: str | None = None  # the unfinished game on disk, in words (see kept_game)
 
     def compose(self) -> ComposeResult:
         games = playable_games()
@@ -98,7 +99,7 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         self._shown_game = self.game.id
         self.query_one("#lobby-box").border_title = "Lobby"
-        self._describe()
+        self.show_kept()
         self.query_one("#start", Button).focus()
 
     def _game_rows(self, game: Game, last: GameConfig | None) -> ComposeResult:
@@ -154,7 +155,7 @@ class LobbyScreen(Screen[None]):
 
     def _describe(self) -> None:
         game = self.game
-        kept = kept_game()
+        self._kept = kept = kept_game()  # read from disk here, not each time the keys are drawn
         if kept is not None:  # the one line that matters most: your game is waiting
             self.query_one("#lobby-about", Static).update(Text.assemble(
                 ("^r", "bold #ffd700"), (" resumes your ", "dim"), (kept, "bold #ffd700"),
@@ -171,7 +172,7 @@ class LobbyScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "resume":
-            return latest_kept() is not None  # the key shows only when there is a game to resume
+            return self._kept is not None  # the key shows only when there is a game to resume
         return True
 
     def action_resume(self) -> None:
