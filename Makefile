@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench start-bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,11 +22,20 @@ lint: $(STAMP)
 	$(BIN)/ruff check xmas_tui netcode tests
 
 screenshots: $(STAMP)
-	$(BIN)/python -m xmas_tui.ui.screenshots screenshots
+	$(BIN)/python -m xmas_tui.tools.screenshots screenshots
 
-bench: $(STAMP)
-	$(BIN)/python -m netcode.bench echo
-	$(BIN)/python -m xmas_tui.net_bench
+# Benchmarks: each prints its figures beside a baseline measured in the same run.
+bench: channel-bench table-bench start-bench
+
+table-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.table_bench --json
+
+channel-bench: $(STAMP)
+	$(BIN)/python -m netcode.tools.channel_bench echo --json
+	$(BIN)/python -m netcode.tools.channel_bench kcp --json
+
+start-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.start_bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -8,8 +8,8 @@ from typing import Any
 
 from netcode.authority import HostTable
 from netcode.client import ClientTable
-from netcode.faultproxy import FaultProxy
-from netcode.faults import LinkFaults
+from netcode.tools.faultproxy import FaultProxy
+from netcode.tools.faults import LinkFaults
 from xmas_tui.games import Game, get_game
 from xmas_tui.net import make_host, play_seat, summary
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -46,3 +49,11 @@ def test_engines_never_import_the_rest_of_the_app() -> None:
     for module in imported_modules(ROOT / "xmas_tui/games"):
         text = (ROOT / module).read_text()
         assert "xmas_tui.ui" not in text and "xmas_tui.bots" not in text, module
+
+
+def test_no_test_and_no_process_a_test_starts_can_announce_on_the_lan() -> None:
+    """conftest.py points discovery at loopback before any test runs, and children inherit it."""
+    assert os.environ["XMAS_TUI_DISCOVERY"].startswith("127.0.0.1:")
+    code = "from netcode.discovery import discovery_address; print(discovery_address()[0])"
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == "127.0.0.1"

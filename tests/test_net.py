@@ -17,7 +17,7 @@ import pytest
 from netcode import delta
 from netcode.client import ClientTable, JoinError
 from netcode.discovery import Listener, probe
-from netcode.faults import LinkFaults
+from netcode.tools.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.games.cards import may_see
 from xmas_tui.net import public_digest

@@ -19,7 +19,7 @@ def test_processes_mode_times_every_action_and_ends_with_one_json_line() -> None
         [
             sys.executable,
             "-m",
-            "xmas_tui.net_bench",
+            "xmas_tui.tools.table_bench",
             "--peers",
             "2",
             "--actions",

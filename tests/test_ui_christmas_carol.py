@@ -8,11 +8,11 @@ from xmas_tui.bots import make_bot
 from xmas_tui.games import Action, Rng, get_game
 from xmas_tui.games.christmas_carol import Draw, Play, Stop, puzzle_of
 from xmas_tui.table import Snapshot
+from xmas_tui.tools.screenshots import carol_turn_starts
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_carol import ChristmasCarolBoard
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
-from xmas_tui.ui.screenshots import carol_turn_starts
 
 from .uikit import assert_refused, catch_notes, play_through_keys, table_at, text_of, wait_for
 

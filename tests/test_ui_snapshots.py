@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from xmas_tui.ui.screenshots import SCENES, SIZE
+from xmas_tui.tools.screenshots import SCENES, SIZE
 
 STILL = [s for s in SCENES if s.snapshot]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from netcode.channel import Config, Connection, Delivered, Endpoint, Event, PeerGone
 from netcode.envelope import table_key
-from netcode.faults import LinkFaults
-from netcode.sim import SimNetwork, SimNode
+from netcode.tools.faults import LinkFaults
+from netcode.tools.sim import SimNetwork, SimNode
 
 TABLE = b"table-1"
 CODE = "JINGLE-42"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from netcode.bench import SCENARIOS, judge, main, run_sim
+from netcode.tools.channel_bench import SCENARIOS, judge, main, run_sim
 
 KEYS = {
     "scenario", "p50_ms", "p99_ms", "max_ms", "mean_ms", "sent", "delivered",
@@ -34,7 +34,7 @@ def test_json_output_ends_with_one_object_with_the_agreed_keys(capsys) -> None: 
 
 def run_cli(*args: str) -> dict:
     done = subprocess.run(
-        [sys.executable, "-m", "netcode.bench", *args, "--json"],
+        [sys.executable, "-m", "netcode.tools.channel_bench", *args, "--json"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -18,7 +18,7 @@ from netcode.channel import (
     Unreliable,
 )
 from netcode.envelope import Kind, Opener, Sealer
-from netcode.faults import LinkFaults
+from netcode.tools.faults import LinkFaults
 
 LAN = LinkFaults(delay=0.0005)
 
@@ -365,7 +365,7 @@ def _capture(pair: Pair, action) -> list:  # noqa: ANN001
 
 
 def test_one_endpoint_serves_every_seat_of_a_table(key: bytes) -> None:
-    from netcode.sim import SimNetwork
+    from netcode.tools.sim import SimNetwork
 
     net = SimNetwork(7, LinkFaults(loss=0.1, delay=0.003, jitter=0.002, duplicate=0.05))
     host = Endpoint(key, TABLE, 1)

@@ -10,7 +10,7 @@ from netcode_helpers import A_ID, B_ID, TABLE, make_pair, snapshot, the_key
 
 from netcode.channel import Endpoint
 from netcode.envelope import MAX_DATAGRAM, Kind, Sealer, table_key
-from netcode.faults import LinkFaults
+from netcode.tools.faults import LinkFaults
 
 
 def conversation() -> tuple[Endpoint, list[bytes]]:

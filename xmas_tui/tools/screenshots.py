@@ -1,4 +1,4 @@
-"""Every screen at a chosen moment: ``python -m xmas_tui.ui.screenshots DIR`` writes SVGs.
+"""Every screen at a chosen moment: ``python -m xmas_tui.tools.screenshots DIR`` writes SVGs.
 
 Owns: the list of scenes (a way to build the app at an interesting moment,
 and the keys pressed after it starts). The snapshot tests use the same

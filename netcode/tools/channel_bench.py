@@ -1,11 +1,11 @@
-"""Transport benchmarks: ``python -m netcode.bench SCENARIO [--json] [--sim]``.
+"""Transport benchmarks: ``python -m netcode.tools.channel_bench SCENARIO [--json] [--sim]``.
 
 Owns: the four benchmark scenarios (echo, kcp, turbulent, soak), their goals,
 the measuring client, and the echo server process it starts.
 
 By default a scenario runs between separate processes on loopback: this
 process is the client, a child process (``bench serve``) echoes every
-message back, and for lossy scenarios a second child (``netcode.faultproxy``)
+message back, and for lossy scenarios a second child (``netcode.tools.faultproxy``)
 sits between them and applies the scenario's faults both ways. ``--sim`` runs
 the same scenario in the deterministic simulator instead (virtual time, no
 sockets, no processing cost). Latency is the round trip of one echoed message
@@ -43,8 +43,8 @@ import msgpack
 from netcode.aio import AioEndpoint
 from netcode.channel import Delivered, Endpoint, PeerGone
 from netcode.envelope import table_key
-from netcode.faults import LinkFaults
-from netcode.sim import SimNetwork
+from netcode.tools.faults import LinkFaults
+from netcode.tools.sim import SimNetwork
 
 LOOPBACK = "127.0.0.1"
 TABLE_ID = b"bench-table"
@@ -251,7 +251,7 @@ async def _finish(proc: asyncio.subprocess.Process) -> dict[str, Any]:
 
 
 async def run_real(scenario: Scenario, messages: int, seed: int) -> dict[str, Any]:
-    server = await _spawn("-m", "netcode.bench", "serve")
+    server = await _spawn("-m", "netcode.tools.channel_bench", "serve")
     proxy = None
     assert server.stdout is not None
     try:
@@ -260,7 +260,7 @@ async def run_real(scenario: Scenario, messages: int, seed: int) -> dict[str, An
         if scenario.faults is not None:
             f = scenario.faults
             proxy = await _spawn(
-                "-m", "netcode.faultproxy", "--upstream", f"{LOOPBACK}:{target[1]}",
+                "-m", "netcode.tools.faultproxy", "--upstream", f"{LOOPBACK}:{target[1]}",
                 "--seed", str(seed), "--loss", str(f.loss),
                 "--loss-correlation", str(f.loss_correlation), "--delay", str(f.delay),
                 "--delay-max", str(f.delay_max), "--jitter", str(f.jitter),
@@ -379,7 +379,7 @@ async def _drive(
 
 async def serve() -> None:
     """The echo server child: a channel endpoint and a bare socket, both echoing."""
-    from netcode.faultproxy import until_stdin_closes
+    from netcode.tools.faultproxy import until_stdin_closes
 
     key = table_key(JOIN_CODE, TABLE_ID)
     gone: list[str] = []
@@ -442,7 +442,7 @@ def _print_human(scenario: Scenario, result: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m netcode.bench",
+        prog="python -m netcode.tools.channel_bench",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,6 +1,6 @@
 """Start-up benchmark: time from a cold start to the lobby on screen.
 
-``python -m xmas_tui.ui.bench [--runs N] [--json]`` starts the app headless
+``python -m xmas_tui.tools.start_bench [--runs N] [--json]`` starts the app headless
 in a fresh process until its lobby is mounted, and a bare Textual app the
 same way in the same run, and prints both and their ratio.
 """
@@ -48,7 +48,7 @@ def time_start(code: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m xmas_tui.ui.bench")
+    parser = argparse.ArgumentParser(prog="python -m xmas_tui.tools.start_bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """A userspace UDP fault proxy for tests and benchmarks on loopback.
 
 Owns: a front socket that clients send to, one upstream socket per client
-toward the real server, and the seeded faults (`netcode.faults`) applied to
+toward the real server, and the seeded faults (`netcode.tools.faults`) applied to
 each direction: loss (optionally bursty), delay, jitter, duplication and
 reordering. It stands in for netem, which this machine does not have.
 
@@ -11,7 +11,7 @@ benchmark can never spray datagrams onto a real network.
 
 Run standalone::
 
-    python -m netcode.faultproxy --upstream 127.0.0.1:4000 --loss 0.05 --delay 0.03
+    python -m netcode.tools.faultproxy --upstream 127.0.0.1:4000 --loss 0.05 --delay 0.03
 
 It prints ``listening HOST PORT`` once ready, relays until its standard input
 closes (or it is interrupted), and then prints its counters as one JSON line.
@@ -31,7 +31,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
-from netcode.faults import FaultyLink, LinkFaults
+from netcode.tools.faults import FaultyLink, LinkFaults
 
 Addr = tuple[str, int]
 
@@ -283,7 +283,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m netcode.faultproxy",
+        prog="python -m netcode.tools.faultproxy",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,6 +1,6 @@
 """Benchmark: an action until every peer's view is updated, beside raw UDP baselines.
 
-``python -m xmas_tui.net_bench [--peers 6] [--actions 300] [--json] [--one-process]``
+``python -m xmas_tui.tools.table_bench [--peers 6] [--actions 300] [--json] [--one-process]``
 hosts a Chip 'n' Dale table on loopback with N joined peers and plays random
 bot actions through the real stack (MACed msgpack over UDP, the reliable
 channel, the host's rules and per-seat views, fair-play commitments). Each
@@ -11,7 +11,7 @@ that ends first is followed by another at a new table until N actions are timed.
 
 By default every endpoint is a process of its own, as at a real table where
 each player sits at their own terminal: the driver starts a host process
-(``net_bench host``) and one process per player (``net_bench peer``), all
+(``table_bench host``) and one process per player (``table_bench peer``), all
 bound to 127.0.0.1. The peer whose turn it is chooses and acts; every peer
 notes when its log first reached each length. Actions never overlap: the
 actor waits until its own view shows its action, and the next actor waits a
@@ -61,11 +61,10 @@ import msgpack
 
 from netcode.client import ActionRefused, ClientTable
 from netcode.discovery import TableInfo
-from netcode.faultproxy import until_stdin_closes
-
-from .bots import make_bot
-from .games import Rng, get_game
-from .net import NetTable, make_host
+from netcode.tools.faultproxy import until_stdin_closes
+from xmas_tui.bots import make_bot
+from xmas_tui.games import Rng, get_game
+from xmas_tui.net import NetTable, make_host
 
 LOOPBACK = "127.0.0.1"
 GAME = "chip-n-dale"
@@ -375,7 +374,7 @@ class Child:
     async def start(cls, name: str, *args: Any) -> Child:
         errors = tempfile.TemporaryFile()
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "xmas_tui.net_bench", *map(str, args),
+            sys.executable, "-m", "xmas_tui.tools.table_bench", *map(str, args),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=errors,
             start_new_session=True,  # Ctrl-C reaches the driver, which stops its children
             limit=1 << 24,  # a peer's timings come as one long line
@@ -777,7 +776,7 @@ def print_human(f: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m xmas_tui.net_bench",
+        prog="python -m xmas_tui.tools.table_bench",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -821,7 +820,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             asyncio.run(run_child(CHILDREN[args.child], args))
         except BenchError as failed:
-            print(f"net_bench {args.child}: {failed}", file=sys.stderr)
+            print(f"table_bench {args.child}: {failed}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             return 130
@@ -833,10 +832,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         figures = asyncio.run(run)
     except BenchError as failed:
-        print(f"net_bench: {failed}", file=sys.stderr)
+        print(f"table_bench: {failed}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("net_bench: interrupted", file=sys.stderr)
+        print("table_bench: interrupted", file=sys.stderr)
         return 130
     if args.json:
         print(json.dumps(figures))
