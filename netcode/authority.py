@@ -1,8 +1,8 @@
 """The host of a table: seats, joining, and running the rules for everyone.
 
-Owns: the host side of a table. It serves one keyed ``Endpoint`` (every
-datagram MACed with the key derived from the join code), announces the table
-for discovery, answers hand-typed probes, seats players by name, runs the
+Owns: the host side of a table. It serves one ``Endpoint`` (every joiner
+proves it knows the join code, and every datagram is sealed under keys of
+that one peer), announces the table for discovery, answers hand-typed probes, seats players by name, runs the
 rules through the ``Rules`` protocol below, and sends each seat only its own
 view (spectators the public one). An action is validated here; a refused one
 is answered to its sender alone, with the rule it breaks.
@@ -53,7 +53,6 @@ from netcode.channel import (
     SendQueueFull,
 )
 from netcode.discovery import PROBE, Announcer, TableInfo, discovery_address
-from netcode.envelope import table_key
 from netcode.fairplay import NONCE_BYTES, NONCE_TIMEOUT, Ledger, new_secret
 
 PROTOCOL = 1
@@ -200,7 +199,7 @@ class HostTable:
         self.log: list[Any] = []
         self.finished = asyncio.Event()
         self.changed = asyncio.Event()
-        self.endpoint = Endpoint(table_key(code, self.table_id), self.table_id, max_peers=64)
+        self.endpoint = Endpoint(code, self.table_id, max_peers=64)
         self.aio: AioEndpoint | None = None
         self.announcer: Announcer | None = None
         self._tasks: list[asyncio.Task] = []

@@ -1,7 +1,7 @@
 """A player's side of a table: join with the code, send actions, receive my view.
 
 Owns: finding the table (by its announcement or by probing a typed
-``host:port``), the keyed connection to the host, the join handshake, the
+``host:port``), the connection to the host (the join code proven both ways), the join handshake, the
 latest snapshot the host sent for my seat (the log assembled in order), the
 roster, answers to my actions, and noticing a silent host.
 
@@ -24,9 +24,8 @@ from typing import Any
 from netcode import delta
 from netcode.aio import AioEndpoint
 from netcode.authority import EPOCH, PROTOCOL, Listeners
-from netcode.channel import Delivered, Endpoint, PeerGone
+from netcode.channel import Delivered, Endpoint, HandshakeFailed, PeerGone
 from netcode.discovery import TableInfo, probe
-from netcode.envelope import table_key
 from netcode.fairplay import Verifier
 
 
@@ -86,8 +85,7 @@ class ClientTable:
                     "that the host's firewall lets UDP through."
                 ) from exc
         info = self.info
-        key = table_key(self.code, info.table_id)
-        endpoint = Endpoint(key, info.table_id, accept_unknown=False)
+        endpoint = Endpoint(self.code, info.table_id, accept_unknown=False)
         self.verifier = Verifier(info.game, info.table_id, info.seed_commit or None)
         family_host = self.bind_host or ("::" if ":" in self.address[0] else "0.0.0.0")
         self._welcome = asyncio.get_running_loop().create_future()
@@ -102,7 +100,8 @@ class ClientTable:
             raise JoinError("The table did not answer: check the join code (it is shown on the host's screen).") from None
         if welcome.get("t") == "refused":
             await self.close()
-            raise JoinError(f"The host refused: {welcome.get('why')}")
+            why = welcome.get("why")
+            raise JoinError(why if welcome.get("handshake") else f"The host refused: {why}")
         self.welcome = welcome
         self.seat = welcome.get("seat")
         self.verifier.seat = self.seat
@@ -139,8 +138,13 @@ class ClientTable:
     # -------------------------------------------------------------- intake
     def _on_event(self, event: Any) -> None:
         """Every channel event, handled as its datagram arrives."""
+        if isinstance(event, HandshakeFailed):  # e.g. the table could not prove the code
+            self.host_gone = event.text
+            if self._welcome is not None and not self._welcome.done():
+                self._welcome.set_result({"t": "refused", "why": event.text, "handshake": True})
+            return
         if isinstance(event, PeerGone):
-            self.host_gone = {
+            self.host_gone = self.host_gone or {
                 "closed": "The host closed the table.",
                 "local": "You left the table.",  # our own close(): nothing went wrong
             }.get(event.reason, "The host has gone silent: the game cannot go on without it.")

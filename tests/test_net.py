@@ -112,16 +112,21 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
     assert not problems, problems[:5]
 
 
-async def test_a_wrong_join_code_cannot_join_or_forge() -> None:
+async def test_a_wrong_join_code_is_refused_within_two_seconds_and_seen_by_the_host() -> None:
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2, code="RIGHT-CODE")
     await host.serve()
     try:
         intruder = ClientTable(host.address, "WRONG-CODE", "Grinch", info=host.info())
-        with pytest.raises(JoinError, match="join code"):
-            await intruder.join(timeout=1.0)
-        assert host.guests == {}
-        assert host.endpoint.drops["bad_mac"] > 0
+        clock = asyncio.get_running_loop().time
+        started = clock()
+        with pytest.raises(JoinError, match="could not prove it knows the code: check the code"):
+            await intruder.join(timeout=10.0)
+        assert clock() - started < 2.0
+        while host.endpoint.failed_attempts_total == 0 and clock() - started < 4.0:
+            await asyncio.sleep(0.01)  # the joiner's ABORT is on its way
+        assert host.guests == {} and host.endpoint.peers == {}
+        assert host.endpoint.describe_failed_attempts() == ["1 failed join attempt from 127.0.0.1"]
     finally:
         await host.close()
 

@@ -1,7 +1,8 @@
 """The channel's tunables and the limits they must respect.
 
 Owns: `Config` (every number a connection runs by: datagram and message sizes,
-windows, timeouts, redundancy, heartbeats) and the `Address` type.
+windows, timeouts, redundancy, heartbeats, and the join's retries, timeouts
+and rate limits) and the `Address` type.
 
 Must not touch: connection state, the wire format (`netcode.envelope` owns
 it), sockets and clocks.
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from netcode.envelope import MAX_DATAGRAM
+from netcode.envelope import MAX_DATAGRAM, MIN_INIT
 
 Address = Hashable
 
@@ -48,7 +49,22 @@ class Config:
     rtt_event_interval: float = 0.5  # at most one RttUpdated per peer per interval
     replay_window: int = 1024  # packet numbers remembered for replay checks
     max_sent_records: int = 4096
+    #: a connection closes ("exhausted") rather than send a packet number above
+    #: this: a nonce never repeats under one key
+    max_packet_number: int = (1 << 63) - 1
+    # joining (see `netcode.channel.admission`)
+    handshake_resend_max: float = 1.0  # a joiner repeats its INIT, backing off up to this
+    handshake_timeout: float = 5.0  # an attempt unconfirmed this long after its last INIT fails
+    max_handshakes: int = 16  # attempts a host has in progress at once
+    failures_before_limit: int = 5  # failed attempts from one source before it is slowed ...
+    limited_interval: float = 5.0  # ... to one attempt per this many seconds
+    table_failures_before_limit: int = 20  # failed attempts at the table before all are slowed ...
+    table_limited_interval: float = 1.0  # ... to one new attempt per this many seconds
+    max_sources: int = 1024  # sources whose attempts a host remembers
+    max_silent_retry: float = 1.0  # a BUSY asking a joiner to wait longer ends its attempt
 
     def __post_init__(self) -> None:
-        if not 200 <= self.max_datagram <= MAX_DATAGRAM:
-            raise ValueError(f"max_datagram must be in [200, {MAX_DATAGRAM}]")
+        if not MIN_INIT <= self.max_datagram <= MAX_DATAGRAM:
+            raise ValueError(f"max_datagram must be in [{MIN_INIT}, {MAX_DATAGRAM}]")
+        if not 1 <= self.max_packet_number < 1 << 63:
+            raise ValueError("max_packet_number must be in [1, 2**63)")

@@ -3,8 +3,10 @@
 Owns: a peer's identity and address, its liveness (heard from lately, gone
 and why), its event queue (or the endpoint's, shared), the timers that
 combine every part's deadlines, and accounting (drops and counters). The
-work itself is done by three mixins, one per concern: `Sending`,
-`Receiving` and `LossRecovery`, whose state this class's slots hold.
+work itself is done by four mixins, one per concern: `Joining` (the
+joiner's handshake), `Sending`, `Receiving` and `LossRecovery`, whose state
+this class's slots hold. A connection holds the keys of one pair of peers,
+one per direction, and nobody else's.
 
 Must not touch: sockets, clocks, other peers. Sans-IO: feed it, drain it.
 """
@@ -16,16 +18,19 @@ from collections.abc import Callable, Iterator
 
 from netcode.channel.config import INF, Address, Config
 from netcode.channel.events import Event, PeerGone
+from netcode.channel.handshake import Initiator, SessionKeys
+from netcode.channel.joining import Joining
 from netcode.channel.receiving import Receiving
 from netcode.channel.recovery import LossRecovery
 from netcode.channel.sending import Sending
-from netcode.envelope import Opener, Sealer, check_peer_id
+from netcode.envelope import check_peer_id
 
 
-class Connection(Sending, Receiving, LossRecovery):
+class Connection(Joining, Sending, Receiving, LossRecovery):
     """Protocol state toward one remote peer. Sans-IO: feed it, drain it."""
 
     __slots__ = (
+        *Joining.STATE,
         *Sending.STATE,
         *Receiving.STATE,
         *LossRecovery.STATE,
@@ -37,16 +42,13 @@ class Connection(Sending, Receiving, LossRecovery):
         "created",
         "drops",
         "gone_reason",
-        "key",
         "local_id",
         "peer_id",
-        "table_id",
     )
 
     def __init__(
         self,
-        key: bytes,
-        table_id: bytes,
+        keys: SessionKeys | None,
         local_id: int,
         peer_id: int,
         address: Address,
@@ -54,11 +56,14 @@ class Connection(Sending, Receiving, LossRecovery):
         config: Config | None = None,
         events: deque[Event] | None = None,
         on_gone: Callable[[], None] | None = None,
+        *,
+        handshake: Initiator | None = None,
     ) -> None:
-        """`events` and `on_gone` let an `Endpoint` collect every peer's events
+        """A connection with the keys a handshake agreed, or, with `handshake`
+        instead, one that agrees them first (see `joining`).
+
+        `events` and `on_gone` let an `Endpoint` collect every peer's events
         in one bounded queue and learn when a peer goes away."""
-        self.key = key
-        self.table_id = table_id
         self.local_id = check_peer_id(local_id)
         self.peer_id = check_peer_id(peer_id)
         self.address = address
@@ -67,14 +72,31 @@ class Connection(Sending, Receiving, LossRecovery):
         self.gone_reason: str | None = None
         self._on_gone = on_gone
         self._events: deque[Event] = deque() if events is None else events
-        self._init_sending(config, table_id)
-        self._init_receiving(config)
-        self._init_recovery(config)
-        self._opener = Opener(key, self.local_id, table_id)
-        self._sealer = Sealer(key, self.peer_id, table_id, self.local_id)
         # accounting
         self.drops: Counter[str] = Counter()
         self._counters: Counter[str] = Counter()
+        self._init_sending(config)
+        self._init_receiving(config)
+        self._init_recovery(config)
+        self._init_joining(keys, handshake, now)
+
+    @classmethod
+    def joining(
+        cls,
+        join_code: str,
+        table_id: bytes,
+        local_id: int,
+        peer_id: int,
+        address: Address,
+        now: float,
+        config: Config | None = None,
+        events: deque[Event] | None = None,
+        on_gone: Callable[[], None] | None = None,
+    ) -> Connection:
+        """A joiner's connection to the host `peer_id` of `table_id`: it proves it
+        knows `join_code`, and has the host prove it, before anything else."""
+        initiator = Initiator(join_code, table_id, local_id, peer_id)
+        return cls(None, local_id, peer_id, address, now, config, events, on_gone, handshake=initiator)
 
     # -- application side -----------------------------------------------------
 
@@ -86,8 +108,13 @@ class Connection(Sending, Receiving, LossRecovery):
         """Leave: tell the peer (a few unreliable CLOSE datagrams) and stop."""
         if self.gone:
             return
-        self._close_copies = 3
+        self._close_copies = 3 if self.keys is not None else 0  # no keys: nothing to say
         self._set_gone("local")
+
+    @property
+    def saying_goodbye(self) -> bool:
+        """Whether last words (CLOSE, or the handshake's ABORT) are still to go out."""
+        return self._close_copies > 0 or self._saying_last_words
 
     def next_event(self) -> Event | None:
         if not self._events:
@@ -126,6 +153,8 @@ class Connection(Sending, Receiving, LossRecovery):
         """When `handle_timer` should next be called (absolute time), or None."""
         if self.gone:
             return None
+        if self.keys is None:
+            return self._handshake_timer()
         cfg = self.config
         if self.last_heard is None:
             when = self.created + cfg.connect_timeout
@@ -149,7 +178,7 @@ class Connection(Sending, Receiving, LossRecovery):
             return
         self._apply_acks()
         cfg = self.config
-        if self.last_heard is None:
+        if self.last_heard is None or self.keys is None:
             if now >= self.created + cfg.connect_timeout:
                 self._set_gone("unreachable")
                 return

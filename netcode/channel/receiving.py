@@ -1,6 +1,9 @@
 """Receiving: intake of one connection's datagrams, reassembly and delivery.
 
-Owns: the replay window over packet numbers, the record of packets to
+Owns: intake of sealed datagrams (the replay check, then authentication and
+decryption, then strict decoding, all before any state changes), the peer's
+return address (moved only by an authentic datagram newer than any seen),
+the replay window over packet numbers, the record of packets to
 acknowledge (highest seen, a bitfield below it, when the newest arrived),
 the reorder buffer keyed by unit id, reassembly of fragments, decoding
 payloads with limits, and handing `Delivered` and `Unreliable` events to the
@@ -18,7 +21,17 @@ from typing import TYPE_CHECKING
 
 from netcode.channel.config import ACK_BITS
 from netcode.channel.events import Delivered, Unreliable
-from netcode.envelope import Dropped, Envelope, Kind, decode_payload, payload_decoder
+from netcode.envelope import (
+    SEALED,
+    Dropped,
+    Kind,
+    Opener,
+    decode_payload,
+    open_handshake,
+    packet_type,
+    payload_decoder,
+    sender_of,
+)
 
 if TYPE_CHECKING:
     from netcode.channel.config import Address, Config
@@ -95,40 +108,76 @@ class Receiving:
         self._max_events = config.max_events
         self._payload_decoder = payload_decoder(config.max_message)
         self.packets_received = self.bytes_received = 0
+        self._opener: Opener | None = None  # until the keys are agreed
 
     def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
-        """Take one datagram off the wire. Never raises; bad input is counted."""
+        """Take one datagram off the wire (for a connection on its own; an `Endpoint`
+        routes its datagrams itself). Never raises; bad input is counted."""
         try:
-            envelope = self._opener.open_fields(data)
+            kind = packet_type(data)
+            if sender_of(data) != self.peer_id:
+                raise Dropped("reflected" if sender_of(data) == self.local_id else "unknown_peer")
+            if kind == SEALED:
+                self.receive_sealed(data, address, now)
+                return
+            packet = open_handshake(data)
         except Dropped as dropped:
             self.drops[dropped.reason] += 1
             return
-        if envelope[2] != self.peer_id:
-            self.drops["unknown_peer"] += 1
+        if packet.receiver != self.local_id:
+            self.drops["not_for_us"] += 1
             return
-        self.receive_envelope(envelope, address, now, len(data))
+        self.receive_handshake(packet, address, now)
 
-    def receive_envelope(self, env: Envelope, address: Address, now: float, size: int) -> None:
-        """Intake after authentication (the `Endpoint` decodes once for all peers)."""
-        _, _, _, seq, ack, ack_bits, ack_delay, kind, body = env
+    def receive_sealed(self, data: bytes, address: Address, now: float) -> None:
+        """A sealed datagram whose type and sender were checked. Never raises.
+
+        A replayed packet number is refused before any decryption; a packet
+        that does not open under this peer's key (a stranger's, another
+        peer's, or damaged) is refused before a byte of it is decoded."""
+        opener = self._opener
+        if opener is None:
+            self.drops["not_ready"] += 1
+            return
         replay = self._replay
+        seq = int.from_bytes(data[9:17], "big")
         if seq <= replay.highest:
             status = replay.status(seq)
             if status is not None:
                 self.drops[status] += 1
                 return
+        try:
+            fields = opener.open_fields(data)
+        except Dropped as dropped:
+            self.drops[dropped.reason] += 1
+            return
+        self._accept(fields, address, now, len(data))
+
+    def _accept(self, fields: tuple, address: Address, now: float, size: int) -> None:
+        """Intake of an authentic datagram: (seq, ack, ack_bits, ack_delay, kind, body)."""
+        seq, ack, ack_bits, ack_delay, kind, body = fields
+        replay = self._replay
         if self.gone:
             self.drops["gone"] += 1
             return
-        if seq == replay.highest + 1:  # in order: the usual case, inlined
-            replay.mask = ((replay.mask << 1) | 1) & replay.full
-            replay.highest = seq
+        if seq > replay.highest:
+            # Newer than anything seen, and authentic: this proves the path it
+            # came by, so our answers go back that way (QUIC's path validation,
+            # in spirit). An older datagram, even an authentic one arriving late
+            # or relayed by someone else, never moves the peer.
+            if address != self.address:
+                self.address = address
+                self._counters["path_changes"] += 1
+            if seq == replay.highest + 1:  # in order: the usual case, inlined
+                replay.mask = ((replay.mask << 1) | 1) & replay.full
+                replay.highest = seq
+            else:
+                replay.mark(seq)
         else:
             replay.mark(seq)
         self.packets_received += 1
         self.bytes_received += size
         self.last_heard = now
-        self.address = address
         if self._sent:
             # Applied in datagrams_to_send, after any reply is built: acks of
             # our own packets never hold up delivery or an answer.

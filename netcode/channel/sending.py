@@ -3,8 +3,10 @@
 Owns: reliable units waiting (``_pending``) and in flight (``_unacked``),
 cutting messages into fragments, unreliable messages, choosing what goes in
 each datagram (resends first, then new units, then unreliables, then
-redundant copies of small unacked units), packet numbers, the ack we owe the
-peer and when it is due, heartbeats and goodbyes, and sealing each datagram.
+redundant copies of small unacked units), packet numbers (never one past
+`Config.max_packet_number`: the connection closes first, so a nonce never
+repeats), the ack we owe the peer and when it is due, heartbeats and
+goodbyes, and sealing each datagram.
 
 Must not touch: intake (`receiving`), the round-trip and loss bookkeeping
 beyond recording what each packet carried (`recovery`), sockets and clocks.
@@ -26,6 +28,7 @@ from netcode.envelope import (
     MAX_FRAGMENTS,
     Decoder,
     Kind,
+    Sealer,
     encode_payload,
     header_overhead,
     unit_overhead,
@@ -40,6 +43,10 @@ _FRAGMENT_OVERHEAD = unit_overhead(True)
 #: a timer may fire this much before its time; what is due by then is done
 _TIMER_SLACK = 0.0002
 _pack = msgpack.Packer().pack  # this module's own packer (one call, no hooks)
+
+
+class _PacketNumbersExhausted(Exception):
+    """The next packet number would pass `Config.max_packet_number`."""
 
 
 class OutUnit:
@@ -92,12 +99,13 @@ class Sending:
         "_ack_due",
         "_ack_eliciting",
         "_sealer",
+        "_seq_limit",
         "last_sent",
         "packets_sent",
         "bytes_sent",
     )
 
-    def _init_sending(self, config: Config, table_id: bytes) -> None:
+    def _init_sending(self, config: Config) -> None:
         self.last_sent = -INF
         self._next_seq = 1
         self._ack_pending = False
@@ -109,17 +117,14 @@ class Sending:
         self._unacked: dict[int, OutUnit] = {}
         self._resend: set[int] = set()
         self._unreliable: deque[bytes] = deque()
-        self._budget = config.max_datagram - header_overhead(table_id)
+        self._seq_limit = config.max_packet_number
+        self._sealer: Sealer | None = None  # until the keys are agreed
+        self._budget = config.max_datagram - header_overhead()
         self._fragment_size = self._budget - unit_overhead(True)
         self._single_unit_max = self._budget - unit_overhead(False)
         self._copies_enabled = config.redundancy > 0
         self._copies_due = False
         self.packets_sent = self.bytes_sent = 0
-
-    @property
-    def saying_goodbye(self) -> bool:
-        """Whether CLOSE datagrams are still to go out (after `close`)."""
-        return self._close_copies > 0
 
     def send_reliable(self, payload: Any) -> None:
         """Queue `payload` (plain msgpack data) for in-order exactly-once delivery."""
@@ -169,6 +174,15 @@ class Sending:
 
     def datagrams_to_send(self, now: float) -> list[tuple[bytes, Address]]:
         """Everything due now, sealed and addressed."""
+        if self._initiator is not None:
+            return self._handshake_datagrams(now)
+        try:
+            return self._due(now)
+        except _PacketNumbersExhausted:
+            self._set_gone("exhausted")  # what was built in this call never leaves
+            return []
+
+    def _due(self, now: float) -> list[tuple[bytes, Address]]:
         if (
             len(self._pending) == 1
             and not self._unacked
@@ -278,6 +292,8 @@ class Sending:
 
     def _seal(self, kind: Kind, body: Any, now: float) -> bytes:
         seq = self._next_seq
+        if seq > self._seq_limit:
+            raise _PacketNumbersExhausted
         self._next_seq = seq + 1
         ack, bits = self._acks.ack_fields()
         data = self._sealer.seal(seq, ack, bits, self._ack_delay(now), kind, body)
