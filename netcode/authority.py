@@ -52,7 +52,7 @@ from netcode.channel import (
     RttUpdated,
     SendQueueFull,
 )
-from netcode.discovery import PROBE, Announcer, TableInfo, discovery_address
+from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, discovery_address, is_probe
 from netcode.fairplay import NONCE_BYTES, NONCE_TIMEOUT, Ledger, new_secret
 
 PROTOCOL = 1
@@ -200,6 +200,7 @@ class HostTable:
         self.finished = asyncio.Event()
         self.changed = asyncio.Event()
         self.endpoint = Endpoint(code, self.table_id, max_peers=64)
+        self.probes = ProbeAnswerer()
         self.aio: AioEndpoint | None = None
         self.announcer: Announcer | None = None
         self._tasks: list[asyncio.Task] = []
@@ -264,9 +265,11 @@ class HostTable:
 
     def _foreign(self, data: bytes, address: Any) -> bool:
         """Answer a hand-typed join's probe with the announcement; True if it was one."""
-        if data != PROBE or self.aio is None:
+        if not is_probe(data) or self.aio is None:
             return False
-        self.aio.send_raw(self.info().encode(), address)
+        answer = self.probes.answer(data, address, time.monotonic(), self.info().encode())
+        if answer is not None:
+            self.aio.send_raw(answer, address)
         return True
 
     async def close(self) -> None:
