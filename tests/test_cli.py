@@ -37,6 +37,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 0-3, not [7]"),
         (["play", "chip-n-dale", "--option", "fast"], "'fast' is not NAME=VALUE"),
         (["host", "christmas-carol", "--headless", "--option", "puzzles=3,4,5,7"], "choose four different puzzles of 1-6"),
+        (["host", "chip-n-dale", "--code", "AB-CDE"], "needs at least 6 letters and digits (dashes not counted), not 5"),
+        (["join", "--code", "XMAS"], "leave out --code and the host makes one up"),
+        (["join", "--code", "NOEL-2026!"], "a join code is letters and digits"),
     ],
 )
 def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> None:
