@@ -29,11 +29,12 @@ def loopback_host(game: Game, players: int, *, code: str = "ABCD-2345", name: st
 
 async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | None = None,
                     record=None, bot: str = "smart", clients_out: dict | None = None,
-                    options: dict | None = None) -> tuple[list[dict], HostTable]:
+                    options: dict | None = None, on_datagram=None) -> tuple[list[dict], HostTable]:
     """An in-process table on loopback: a host and ``players`` joined seats played by bots.
 
     ``through_proxy`` puts the seats behind a fault proxy; ``record(host)`` is
-    called before anyone joins; ``clients_out["clients"]`` receives the clients.
+    called before anyone joins; ``clients_out["clients"]`` receives the clients;
+    ``on_datagram(direction, data)`` sees every datagram the proxy relays.
     """
     game = get_game(game_id)
     host = loopback_host(game, players, code="TEST-CODE", auto_start=True, seed=11, options=options)
@@ -43,7 +44,7 @@ async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | N
     proxy = None
     address = host.address
     if through_proxy is not None:
-        proxy = await FaultProxy(address, through_proxy, seed=3).start()
+        proxy = await FaultProxy(address, through_proxy, seed=3, record=on_datagram).start()
         address = proxy.address
     clients = [ClientTable(address, "test-code", f"Elf {i}", info=host.info(), bind_host="127.0.0.1") for i in range(players)]
     if clients_out is not None:
