@@ -60,7 +60,7 @@ class Connection(Joining, Sending, Receiving, LossRecovery):
         handshake: Initiator | None = None,
     ) -> None:
         """A connection with the keys a handshake agreed, or, with `handshake`
-        instead, one that agrees them first (see `joining`).
+        (the joiner's side of one, `Initiator`) instead, one that agrees them first.
 
         `events` and `on_gone` let an `Endpoint` collect every peer's events
         in one bounded queue and learn when a peer goes away."""
@@ -79,24 +79,6 @@ class Connection(Joining, Sending, Receiving, LossRecovery):
         self._init_receiving(config)
         self._init_recovery(config)
         self._init_joining(keys, handshake, now)
-
-    @classmethod
-    def joining(
-        cls,
-        join_code: str,
-        table_id: bytes,
-        local_id: int,
-        peer_id: int,
-        address: Address,
-        now: float,
-        config: Config | None = None,
-        events: deque[Event] | None = None,
-        on_gone: Callable[[], None] | None = None,
-    ) -> Connection:
-        """A joiner's connection to the host `peer_id` of `table_id`: it proves it
-        knows `join_code`, and has the host prove it, before anything else."""
-        initiator = Initiator(join_code, table_id, local_id, peer_id)
-        return cls(None, local_id, peer_id, address, now, config, events, on_gone, handshake=initiator)
 
     # -- application side -----------------------------------------------------
 

@@ -23,7 +23,7 @@ from netcode.channel.admission import Admission, Attempt
 from netcode.channel.config import Address, Config
 from netcode.channel.connection import Connection
 from netcode.channel.events import Event, HandshakeCompleted, PeerClosed, PeerJoined
-from netcode.channel.handshake import SessionKeys
+from netcode.channel.handshake import Initiator, SessionKeys
 from netcode.envelope import (
     BUSY,
     CONFIRM,
@@ -99,9 +99,10 @@ class Endpoint:
         if conn is None:
             if peer_id == self.local_id:
                 raise ValueError("cannot connect to ourselves")
-            conn = Connection.joining(
-                self._code, self.table_id, self.local_id, peer_id, address, now, self.config,
-                self._events, self._note_gone,
+            initiator = Initiator(self._code, self.table_id, self.local_id, peer_id)
+            conn = Connection(
+                None, self.local_id, peer_id, address, now, self.config, self._events,
+                self._note_gone, handshake=initiator,
             )  # fmt: skip
             self.peers[peer_id] = conn
             self._departed_set.discard(peer_id)

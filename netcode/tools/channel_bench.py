@@ -78,7 +78,7 @@ SCENARIOS: dict[str, Scenario] = {
             interval=1 / 60,
             size=32,
             faults=None,
-            goals={"added_p50_us": 100.0},
+            goals={"added_p50_us": 150.0},  # issue 13: encryption may add up to 150 us
         ),
         Scenario(
             "kcp",

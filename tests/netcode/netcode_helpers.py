@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import strategies as st
+
 from netcode.channel import Config, Connection, Delivered, Endpoint, Event, PeerGone, SessionKeys
 from netcode.envelope import SEALED, Kind, Opener
 from netcode.tools.faults import LinkFaults
@@ -16,6 +18,19 @@ CODE = "JINGLE-42"
 A_ID = 101
 B_ID = 202
 
+
+#: Any faulty link, up to 40% loss each way: what hypothesis draws for lossy tests.
+faulty_links = st.builds(
+    LinkFaults,
+    loss=st.floats(0.0, 0.4),
+    loss_correlation=st.floats(0.0, 0.6),
+    delay=st.floats(0.0, 0.2),
+    jitter=st.floats(0.0, 0.05),
+    duplicate=st.floats(0.0, 0.3),
+    reorder=st.floats(0.0, 0.3),
+    reorder_delay=st.floats(0.0, 0.05),
+    fifo=st.booleans(),
+)
 
 #: Keys as a handshake between A and B would leave them: one per direction.
 A_TO_B = bytes(range(32))

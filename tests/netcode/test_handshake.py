@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from netcode_helpers import CODE, TABLE
+from netcode_helpers import CODE, TABLE, faulty_links
 
 from netcode.channel import (
     WRONG_CODE,
@@ -166,22 +166,12 @@ def test_a_repeated_init_is_answered_alike_and_starts_no_second_exchange() -> No
 
 # -- under loss, duplication and reordering ---------------------------------------------
 
-links = st.builds(
-    LinkFaults,
-    loss=st.floats(0.0, 0.5),
-    loss_correlation=st.floats(0.0, 0.5),
-    delay=st.floats(0.0, 0.15),
-    jitter=st.floats(0.0, 0.05),
-    duplicate=st.floats(0.0, 0.5),
-    reorder=st.floats(0.0, 0.5),
-    reorder_delay=st.floats(0.0, 0.1),
-)
 #: patient, so that even a link in a long bad spell ends in a join, never a timeout
 PATIENT = Config(connect_timeout=300.0, silence_timeout=300.0, handshake_timeout=300.0)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(link=links, seed=st.integers(0, 2**32 - 1), joiners=st.integers(1, 3))
+@given(link=faulty_links, seed=st.integers(0, 2**32 - 1), joiners=st.integers(1, 3))
 def test_the_handshake_completes_over_any_faulty_link_with_the_same_keys_both_sides(
     link: LinkFaults, seed: int, joiners: int
 ) -> None:
@@ -197,7 +187,7 @@ def test_the_handshake_completes_over_any_faulty_link_with_the_same_keys_both_si
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
-@given(link=links, seed=st.integers(0, 2**32 - 1), code=st.text(min_size=1, max_size=12))
+@given(link=faulty_links, seed=st.integers(0, 2**32 - 1), code=st.text(min_size=1, max_size=12))
 def test_a_wrong_code_never_completes_over_any_faulty_link(
     link: LinkFaults, seed: int, code: str
 ) -> None:

@@ -14,7 +14,7 @@ import time
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from netcode_helpers import A_ID, B_ID, Pair, make_pair
+from netcode_helpers import A_ID, B_ID, Pair, faulty_links, make_pair
 
 from netcode.channel import Config, Event, HandshakeCompleted
 from netcode.tools.faults import LinkFaults
@@ -23,17 +23,6 @@ from netcode.tools.faults import LinkFaults
 # is its job, and other tests cover it; here only delivery is under test.
 PATIENT = Config(silence_timeout=120.0, connect_timeout=120.0)
 
-faults = st.builds(
-    LinkFaults,
-    loss=st.floats(0.0, 0.4),
-    loss_correlation=st.floats(0.0, 0.6),
-    delay=st.floats(0.0, 0.2),
-    jitter=st.floats(0.0, 0.05),
-    duplicate=st.floats(0.0, 0.3),
-    reorder=st.floats(0.0, 0.3),
-    reorder_delay=st.floats(0.0, 0.05),
-    fifo=st.booleans(),
-)
 sizes = st.lists(
     st.one_of(st.integers(0, 64), st.integers(300, 1500), st.integers(2000, 12_000)),
     max_size=25,
@@ -89,7 +78,7 @@ def _flush(pair: Pair, waiting: list[bytes]) -> None:
     suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
 )
-@given(link=faults, up=sizes, down=sizes, seed=st.integers(0, 2**32 - 1))
+@given(link=faulty_links, up=sizes, down=sizes, seed=st.integers(0, 2**32 - 1))
 def test_everything_arrives_once_and_in_order_both_ways(
     code: str, link: LinkFaults, up: list[int], down: list[int], seed: int
 ) -> None:
