@@ -2,10 +2,11 @@
 
 Owns: the host side of a table. It serves one ``Endpoint`` (every joiner
 proves it knows the join code, and every datagram is sealed under keys of
-that one peer), announces the table for discovery, answers hand-typed probes, seats players by name, runs the
-rules through the ``Rules`` protocol below, and sends each seat only its own
-view (spectators the public one). An action is validated here; a refused one
-is answered to its sender alone, with the rule it breaks.
+that one peer), announces the table for discovery, answers hand-typed
+probes, seats players by name, runs the rules through the ``Rules`` protocol
+below, and sends each seat only its own view (spectators the public one).
+An action is validated here; a refused one is answered to its sender alone,
+with the rule it breaks.
 
 A player who drops keeps their seat for ``hold`` seconds (everyone sees the
 countdown), then a bot plays it; running the same join again (same name)

@@ -1,9 +1,10 @@
 """A player's side of a table: join with the code, send actions, receive my view.
 
 Owns: finding the table (by its announcement or by probing a typed
-``host:port``), the connection to the host (the join code proven both ways), the join handshake, the
-latest snapshot the host sent for my seat (the log assembled in order), the
-roster, answers to my actions, and noticing a silent host.
+``host:port``), the connection to the host (the join code proven both
+ways), the join handshake, the latest snapshot the host sent for my seat
+(the log assembled in order), the roster, answers to my actions, and
+noticing a silent host.
 
 Fair play: the client commits to a nonce in ``hello`` and reveals it when the
 host asks (``deal?``); a ``Verifier`` keeps every card commitment and checks

@@ -244,7 +244,9 @@ class Sealer:
         self.sender = sender
         self._aead = ChaCha20Poly1305(key)
 
-    def seal(self, seq: int, ack: int, ack_bits: int, ack_delay: int, kind: int, body: Any) -> bytes:
+    def seal(
+        self, seq: int, ack: int, ack_bits: int, ack_delay: int, kind: int, body: Any
+    ) -> bytes:
         """Encode, encrypt and authenticate one datagram; the result is the whole datagram."""
         header = _IDS.pack(SEALED, self.sender, seq)
         plain = _PACKER.pack([ack, ack_bits, ack_delay, kind, body])

@@ -14,8 +14,9 @@ seconds; after `Config.table_failures_before_limit` failures at the table,
 one new attempt per `Config.table_limited_interval` seconds from anyone.
 An attempt fails when the joiner's proof is wrong, when the joiner says it
 found the host's proof wrong (ABORT: a joiner who typed another code), or when
-no proof arrives within `Config.handshake_timeout` of the joiner's last INIT. Each failure is an event
-(`JoinAttemptFailed`) and stays counted in `failed_attempts`.
+no proof arrives within `Config.handshake_timeout` of the joiner's last INIT.
+Each failure is an event (`JoinAttemptFailed`) and stays counted in
+`failed_attempts`.
 
 Nothing sent to an address that has proven nothing is larger than what came
 from it (a REPLY or a BUSY answers an INIT at least `MIN_INIT` bytes long),
@@ -142,10 +143,13 @@ class Admission:
         wait = self._wait(record, now)
         if wait > 0:
             self._drops["rate_limited"] += 1
-            self.outbox.append((pack_busy(self.host_id, packet.sender, wait, digest(packet.message)), address))
+            busy = pack_busy(self.host_id, packet.sender, wait, digest(packet.message))
+            self.outbox.append((busy, address))
             return
         try:
-            responder = Responder(self._code, self._table_id, packet.sender, self.host_id, packet.message)
+            responder = Responder(
+                self._code, self._table_id, packet.sender, self.host_id, packet.message
+            )
         except Dropped as dropped:
             self._drops[dropped.reason] += 1
             return

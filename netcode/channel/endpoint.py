@@ -84,7 +84,9 @@ class Endpoint:
         self._retired_drops: Counter[str] = Counter()
         self._retired_counters: Counter[str] = Counter()
         #: the host's door: join attempts in progress, failed ones counted and slowed
-        self.admission = Admission(join_code, table_id, self.local_id, config, self._events, self._drops)
+        self.admission = Admission(
+            join_code, table_id, self.local_id, config, self._events, self._drops
+        )
 
     # -- application side -----------------------------------------------------
 

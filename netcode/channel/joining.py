@@ -42,9 +42,18 @@ class Joining:
     """INIT out, REPLY in, keys or a refusal (a `Connection` mixin)."""
 
     __slots__ = ()
-    STATE = ("_initiator", "_init_packet", "_handshake_out", "_init_resend_at", "_init_interval", "keys")
+    STATE = (
+        "_initiator",
+        "_init_packet",
+        "_handshake_out",
+        "_init_resend_at",
+        "_init_interval",
+        "keys",
+    )
 
-    def _init_joining(self, keys: SessionKeys | None, initiator: Initiator | None, now: float) -> None:
+    def _init_joining(
+        self, keys: SessionKeys | None, initiator: Initiator | None, now: float
+    ) -> None:
         if (keys is None) == (initiator is None):
             raise ValueError("a connection starts with keys or with a handshake to make them")
         self.keys: SessionKeys | None = None
