@@ -21,8 +21,9 @@ from netcode.session.seats import SeatState
 from netcode.tools.faults import LinkFaults
 from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.cards import may_see
+from xmas_tui.games.engine import public_digest
 from xmas_tui.tables.network import JoinError, TableFinder
-from xmas_tui.tables.rules import GameRules, public_digest
+from xmas_tui.tables.rules import GameRules
 
 from .netkit import free_port, joiner, loopback_host, run_table, until
 

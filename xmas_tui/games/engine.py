@@ -84,6 +84,11 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=True)
 
 
+def public_digest(public_view: Mapping[str, Any]) -> str:
+    """The hash of a public view's wire form: what every honest peer of a table computes alike."""
+    return hashlib.sha256(pack(public_view)).hexdigest()
+
+
 # ---------------------------------------------------------------- actions
 
 _ARG_TYPES = (int, str)
@@ -463,7 +468,7 @@ class Game(ABC):
 
     def public_digest(self, state: Any) -> str:
         """A hash of what a spectator sees: identical on every honest peer."""
-        return hashlib.sha256(pack(self.view(state, None).to_wire())).hexdigest()
+        return public_digest(self.view(state, None).to_wire())
 
     def options_from(self, players: int, **extra: Any) -> dict[str, Any]:
         return {"players": players, **extra}

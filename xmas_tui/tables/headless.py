@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from xmas_tui.games import Game, IllegalAction
+from xmas_tui.games.engine import public_digest
 
 from .audit import audit_seat, write_log
 from .network import HostedTable, JoinedTable, find_table
-from .rules import public_digest
 from .seatbot import SeatBot, play_seat, rng_for
 from .table import SessionTable
 

@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import secrets
+import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,12 +42,20 @@ from .rules import GameRules
 from .table import DEFAULT_PACE, SessionTable
 
 __all__ = ["Heard", "HostedTable", "JoinError", "JoinedTable", "RosterRow", "SeatState", "TableFinder",
-           "new_code", "parse_address"]
+           "lan_address", "new_code", "parse_address"]
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 #: seconds a real-time round's result stays on every screen before the next room opens
 #: (a board's pause between rounds at the default pace)
 INTERMISSION = 3 * DEFAULT_PACE
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN, for players who type ``host:port`` (no packet is sent)."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as route:
+        route.connect(("192.0.2.1", 9))  # TEST-NET: connect() on UDP only picks a route
+        return route.getsockname()[0]
+    return "127.0.0.1"
 
 
 def new_code() -> str:

@@ -6,26 +6,21 @@ it, applies wire actions (a refusal becomes ``RuleError`` naming the rule),
 makes each seat's view (the parts every seat shares once per move), lists the
 cards made since it was last asked (for the fair-play commitments), and lets
 the bots of the seats bots play choose, each seeing only its own view; and
-``public_digest``, the one hash of a public view every peer compares.
+``made_since``, the cards a move made (for the commitments). The one digest of
+a public view every peer compares is ``games.engine.public_digest``.
 
 Must not touch: sockets, clocks, Textual.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from netcode.session.host import RuleError
 from xmas_tui.bots import BotDriver
 from xmas_tui.games import ActionError, Event, Game, Rng, View
-from xmas_tui.games.engine import pack
-
-
-def public_digest(public_view: Mapping[str, Any]) -> str:
-    """A hash of a public view (wire form): every honest peer computes the same."""
-    return hashlib.sha256(pack(public_view)).hexdigest()
+from xmas_tui.games.engine import public_digest
 
 
 def made_since(cards: Any, upto: int) -> tuple[list[tuple[int, str]], int]:

@@ -33,10 +33,11 @@ from netcode.tools.faults import LinkFaults
 from netcode.tools.sim import SimNetwork, SimNode
 from netcode.tools.sim_tables import SimHostPeer, SimSeatPeer
 from xmas_tui.games import Game, Rng
+from xmas_tui.games.engine import public_digest
 
 from .audit import audit_seat
 from .network import INTERMISSION
-from .rules import GameRules, public_digest
+from .rules import GameRules
 from .seatbot import SeatBot
 
 CODE = "SIM-TABLE"

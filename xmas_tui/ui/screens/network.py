@@ -9,8 +9,6 @@ its table over loopback like everyone else, so every seat sees the same way.
 
 from __future__ import annotations
 
-import contextlib
-import socket
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -33,6 +31,7 @@ from xmas_tui.tables.network import (
     RosterRow,
     SeatState,
     TableFinder,
+    lan_address,
     parse_address,
 )
 
@@ -61,14 +60,6 @@ def big(text: str) -> str:
         for i in range(3):
             rows[i] += glyph[i] + " "
     return "\n".join(row.rstrip() for row in rows)
-
-
-def lan_address() -> str:
-    """This machine's address on the LAN, for players who type ``host:port`` (no packet is sent)."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("192.0.2.1", 9))  # TEST-NET: connect() on UDP only picks a route
-        return probe.getsockname()[0]
-    return "127.0.0.1"
 
 
 STATE_LABELS = {SeatState.OPEN: "open seat", SeatState.HERE: "here", SeatState.AWAY: "away",
