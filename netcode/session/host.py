@@ -204,6 +204,8 @@ class Guest:
     roster_sent: list | None = None
     #: the view as last sent: later snapshots carry only what changed in it
     view_sent: dict | None = None
+    #: the final message went to this peer
+    final_sent: bool = False
 
 
 # ---------------------------------------------------------------- the session
@@ -688,17 +690,23 @@ class HostSession:
         memo: dict = {}  # the views of one moment share parts: each is diffed once
         for peer, guest in self.guests.items():
             self._out.send(peer, self._snap_for(guest, rules, roster, to_act, result, clocks, memo))
-        if result is not None and not self.finished:
+        if result is None:
+            return
+        if not self.finished:
             self.finished = True
             for seat in self.seats:
                 seat.act_by = seat.hold_until = None
-            fair = self.ledger.public()
-            if self.rng_seed is not None:
-                fair["rng_seed"] = self.rng_seed
-            final = Final(rules.view(None), rules.digest(), result, fair)
-            for peer in self.guests:
-                self._out.send(peer, final)
             self._out.events.append(GameOver(result))
+        final: Final | None = None
+        for peer, guest in self.guests.items():  # a player back after the end gets it too
+            if not guest.final_sent:
+                if final is None:
+                    fair = self.ledger.public()
+                    if self.rng_seed is not None:
+                        fair["rng_seed"] = self.rng_seed
+                    final = Final(rules.view(None), rules.digest(), result, fair)
+                self._out.send(peer, final)
+                guest.final_sent = True
 
     def _snap_for(self, guest: Guest, rules: Rules, roster: list, to_act: list, result: Any,
                   clocks: list, memo: dict) -> Snap:
@@ -733,4 +741,5 @@ class HostSession:
             guest.log_sent = guest.commits_sent = 0
             guest.opened.clear()
             guest.view_sent = guest.roster_sent = None
+            guest.final_sent = False
             self._dirty = True

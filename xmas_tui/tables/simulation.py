@@ -121,7 +121,7 @@ class SimTable:
     def over(self) -> bool:
         return all(s.final is not None or s.gone is not None for s in self.sessions)
 
-    def run(self, limit: float = 24 * 3600.0) -> bool:
+    def run(self, limit: float = 4 * 3600.0) -> bool:
         """Run until every peer has the final message (True) or ``limit`` virtual seconds."""
         return self.net.run(limit, stop=lambda: self.over)
 
