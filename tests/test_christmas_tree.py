@@ -31,13 +31,14 @@ from xmas_tui.games.christmas_tree import (
     Take,
     all_faces,
     hand_zone,
+    last_player,
     points_zone,
     set_points,
     sets_in,
 )
 from xmas_tui.simulate import play_game
 
-from .gamekit import act_in, over_whole_games, play_checked_game, refusal, texts
+from .gamekit import act_in, check_who_starts, over_whole_games, play_checked_game, refusal, texts
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper", "Carol")
@@ -201,19 +202,17 @@ def test_in_a_2_player_game_remove_one_type_of_item_cards() -> None:
     assert all(n != 16 for n in COPIES.values())
 
 
-def test_the_starting_player_is_drawn_at_random() -> None:
+def test_the_youngest_player_starts_or_else_a_seat_drawn_at_random() -> None:
     """The youngest player is the starting player and you are ready to play!
 
-    Ruling "Who starts": The youngest player cannot be asked over a network: the
-    starting player is drawn at random when the game is set up, and play goes clockwise
-    (seat order)."""
-    firsts = Counter()
-    for seed in range(60):
-        state = GAME.setup({}, NAMES[:4], Rng(f"first/{seed}"))
-        assert state.turn == state.first
-        assert GAME.to_act(state) == {state.first}
-        firsts[state.first] += 1
-    assert set(firsts) == {0, 1, 2, 3}
+    Ruling "Who starts": The table says who is youngest: the lobby asks, and the option
+    "first" names that seat (seats count from 1). When nobody says, the program cannot
+    know, so the starting player is drawn at random when the game is set up. Play goes
+    clockwise (seat order)."""
+    check_who_starts(GAME, NAMES[:4], "Who is youngest?")
+    check_who_starts(GAME, NAMES[:2], "Who is youngest?")  # the type removed is drawn first
+    state = GAME.setup({"first": 4}, NAMES[:4], Rng("first/0"))
+    assert GAME.to_act(state) == {3} and last_player(state) == 2
 
 
 def test_players_take_turns_in_clockwise_order() -> None:
@@ -870,7 +869,7 @@ def test_malformed_actions_are_invalid() -> None:
 
 RULING_TESTS = {
     "The 2-player game": test_in_a_2_player_game_remove_one_type_of_item_cards,
-    "Who starts": test_the_starting_player_is_drawn_at_random,
+    "Who starts": test_the_youngest_player_starts_or_else_a_seat_drawn_at_random,
     "No passing": test_you_may_not_pass,
     "Paying for a row": test_you_must_pay_for_each_row_you_skip_so_you_cannot_take_a_row_you_cannot_pay_for,
     "Empty rows": test_an_empty_row_cannot_be_taken_and_a_short_row_stays_short,

@@ -32,10 +32,12 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["simulate", "chip-n-dale", "--bot", "genius"], "invalid choice: 'genius'"),
         (["dance"], "invalid choice: 'dance'"),
         (["rules"], "required: GAME"),
-        (["play", "christmas-carol", "--option", "puzzels=3,4,5,6"], "christmas-carol has no option 'puzzels' (its options: puzzles)"),
+        (["play", "christmas-carol", "--option", "puzzels=3,4,5,6"], "christmas-carol has no option 'puzzels' (its options: puzzles, first)"),
         (["play", "christmas-carol", "--option", "puzzles=1,2"], "choose four different puzzles of 1-6, not [1, 2]"),
         (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 0-3, not [7]"),
         (["play", "chip-n-dale", "--option", "fast"], "'fast' is not NAME=VALUE"),
+        (["play", "chip-n-dale", "--option", "first=9"], "the option first names the seat that starts, 1-4 (seats count from 1), not 9"),
+        (["simulate", "christmas-tree", "--players", "3", "--option", "first=0"], "1-3 (seats count from 1), not 0"),
         (["host", "christmas-carol", "--headless", "--option", "puzzles=3,4,5,7"], "choose four different puzzles of 1-6"),
     ],
 )
@@ -63,6 +65,7 @@ def test_rules_prints_the_rules_and_every_ruling(capsys) -> None:
     assert "Pluto" in out
     for ruling in game.rulings:
         assert ruling.ruling in out
+    assert "   The rulebook says: “The player who last ate a candy cane takes the first turn.”" in out
 
 
 def test_simulate_json_ends_with_the_figures() -> None:

@@ -20,8 +20,10 @@ from .names import default_name
 
 EXIT_USAGE = 2
 OPTION_HELP = (
-    "a table option of the game, repeatable; lists are comma-separated "
-    "(e.g. christmas-carol puzzles=3,4,5,6; christmas-game young=0,2; see `xmas-tui rules GAME`)"
+    "a table option of the game, repeatable; lists are comma-separated (e.g. christmas-carol "
+    "puzzles=3,4,5,6; christmas-game young=0,2, seats counted from 0; first=2 in chip-n-dale, "
+    "christmas-tree and christmas-carol: who starts, seats counted from 1, you are 1; "
+    "see `xmas-tui rules GAME`)"
 )
 LOG_HELP = "where to write the game log at the end (default: the games folder under $XDG_DATA_HOME/xmas-tui)"
 MAX_NAME = 16

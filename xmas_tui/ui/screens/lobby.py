@@ -79,15 +79,15 @@ class LobbyScreen(Screen[None]):
             yield Static("Play against bots here, or host or join a table on the LAN.", id="lobby-sub")
             with Grid(id="lobby-form"):
                 yield Label("Game")
-                yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game")
+                yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game", compact=True)
                 yield from self._game_rows(first, self.last)
                 yield Label("Players", id="players-label")
                 yield Select(self._player_options(first, self.last.local if self.last else 1),
-                             value=self.last.players if self.last else default_players(first), allow_blank=False, id="players")  # fmt: skip
+                             value=self.last.players if self.last else default_players(first), allow_blank=False, id="players", compact=True)  # fmt: skip
                 yield Label("Bots")
-                yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot")
+                yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot", compact=True)
                 yield Label("Your name")
-                yield Input(value=self.last.name if self.last else default_name(), max_length=16, id="name")
+                yield Input(value=self.last.name if self.last else default_name(), max_length=16, id="name", compact=True)
             with Horizontal(id="lobby-buttons"):
                 yield Button("Play vs bots", variant="success", id="start")
                 yield Button("Host a table", id="host")
@@ -114,7 +114,7 @@ class LobbyScreen(Screen[None]):
                      option.choices[0][0])  # fmt: skip
         yield Label(option.label, classes="game-option")
         yield Select([(text, text) for text, _ in option.choices], value=shown, allow_blank=False,
-                     id=f"option-{option.name}", classes="game-option")  # fmt: skip
+                     id=f"option-{option.name}", classes="game-option", compact=True)  # fmt: skip
 
     def options(self) -> dict:
         """The table options chosen for the game on show."""
@@ -132,7 +132,7 @@ class LobbyScreen(Screen[None]):
         if most > 1:
             yield Label("Keyboard", classes="game-option")
             yield Select([("just you", 1), *[(f"{k} people, each with their own keys", k) for k in range(2, most + 1)]],
-                         value=min(local, most), allow_blank=False, id="keyboard", classes="game-option")  # fmt: skip
+                         value=min(local, most), allow_blank=False, id="keyboard", classes="game-option", compact=True)  # fmt: skip
 
     @property
     def local(self) -> int:
