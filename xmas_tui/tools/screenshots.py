@@ -175,8 +175,8 @@ SCENES: tuple[Scene, ...] = (
     ),
     Scene(
         "christmas-tree-sets",
-        "Christmas Tree: a set scored, more to play, Surprise! to come",
-        lambda: table_at("christmas-tree", 3, 6, phase_is("play")),
+        "Christmas Tree: a set scored, its Surprise! at once, more sets to play",
+        lambda: table_at("christmas-tree", 3, 38, lambda s: phase_is("play")(s) and s.log[-1].kind == "reward"),
         ("down",),
     ),
     Scene(
@@ -187,7 +187,7 @@ SCENES: tuple[Scene, ...] = (
     Scene(
         "christmas-tree-end",
         "Christmas Tree: final scores, a tie broken by cards in hand",
-        lambda: table_at("christmas-tree", 5, 9, lambda s: False),
+        lambda: table_at("christmas-tree", 5, 2, lambda s: False),
     ),
     Scene(
         "dragons-chickens-reveal",
