@@ -72,11 +72,20 @@ def test_simulate_json_ends_with_the_figures() -> None:
     done = run_cli("simulate", "chip-n-dale", "--games", "20", "--players", "4", "--seed", "1", "--json")
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    for key in ("game", "games", "players", "seed", "seconds", "games_per_second", "mean_actions", "wins_by_seat", "ties"):
+    for key in ("game", "games", "players", "seed", "seconds", "games_per_second", "mean_actions", "longest_actions", "wins_by_seat", "ties"):
         assert key in figures
+    assert figures["mean_actions"] <= figures["longest_actions"]
     assert figures["games"] == 20 and figures["players"] == 4 and figures["game"] == "chip-n-dale"
     assert sum(figures["wins_by_seat"]) >= 20
     assert len(figures["wins_by_seat"]) == 4
+
+
+def test_simulate_reports_the_longest_game_in_rounds_where_a_game_has_rounds(capsys) -> None:
+    assert main(["simulate", "christmas-game", "--games", "30", "--players", "3", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 1 <= figures["most_rounds"] and figures["longest_actions"] >= figures["most_rounds"]
+    assert main(["simulate", "christmas-tree", "--games", "3", "--json"]) == 0
+    assert "most_rounds" not in json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
 
 def test_simulate_with_smart_bots_is_reproducible(capsys) -> None:

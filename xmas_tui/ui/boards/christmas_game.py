@@ -29,7 +29,6 @@ from xmas_tui.games.christmas_game import (
     DECK_NAMES,
     GAME,
     GIFTS,
-    ROUND_LIMIT,
     Buy,
     Card,
     Decline,
@@ -280,7 +279,7 @@ class ChristmasGameBoard(Board):
         dice = view["dice"]
         rows: list[Text] = [Text() for _ in range(SIDE)]
         rows[0] = Text("❄ The Christmas Game ❄", style="bold #ffd700")
-        rows[1] = Text.assemble(("Round ", "dim"), (f"{view['round']}", "bold"), (f" of {ROUND_LIMIT}", "dim"))
+        rows[1] = Text.assemble(("Round ", "dim"), (f"{view['round']}", "bold"))
         rows[3] = Text.assemble(("CHRISTMAS CLUB ", "#9be39b"), (f"${view['club']}", "bold #ffd700"))
         if dice:
             who = players[view["roller"]]
@@ -388,7 +387,7 @@ class ChristmasGameBoard(Board):
             "jam": " (in TRAFFIC JAM)", "shop": " (shopping)", "reindeer": " (Reindeer roll)",
             "super": " (SUPER SHOPPER!)", "return": " (returning a gift)", "pick": " (Secret Santa)",
         }.get(view["phase"], "")
-        return f"{GAME.title} · Round {view['round']} of {ROUND_LIMIT} · {whose} turn{doing}"
+        return f"{GAME.title} · Round {view['round']} · {whose} turn{doing}"
 
     def prompt_line(self) -> str:
         snap = self.snapshot
