@@ -353,11 +353,14 @@ def run_network(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures otherwise."""
-    from .audit import LogError, verify_file
+    """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures (or the
+    log was changed), 2 if the file is not a game log that can be read at all."""
+    from .audit import LogError, UnreadableLog, verify_file
 
     try:
         verdict = verify_file(args.logfile)
+    except UnreadableLog as exc:
+        raise UsageError(str(exc)) from None
     except LogError as exc:
         print(f"xmas-tui: refused: {exc}", file=sys.stderr)
         return 1

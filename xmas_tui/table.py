@@ -23,6 +23,7 @@ from typing import Any
 
 from netcode.fairplay import secret_from_seed
 
+from . import files
 from .audit import Recorder, data_dir, finish
 from .bots import Bot, make_bot
 from .games import GAMES, Action, ActionError, Event, Game, IllegalAction, Result, Rng, View
@@ -165,13 +166,15 @@ def latest_kept() -> Path | None:
 
 
 def read_kept(path: Path) -> dict:
-    """The record of an unfinished game; `KeptGameError` if it is unreadable or not one."""
+    """The record of an unfinished game; `KeptGameError` (one line) if it is unreadable or not
+    one: size, nesting and every field are checked first (``xmas_tui.files``)."""
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise KeptGameError(f"cannot read the unfinished game in {path} ({exc})") from None
-    if not isinstance(record, dict) or record.get("v") != KEPT_VERSION or record.get("game") not in GAMES:
-        raise KeptGameError(f"{path} is not an unfinished game this version can resume")
+        record, _ = files.load_json(path, files.KEPT_BYTES, "an unfinished game")
+        if not isinstance(record, dict) or record.get("v") != KEPT_VERSION or record.get("game") not in GAMES:
+            raise files.FileProblem(f"{path.name} is not an unfinished game this version can resume")
+        files.conform(record, files.KEPT_GAME, path.name)
+    except files.FileProblem as problem:
+        raise KeptGameError(str(problem)) from None
     return record
 
 

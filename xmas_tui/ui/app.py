@@ -27,11 +27,10 @@ from xmas_tui.table import (
     LocalTable,
     Snapshot,
     Table,
-    forget_kept,
     latest_kept,
 )
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
-from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
 
@@ -172,16 +171,16 @@ class XmasApp(App[None]):
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
 
     def resume_game(self) -> None:
-        """Go back to the unfinished local game kept on disk, where it stopped."""
-        path = latest_kept()
-        if path is None:
+        """Go back to the unfinished local game kept on disk, where it stopped (the newest one
+        that can be resumed: any other is set aside, with a notice)."""
+        kept = kept_game(self.tell_set_aside)
+        if kept is None:
             self.notify("There is no unfinished game to resume.", severity="warning")
             return
         try:
-            table = LocalTable.resume(path)
+            table = LocalTable.resume(kept.path)
         except KeptGameError as problem:
-            forget_kept(path)
-            self.notify(str(problem), title="Cannot resume", severity="error")
+            self.tell_set_aside(set_aside_notice(kept.path, problem))
             if isinstance(self.screen, LobbyScreen):
                 self.screen.show_kept()
             return
@@ -190,6 +189,10 @@ class XmasApp(App[None]):
                                  None, table.pace, table.options, len(table.humans))  # fmt: skip
         self.current = table
         self.switch_to(TableScreen(table))
+
+    def tell_set_aside(self, notice: str) -> None:
+        """A kept game that cannot be resumed was set aside: say so, once, and go on."""
+        self.notify(notice, title="Cannot resume", severity="error", timeout=12)
 
     async def action_quit(self) -> None:
         self.leave_game(self.exit)

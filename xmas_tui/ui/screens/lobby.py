@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,9 +13,10 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from xmas_tui.files import set_aside
 from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.names import default_name
-from xmas_tui.table import KeptGameError, latest_kept, read_kept
+from xmas_tui.table import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"
@@ -35,17 +38,34 @@ class GameConfig:
     local: int = 1
 
 
-def kept_game() -> str | None:
-    """The unfinished local game on disk, in words ("Chip 'n' Dale game, 12 moves in"), or None."""
-    path = latest_kept()
-    if path is None:
-        return None
-    try:
-        record = read_kept(path)
-    except KeptGameError:
-        return "game"
-    moves = len(record.get("actions") or ())
-    return f"{GAMES[record['game']].title} game ({moves} move{'' if moves == 1 else 's'} in)"
+@dataclass(frozen=True)
+class KeptGame:
+    """An unfinished local game on disk that reads well: where, and in words."""
+
+    path: Path
+    words: str  # "Chip 'n' Dale game (12 moves in)"
+
+
+def kept_game(tell: Callable[[str], None]) -> KeptGame | None:
+    """The newest unfinished local game on disk that can be read, or None. A kept file that
+    cannot be read (or resumed) is set aside on the way, and ``tell`` gets a notice of it,
+    so one bad file never blocks the lobby or the resume key."""
+    for path in kept_games():
+        try:
+            record = read_kept(path)
+        except KeptGameError as problem:
+            tell(set_aside_notice(path, problem))
+            continue
+        moves = len(record["actions"])
+        return KeptGame(path, f"{GAMES[record['game']].title} game ({moves} move{'' if moves == 1 else 's'} in)")
+    return None
+
+
+def set_aside_notice(path: Path, problem: Exception) -> str:
+    """Set a kept file that cannot be resumed aside (``NAME.json.bad``), and say so."""
+    aside = set_aside(path)
+    where = f"it is set aside as {aside.name}" if aside is not None else "it is removed"
+    return f"{problem}; {where}."
 
 
 def playable_games() -> list[Game]:
@@ -69,7 +89,7 @@ class LobbyScreen(Screen[None]):
     def __init__(self, last: GameConfig | None = None) -> None:
         super().__init__()
         self.last = last
-        self._kept: str | None = None  # the unfinished game on disk, in words (see kept_game)
+        self._kept: KeptGame | None = None  # the unfinished game on disk (see kept_game)
 
     def compose(self) -> ComposeResult:
         games = playable_games()
@@ -155,10 +175,10 @@ class LobbyScreen(Screen[None]):
 
     def _describe(self) -> None:
         game = self.game
-        self._kept = kept = kept_game()  # read from disk here, not each time the keys are drawn
+        self._kept = kept = kept_game(self.app.tell_set_aside)  # read from disk here, not each time the keys are drawn
         if kept is not None:  # the one line that matters most: your game is waiting
             self.query_one("#lobby-about", Static).update(Text.assemble(
-                ("^r", "bold #ffd700"), (" resumes your ", "dim"), (kept, "bold #ffd700"),
+                ("^r", "bold #ffd700"), (" resumes your ", "dim"), (kept.words, "bold #ffd700"),
             ))  # fmt: skip
             return
         self.query_one("#lobby-about", Static).update(
