@@ -351,14 +351,14 @@ class Recorder:
 
 
 def play_bot_game(game: Game, players: int, *, secret: bytes, nonces: Sequence[bytes | None],
-                  bot: str = "random", bot_seed: int = 0) -> tuple[Recorder, Result]:
+                  bot: str = "random", bot_seed: int = 0, options: Mapping[str, Any] | None = None) -> tuple[Recorder, Result]:
     """A whole bot game with fair-play bookkeeping for every seat (tests, demos)."""
     from .bots import make_bot
 
     names = [f"Bot {i + 1}" for i in range(players)]
-    recorder = Recorder(game, names, secret=secret, nonces=nonces, watch=[*range(players), None])
+    recorder = Recorder(game, names, secret=secret, nonces=nonces, watch=[*range(players), None], options=options)
     rng = Rng(recorder.seed)
-    state = game.setup({}, names, rng)
+    state = game.setup(options or {}, names, rng)
     recorder.observe(state)
     bots = {s: make_bot(game.id, bot, s, Rng(f"bot/{bot_seed}/{s}")) for s in range(players)}
     for _ in range(game.max_actions):
@@ -381,8 +381,7 @@ def play_bot_game(game: Game, players: int, *, secret: bytes, nonces: Sequence[b
 
 
 def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "xmas-tui" / "games"
+    return files.app_data_dir() / "games"
 
 
 def default_log_path(log: Mapping[str, Any]) -> Path:

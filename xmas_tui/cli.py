@@ -25,6 +25,10 @@ OPTION_HELP = (
     "christmas-tree and christmas-carol: who starts, seats counted from 1, you are 1; "
     "see `xmas-tui rules GAME`)"
 )
+CARDS_HELP = (
+    "christmas-game: a TOML file of your party's own Santa, Scrooge and Reindeer cards "
+    "(default: $XDG_DATA_HOME/xmas-tui/cards.toml, if there is one; see the README)"
+)
 LOG_HELP = "where to write the game log at the end (default: the games folder under $XDG_DATA_HOME/xmas-tui)"
 MAX_NAME = 16
 
@@ -147,6 +151,7 @@ def build_parser() -> Parser:
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
     play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     play.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    play.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
     host = verbs.add_parser("host", help="host a networked table on this machine")
     host.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -164,6 +169,7 @@ def build_parser() -> Parser:
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    host.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
     join = verbs.add_parser("join", help="join a networked table")
     join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
@@ -190,6 +196,7 @@ def build_parser() -> Parser:
     sim.add_argument("--bot", choices=BOT_KINDS, default="random")
     sim.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     sim.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    sim.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
     return parser
 
 
@@ -205,13 +212,15 @@ def option_arg(text: str) -> tuple[str, object]:
     return name, value.strip()
 
 
-def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | None) -> dict:
-    """The table options for ``game``, checked by dealing a trial game with them."""
+def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | None, cards: str | None = None) -> dict:
+    """The table options for ``game`` (with the party's own cards, from ``--cards FILE`` or
+    the data folder), checked by dealing a trial game with them."""
     options = dict(given or [])
     unknown = sorted(set(options) - set(game.option_names))
     if unknown:
         known = ", ".join(game.option_names) or "none"
         raise UsageError(f"{game.id} has no option {unknown[0]!r} (its options: {known})")
+    options.update(personal_cards_for(game, cards))
     if options:
         from .games import Rng
         from .simulate import bot_names
@@ -221,6 +230,23 @@ def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | 
         except (ValueError, TypeError, KeyError) as exc:
             raise UsageError(f"--option: {exc}") from None
     return options
+
+
+def personal_cards_for(game: Game, given: str | None) -> dict:
+    """The option ``cards`` of a game that takes the party's own cards: from ``given``, else
+    from the data folder's cards.toml if there is one. Every problem is a line of its own."""
+    from .files import FileProblem, table_cards
+    from .games.personal_cards import OPTION, CardsProblem
+
+    if OPTION not in game.option_names:
+        if given is not None:
+            raise UsageError(f"--cards is for christmas-game, not {game.id}")
+        return {}
+    try:
+        _, cards = table_cards(given)
+    except (FileProblem, CardsProblem) as problem:
+        raise UsageError(str(problem)) from None
+    return {OPTION: cards} if cards else {}
 
 
 def players_for(game: Game, players: int | None) -> int:
@@ -277,7 +303,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         from .simulate import simulate
 
         n = players_for(args.game, args.players)
-        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option))
+        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option, args.cards))
         if not args.json:
             print(
                 f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "
@@ -298,11 +324,12 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if args.verb == "play":
         n = players_for(args.game, args.players)
-        options = options_for(args.game, n, args.option)
+        options = options_for(args.game, n, args.option, args.cards)
         if args.local_players > 1:
             return run_shared(args, n, options)
         name = local_names(args.name, 1)[0]
-        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options)
+        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options,
+                       cards_file=args.cards)  # fmt: skip
     return run_app()
 
 
@@ -318,13 +345,13 @@ def run_network(args: argparse.Namespace) -> int:
         if args.bots >= n:
             raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
         code = args.code or net.new_code()
-        options = options_for(args.game, n, args.option)
+        options = options_for(args.game, n, args.option, args.cards)
         if not args.headless:
             from .ui.app import run_app
 
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                     options=options))
+                                     options=options), cards_file=args.cards)
         outcome = asyncio.run(net.headless_host(
             args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
             discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
@@ -379,8 +406,9 @@ def run_verify(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
-    except UsageError as exc:
-        print(f"xmas-tui: {exc}", file=sys.stderr)
+    except UsageError as exc:  # one line, or one line per problem (a cards file's)
+        for line in str(exc).splitlines():
+            print(f"xmas-tui: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

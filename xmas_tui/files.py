@@ -12,6 +12,8 @@ The caps: a kept game 2 MiB, a game log 8 MiB (the longest possible game's log i
 4 MB; real ones are under 100 kB), a personal cards file 64 KiB; at most 32 levels of
 nesting and 1,000,000 values in any of them.
 
+It also knows where the personal cards file is found (``$XDG_DATA_HOME/xmas-tui/cards.toml``).
+
 Must not touch: Textual, the network, what a field means beyond its type (the rules of a
 personal card are checked by ``xmas_tui.games.personal_cards``, a log by its audit).
 """
@@ -27,6 +29,8 @@ from collections.abc import Callable, Mapping
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
+
+from .games.personal_cards import normal_cards
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -136,6 +140,37 @@ def set_aside(path: Path) -> Path | None:
         except OSError:
             pass
         return None
+
+
+# ---------------------------------------------------------------- personal cards
+
+
+def app_data_dir() -> Path:
+    """``$XDG_DATA_HOME/xmas-tui`` (``~/.local/share/xmas-tui`` when it is not set): the
+    games folder, the unfinished games and the personal cards live there."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "xmas-tui"
+
+
+def default_cards_file() -> Path:
+    return app_data_dir() / "cards.toml"
+
+
+def read_cards(path: str | Path) -> list[dict[str, Any]]:
+    """The personal cards of a TOML file, checked and written out in full (the value of The
+    Christmas Game's table option ``cards``). ``FileProblem`` if the file cannot be read;
+    ``CardsProblem``, a line per problem, if its cards cannot be played."""
+    data = load_toml(path, CARDS_BYTES, "a personal cards file")
+    return normal_cards(data, Path(path).name)
+
+
+def table_cards(given: str | Path | None) -> tuple[Path | None, list[dict[str, Any]]]:
+    """The personal cards a table plays with, and their file: the file given (``--cards
+    FILE``), else the data folder's ``cards.toml`` if there is one, else none."""
+    path = Path(given) if given is not None else default_cards_file()
+    if given is None and not path.exists():
+        return None, []
+    return path, read_cards(path)
 
 
 # ---------------------------------------------------------------- schemas

@@ -265,6 +265,8 @@ class TableOption:
 
     ``choices`` are what the lobby offers, as (what it shows, value); the first
     is the game without the option (its value ``None`` leaves the option unset).
+    An option with no choices is not a row of the lobby: its value comes from
+    elsewhere (The Christmas Game's ``cards``, from a file).
     A seat number in a value means a seat, and seat 0 is the lobby's player."""
 
     name: str

@@ -72,9 +72,12 @@ class XmasApp(App[None]):
         table: Table | None = None,
         host: dict | None = None,
         join: dict | None = None,
+        cards_file: Path | None = None,
     ) -> None:
         super().__init__()
         self.config = config
+        #: the party's own cards (``--cards FILE``); None: the data folder's cards.toml, if any
+        self.cards_file = cards_file
         self.current: Table | None = table
         self.start_host, self.start_join = host, join
         self.pace = config.pace if config else 0.9
@@ -243,7 +246,8 @@ def run_app(
     options: dict | None = None,
     host: dict | None = None,
     join: dict | None = None,
+    cards_file: str | None = None,
 ) -> int:
     config = GameConfig(game, players, name or default_name(), bot, seed, pace, dict(options or {})) if game is not None else None
-    XmasApp(config, host=host, join=join).run()
+    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None).run()
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,8 +14,10 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from xmas_tui.files import set_aside
+from xmas_tui.files import FileProblem, default_cards_file, set_aside, table_cards
 from xmas_tui.games import GAMES, Game, TableOption
+from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
+from xmas_tui.games.personal_cards import OPTION, CardsProblem
 from xmas_tui.names import default_name
 from xmas_tui.table import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
@@ -68,6 +71,51 @@ def set_aside_notice(path: Path, problem: Exception) -> str:
     return f"{problem}; {where}."
 
 
+@dataclass(frozen=True)
+class PersonalCards:
+    """The party's own cards for The Christmas Game, as the lobby found them."""
+
+    path: Path
+    cards: list[dict] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    missing: bool = False
+
+    def line(self) -> Text:
+        """One line: the file and how many cards of each deck, or its first problem."""
+        if self.missing:
+            return Text(f"Own cards: none yet (write them in {shown_path(self.path)})", style="dim")
+        if self.problems:
+            more = len(self.problems) - 1
+            rest = f" (and {more} more)" if more else ""
+            return Text(f"✗ {self.problems[0]}{rest}: fix it to play", style="bold #ff6b6b")
+        decks = Counter(card["deck"] for card in self.cards)
+        counts = ", ".join(f"{decks[d]} {DECK_NAMES[d]}" for d in DECKS if decks[d])
+        return Text.assemble(("Own cards: ", "bold #9be39b"), f"{self.path.name}, {len(self.cards)} card{'s' * (len(self.cards) != 1)} ({counts})")
+
+
+def personal_cards(given: Path | None) -> PersonalCards:
+    """Read the cards file (``given``, or the data folder's ``cards.toml``) now."""
+    path = given if given is not None else default_cards_file()
+    try:
+        found, cards = table_cards(given)
+    except FileProblem as problem:
+        return PersonalCards(path, problems=[str(problem)])
+    except CardsProblem as problem:
+        return PersonalCards(path, problems=problem.lines)
+    return PersonalCards(path, cards, missing=found is None)
+
+
+def shown_path(path: Path) -> str:
+    """A path as a person would type it: ``~/…`` under the home folder."""
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+def asked(game: Game) -> list[TableOption]:
+    """The table options the lobby asks about (a row each)."""
+    return [option for option in game.table_options if option.choices]
+
+
 def playable_games() -> list[Game]:
     return [GAMES[gid] for gid in GAMES if gid in BOARDS]
 
@@ -90,6 +138,7 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.last = last
         self._kept: KeptGame | None = None  # the unfinished game on disk (see kept_game)
+        self._cards: PersonalCards | None = None  # the party's own cards (see personal_cards)
 
     def compose(self) -> ComposeResult:
         games = playable_games()
@@ -108,6 +157,7 @@ class LobbyScreen(Screen[None]):
                 yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot", compact=True)
                 yield Label("Your name")
                 yield Input(value=self.last.name if self.last else default_name(), max_length=16, id="name", compact=True)
+            yield Static(id="lobby-cards")
             with Horizontal(id="lobby-buttons"):
                 yield Button("Play vs bots", variant="success", id="start")
                 yield Button("Host a table", id="host")
@@ -124,7 +174,7 @@ class LobbyScreen(Screen[None]):
 
     def _game_rows(self, game: Game, last: GameConfig | None) -> ComposeResult:
         """The rows only some games have: their own options, and a shared keyboard."""
-        for option in game.table_options:
+        for option in asked(game):
             yield from self._option_row(option, last.options if last else {})
         yield from self._keyboard_row(game, last.local if last else 1)
 
@@ -137,13 +187,37 @@ class LobbyScreen(Screen[None]):
                      id=f"option-{option.name}", classes="game-option", compact=True)  # fmt: skip
 
     def options(self) -> dict:
-        """The table options chosen for the game on show."""
+        """The table options chosen for the game on show (with the party's own cards, if the
+        game takes them and their file is fine)."""
         chosen: dict = {}
-        for option in self.game.table_options:
+        for option in asked(self.game):
             shown = self.query_one(f"#option-{option.name}", Select).value
             if isinstance(shown, str):  # (blank only for a moment, while the row is mounted)
                 chosen.update(option.options(shown))
-        return chosen
+        cards = self._cards.cards if self._cards is not None else []
+        return {**chosen, OPTION: cards} if cards else chosen
+
+    def _read_cards(self) -> PersonalCards | None:
+        """The party's own cards, read from their file now (for a game that takes them)."""
+        self._cards = personal_cards(self.app.cards_file) if OPTION in self.game.option_names else None
+        return self._cards
+
+    def _show_cards(self) -> None:
+        """The line that names the cards file and how many cards it holds, or its problem."""
+        line = self.query_one("#lobby-cards", Static)
+        cards = self._read_cards()
+        line.display = cards is not None
+        if cards is not None:
+            line.update(cards.line())
+
+    def _cards_stop_the_game(self) -> bool:
+        """True (and says why) if the cards file must be fixed before a game can start."""
+        cards = self._read_cards()
+        self._show_cards()
+        if cards is None or not cards.problems:
+            return False
+        self.notify("\n".join(cards.problems[:6]), title="Fix your cards file to play", severity="error", timeout=15)
+        return True
 
     @staticmethod
     def _keyboard_row(game: Game, local: int) -> ComposeResult:
@@ -175,6 +249,7 @@ class LobbyScreen(Screen[None]):
 
     def _describe(self) -> None:
         game = self.game
+        self._show_cards()
         self._kept = kept = kept_game(self.app.tell_set_aside)  # read from disk here, not each time the keys are drawn
         if kept is not None:  # the one line that matters most: your game is waiting
             self.query_one("#lobby-about", Static).update(Text.assemble(
@@ -236,6 +311,8 @@ class LobbyScreen(Screen[None]):
         return (" ".join(self.query_one("#name", Input).value.split()) or default_name())[:16]
 
     def action_host(self) -> None:
+        if self._cards_stop_the_game():
+            return
         players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
         self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value),
                            self.options())  # fmt: skip
@@ -244,6 +321,8 @@ class LobbyScreen(Screen[None]):
         self.app.open_join(self._player_name())
 
     def action_start(self) -> None:
+        if self._cards_stop_the_game():
+            return
         name = self._player_name()
         config = GameConfig(
             game=self.game,
