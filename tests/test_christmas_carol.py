@@ -202,7 +202,7 @@ def test_the_youngest_player_takes_the_first_turn_or_else_a_seat_drawn_at_random
     Ruling "Who starts": The table says who is youngest: the lobby asks, and the option
     "first" names that seat (seats count from 1). When nobody says, the program cannot
     know, so the first player is drawn at random when the game is set up. Play goes
-    clockwise (seat order)."""
+    clockwise (seat order) from the first player."""
     check_who_starts(GAME, NAMES[:4], "Who is youngest?")
     state = GAME.setup({"first": 2, "puzzles": [3, 4, 5, 6]}, NAMES[:4], Rng("first/0"))
     assert GAME.to_act(state) == {1} and state.puzzles == (3, 4, 5, 6)

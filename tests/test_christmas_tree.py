@@ -207,8 +207,8 @@ def test_the_youngest_player_starts_or_else_a_seat_drawn_at_random() -> None:
 
     Ruling "Who starts": The table says who is youngest: the lobby asks, and the option
     "first" names that seat (seats count from 1). When nobody says, the program cannot
-    know, so the starting player is drawn at random when the game is set up. Play goes
-    clockwise (seat order)."""
+    know, so the first player is drawn at random when the game is set up. Play goes
+    clockwise (seat order) from the first player."""
     check_who_starts(GAME, NAMES[:4], "Who is youngest?")
     check_who_starts(GAME, NAMES[:2], "Who is youngest?")  # the type removed is drawn first
     state = GAME.setup({"first": 4}, NAMES[:4], Rng("first/0"))

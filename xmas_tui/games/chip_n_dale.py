@@ -27,6 +27,7 @@ from .engine import (
     first_seat,
     first_seat_option,
     rank_winners,
+    who_starts,
 )
 from .rng import Rng
 
@@ -310,7 +311,7 @@ player with more Treasure cards.
 """
     rulings = (
         Ruling("The 60 Treasures", "8 each of Chip Ornament, Dale Ornament, Chip Candy Cane and Dale Candy Cane, 12 Popcorn, 10 Acorns, 6 Bells. 30 cards show no Pluto, 22 show one, 8 show two (see the table in the help)."),
-        Ruling("Who starts", "The table says who last ate a candy cane: the lobby asks, and the option \"first\" names that seat (seats count from 1). When nobody says, the program cannot know, so the first player is drawn at random when the game is set up. Play goes clockwise (seat order) from the first player.", quote="The player who last ate a candy cane takes the first turn."),
+        who_starts("who last ate a candy cane", quote="The player who last ate a candy cane takes the first turn."),
         Ruling("Flipping before you stop", "You must flip at least two Treasures before you stop (or every card in the tree if it holds fewer), because you collect two face-up Treasures. When every card in the tree is face up you stop."),
         Ruling("Pluto", "Pluto catches you when the Treasures you flipped this turn show three or more Pluto faces in total; you collect one of your face-up Treasures."),
         Ruling("Event order", "The Events are numbered in the order the sheet lists them: 1 Collect three, 2 Peek, 3 Swap, 4 Each player collects two, 5 Discard the tree, 6 Flip the tree."),

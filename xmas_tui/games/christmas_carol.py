@@ -41,6 +41,7 @@ from .engine import (
     and_list,
     first_seat,
     first_seat_option,
+    who_starts,
 )
 from .rng import Rng
 
@@ -255,7 +256,7 @@ More Challenging Game: play with higher-numbered puzzles (the option
         Ruling("The number on a puzzle", "The number shown at the top of a puzzle is its own number (the one in the Mickey): finishing puzzle 4 out of order moves Scrooge 4 spaces clockwise, so higher puzzles are harsher."),
         Ruling("The clock", "Scrooge moves round a clock face: 9 (Asleep), 10, 11, 12, 1, 2 … 7, 8 (Awake). He wakes on the 11th space clockwise from where he starts."),
         Ruling("Scrooge asleep", "Scrooge never moves counter-clockwise past 9 (Asleep): a move back when he is on 9 is lost, never saved."),
-        Ruling("Who starts", "The table says who is youngest: the lobby asks, and the option \"first\" names that seat (seats count from 1). When nobody says, the program cannot know, so the first player is drawn at random when the game is set up. Play goes clockwise (seat order).", quote="The youngest player takes the first turn!"),
+        who_starts("who is youngest", quote="The youngest player takes the first turn!"),
         Ruling("Drawing at least one", "You must draw at least one tile before you stop; you may stop after any tile. After the fifth tile (without an Ignore tile) drawing ends by itself."),
         Ruling("Fewer than two tiles", "You play two tiles when you have two or more puzzle tiles in front of you; with fewer you play what you have. When there is nothing to choose (two or fewer puzzle tiles), they are played at once."),
         Ruling("Several tiles at once", "Tiles played together go to their puzzles lowest puzzle first, so finishing puzzles 1 and 2 in the same turn is in order. \"In order\" counts only the four puzzles in use."),

@@ -42,6 +42,7 @@ from .engine import (
     first_seat,
     first_seat_option,
     rank_winners,
+    who_starts,
 )
 from .rng import Rng
 
@@ -228,7 +229,7 @@ players share the victory.
 """
     rulings = (
         Ruling("The 2-player game", "One ordinary type of 15 cards, drawn at random, is removed (74 cards remain). The rulebook's \"16 cards\" is a misprint: no type has 16 cards, and Santa Claus is never removed, since the game needs its wild card.", quote="Note: In a 2-player game, remove one type of Item cards (16 cards) from the game."),
-        Ruling("Who starts", "The table says who is youngest: the lobby asks, and the option \"first\" names that seat (seats count from 1). When nobody says, the program cannot know, so the starting player is drawn at random when the game is set up. Play goes clockwise (seat order).", quote="The youngest player is the starting player and you are ready to play!"),
+        who_starts("who is youngest", quote="The youngest player is the starting player and you are ready to play!"),
         Ruling("No passing", "On your turn you must take a row or play a set; you may not do nothing. Only a player who can do neither (possible only once the supply is exhausted) has their turn skipped."),
         Ruling("Paying for a row", "You choose which card goes onto each skipped row, the top row first, one card at a time; paid cards lie face up and belong to that row. You may take a row only if you hold a card for every row you skip, so you can never be left unable to pay; once you have chosen a row you must pay for it."),
         Ruling("Empty rows", "A row is refilled from the deck, then from the reshuffled discard pile. If both are empty a row stays short or empty, and an empty row cannot be taken."),

@@ -291,6 +291,18 @@ def first_seat_option(question: str) -> TableOption:
     return TableOption(FIRST, question, (("nobody says (random)", None), ("you", 1), ("a bot", 2)))
 
 
+def who_starts(who: str, quote: str) -> Ruling:
+    """The ruling "Who starts" of a game whose rulebook asks ``who`` ("who is youngest") to
+    start (``quote``, its sentence): the table says, else the first player is drawn."""
+    return Ruling(
+        "Who starts",
+        f"The table says {who}: the lobby asks, and the option \"first\" names that seat (seats "
+        "count from 1). When nobody says, the program cannot know, so the first player is drawn at "
+        "random when the game is set up. Play goes clockwise (seat order) from the first player.",
+        quote=quote,
+    )
+
+
 def first_seat(options: Mapping[str, Any], players: int, rng: Rng) -> int:
     """The seat (counted from 0) that takes the first turn: the one ``options["first"]`` names
     (counted from 1), or else one drawn at random. The draw is made either way, so one
