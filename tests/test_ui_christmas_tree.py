@@ -19,6 +19,7 @@ from .uikit import (
     catch_notes,
     my_turn,
     play_through_keys,
+    settled_screenshot,
     table_at,
     text_of,
     wait_for,
@@ -162,14 +163,14 @@ async def test_my_screen_shows_other_players_only_as_counts() -> None:
         for item in TYPES:
             assert text_of(app, f"#ct-hand-{item}").rstrip().endswith(str(mine[item]))
         # Change every face in the other hands: not one cell on my screen may change.
-        before = app.export_screenshot()
+        before = await settled_screenshot(pilot, app)
         cards = table._state.cards
         for seat in range(1, 4):
             for handle in cards.zone(f"hand.{seat}"):
                 cards._faces[handle] = TYPES[(TYPES.index(cards._faces[handle]) + 1) % len(TYPES)]
         table._publish()
         await pilot.pause(0.1)
-        assert app.export_screenshot() == before
+        assert await settled_screenshot(pilot, app) == before
         # The same change to my own hand shows at once (the comparison can see a change).
         for handle in cards.zone("hand.0"):
             cards._faces[handle] = TYPES[(TYPES.index(cards._faces[handle]) + 1) % len(TYPES)]
