@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from xmas_tui import files
-from xmas_tui.audit import audit_log, play_bot_game, seal
+from xmas_tui.audit import audit_log, play_bot_game, seal, write_log
 from xmas_tui.games import Rng
 from xmas_tui.games.christmas_game import (
     CARD_ZONE,
@@ -291,6 +291,9 @@ def test_a_log_whose_cards_were_changed_fails_its_audit(tmp_path) -> None:
     recorder, result = play_bot_game(GAME, 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None], options={"cards": cards})
     log = recorder.log(0, result)
     assert audit_log(log)["ok"]
+    written = write_log(log, tmp_path / "game.json")
+    done = run_cli("verify", str(written), data=tmp_path / "data")  # the real command replays the cards
+    assert done.returncode == 0 and done.stdout.startswith("Fair play: OK"), done.stderr
     log["options"]["cards"][0]["amount"] = 20  # a fine made bigger after the game
     assert not audit_log(seal(log))["ok"]
     log["options"]["cards"][0]["amount"] = 99  # one that breaks the rules
