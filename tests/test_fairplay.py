@@ -351,7 +351,7 @@ def test_verify_names_every_failure_of_a_forged_log(tmp_path, capsys) -> None:
     assert main(["verify", str(path)]) == 1
     out, err = capsys.readouterr()
     assert "FAILED" in out and "does not match the commitment it published" in err
-    assert main(["verify", str(tmp_path / "missing.json")]) == 1
+    assert main(["verify", str(tmp_path / "missing.json")]) == 2  # not a log at all: a bad argument
     assert "cannot read" in capsys.readouterr().err
 
 

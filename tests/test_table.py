@@ -90,7 +90,7 @@ def test_a_kept_game_that_was_tampered_with_is_refused_in_one_line() -> None:
         LocalTable.resume(path)
     assert "cannot be replayed" in str(refused.value) and "\n" not in str(refused.value)
     path.write_text("{not json")
-    with pytest.raises(KeptGameError, match="cannot read"):
+    with pytest.raises(KeptGameError, match="not valid JSON"):
         LocalTable.resume(path)
     path.write_text(json.dumps({"v": 1, "game": "snakes-and-ladders"}))
     with pytest.raises(KeptGameError, match="not an unfinished game"):

@@ -23,6 +23,20 @@ async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
         await pilot.pause(0.01)
 
 
+async def settled_screenshot(pilot, app: XmasApp, seconds: float = 20.0) -> str:
+    """The screen once drawing has settled: two screenshots a moment apart that agree (on a
+    busy machine a log or a panel may still be drawing its first lines)."""
+    shot = app.export_screenshot()
+    deadline = time.monotonic() + seconds
+    while True:
+        await pilot.pause(0.05)
+        again = app.export_screenshot()
+        if again == shot:
+            return shot
+        assert time.monotonic() < deadline, "the screen did not settle in time"
+        shot = again
+
+
 def text_of(app: XmasApp, selector: str) -> str:
     return str(app.screen.query_one(selector).render())
 

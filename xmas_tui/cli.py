@@ -20,8 +20,14 @@ from .names import default_name
 
 EXIT_USAGE = 2
 OPTION_HELP = (
-    "a table option of the game, repeatable; lists are comma-separated "
-    "(e.g. christmas-carol puzzles=3,4,5,6; christmas-game young=0,2; see `xmas-tui rules GAME`)"
+    "a table option of the game, repeatable; lists are comma-separated (e.g. christmas-carol "
+    "puzzles=3,4,5,6; christmas-game young=0,2, seats counted from 0; first=2 in chip-n-dale, "
+    "christmas-tree and christmas-carol: who starts, seats counted from 1, you are 1; "
+    "see `xmas-tui rules GAME`)"
+)
+CARDS_HELP = (
+    "christmas-game: a TOML file of your party's own Santa, Scrooge and Reindeer cards "
+    "(default: $XDG_DATA_HOME/xmas-tui/cards.toml, if there is one; see the README)"
 )
 LOG_HELP = "where to write the game log at the end (default: the games folder under $XDG_DATA_HOME/xmas-tui)"
 MAX_NAME = 16
@@ -158,6 +164,7 @@ def build_parser() -> Parser:
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
     play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     play.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    play.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
     host = verbs.add_parser("host", help="host a networked table on this machine")
     host.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -177,6 +184,7 @@ def build_parser() -> Parser:
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    host.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
     join = verbs.add_parser("join", help="join a networked table")
     join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
@@ -210,6 +218,7 @@ def build_parser() -> Parser:
     sim.add_argument("--loss", type=loss_arg, default=0.0, help="with --network: the share of datagrams lost (0-0.5)")
     sim.add_argument("--pace", type=pace_free_seconds, default=1.0,
                      help="with --network: virtual seconds a bot takes for a move")
+    sim.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
     return parser
 
 
@@ -235,13 +244,15 @@ def option_arg(text: str) -> tuple[str, object]:
     return name, value.strip()
 
 
-def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | None) -> dict:
-    """The table options for ``game``, checked by dealing a trial game with them."""
+def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | None, cards: str | None = None) -> dict:
+    """The table options for ``game`` (with the party's own cards, from ``--cards FILE`` or
+    the data folder), checked by dealing a trial game with them."""
     options = dict(given or [])
     unknown = sorted(set(options) - set(game.option_names))
     if unknown:
         known = ", ".join(game.option_names) or "none"
         raise UsageError(f"{game.id} has no option {unknown[0]!r} (its options: {known})")
+    options.update(personal_cards_for(game, cards))
     if options:
         from .games import Rng
         from .simulate import bot_names
@@ -251,6 +262,23 @@ def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | 
         except (ValueError, TypeError, KeyError) as exc:
             raise UsageError(f"--option: {exc}") from None
     return options
+
+
+def personal_cards_for(game: Game, given: str | None) -> dict:
+    """The option ``cards`` of a game that takes the party's own cards: from ``given``, else
+    from the data folder's cards.toml if there is one. Every problem is a line of its own."""
+    from .files import FileProblem, table_cards
+    from .games.personal_cards import OPTION, CardsProblem
+
+    if OPTION not in game.option_names:
+        if given is not None:
+            raise UsageError(f"--cards is for christmas-game, not {game.id}")
+        return {}
+    try:
+        _, cards = table_cards(given)
+    except (FileProblem, CardsProblem) as problem:
+        raise UsageError(str(problem)) from None
+    return {OPTION: cards} if cards else {}
 
 
 def players_for(game: Game, players: int | None) -> int:
@@ -309,7 +337,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         n = players_for(args.game, args.players)
         if args.network:
             return run_network_simulation(args, n)
-        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option))
+        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option, args.cards))
         if not args.json:
             print(
                 f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "
@@ -330,11 +358,12 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if args.verb == "play":
         n = players_for(args.game, args.players)
-        options = options_for(args.game, n, args.option)
+        options = options_for(args.game, n, args.option, args.cards)
         if args.local_players > 1:
             return run_shared(args, n, options)
         name = local_names(args.name, 1)[0]
-        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options)
+        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options,
+                       cards_file=args.cards)  # fmt: skip
     return run_app()
 
 
@@ -350,13 +379,13 @@ def run_network(args: argparse.Namespace) -> int:
         if args.bots >= n:
             raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
         code = args.code or new_code()
-        options = options_for(args.game, n, args.option)
+        options = options_for(args.game, n, args.option, args.cards)
         if not args.headless:
             from .ui.app import run_app
 
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                     options=options, turn_time=args.turn_time))
+                                     options=options, turn_time=args.turn_time), cards_file=args.cards)
         outcome = asyncio.run(headless.headless_host(
             args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
             discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
@@ -389,7 +418,7 @@ def run_network_simulation(args: argparse.Namespace, players: int) -> int:
     from .tables.simulation import simulate_network
 
     figures = simulate_network(args.game, players, spectators=args.spectators, loss=args.loss, pace=args.pace,
-                               seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option))
+                               seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option, args.cards))
     if not args.json:
         print(f"{args.game.title}, {players} players and {args.spectators} spectators at {args.loss:.0%} loss: "
               f"{figures['virtual_seconds']:.0f} virtual seconds in {figures['seconds']:.2f} s "
@@ -399,11 +428,14 @@ def run_network_simulation(args: argparse.Namespace, players: int) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures otherwise."""
-    from .tables.audit import LogError, verify_file
+    """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures (or the
+    log was changed), 2 if the file is not a game log that can be read at all."""
+    from .tables.audit import LogError, UnreadableLog, verify_file
 
     try:
         verdict = verify_file(args.logfile)
+    except UnreadableLog as exc:
+        raise UsageError(str(exc)) from None
     except LogError as exc:
         print(f"xmas-tui: refused: {exc}", file=sys.stderr)
         return 1
@@ -422,8 +454,9 @@ def run_verify(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
-    except UsageError as exc:
-        print(f"xmas-tui: {exc}", file=sys.stderr)
+    except UsageError as exc:  # one line, or one line per problem (a cards file's)
+        for line in str(exc).splitlines():
+            print(f"xmas-tui: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -87,12 +87,17 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
     wins = [0] * players
     ties = 0
     actions = 0
+    longest = 0
+    rounds: list[int] = []
     scores = [0] * players
     started = time.perf_counter()
     cpu_started = time.process_time()
     for i in range(games):
         playout = play_game(game, players, f"{seed}/{i}", bot, options=options)
         actions += len(playout.actions)
+        longest = max(longest, len(playout.actions))
+        if isinstance(getattr(playout.state, "round", None), int):  # a game played in rounds
+            rounds.append(playout.state.round)
         if len(playout.result.winners) > 1:
             ties += 1
         for w in playout.result.winners:
@@ -112,6 +117,8 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
         "cpu_seconds": round(cpu_seconds, 4),
         "games_per_cpu_second": round(games / cpu_seconds, 1) if cpu_seconds else None,
         "mean_actions": round(actions / games, 2),
+        "longest_actions": longest,
+        **({"most_rounds": max(rounds)} if rounds else {}),
         "mean_score": round(sum(scores) / (games * players), 2),
         "wins_by_seat": wins,
         "ties": ties,

@@ -274,6 +274,8 @@ class TableOption:
 
     ``choices`` are what the lobby offers, as (what it shows, value); the first
     is the game without the option (its value ``None`` leaves the option unset).
+    An option with no choices is not a row of the lobby: its value comes from
+    elsewhere (The Christmas Game's ``cards``, from a file).
     A seat number in a value means a seat, and seat 0 is the lobby's player."""
 
     name: str
@@ -286,12 +288,57 @@ class TableOption:
         return {} if value is None else {self.name: value}
 
 
+#: The table option that names who takes the first turn.
+FIRST = "first"
+
+
+def first_seat_option(question: str) -> TableOption:
+    """The table option ``first``, asked in the lobby the rulebook's way (``question``).
+
+    Its value is a seat as people count them: 1 is the first seat, the lobby's player;
+    "a bot" is seat 2, the first seat after them. Unset, the first player is drawn."""
+    return TableOption(FIRST, question, (("nobody says (random)", None), ("you", 1), ("a bot", 2)))
+
+
+def who_starts(who: str, quote: str) -> Ruling:
+    """The ruling "Who starts" of a game whose rulebook asks ``who`` ("who is youngest") to
+    start (``quote``, its sentence): the table says, else the first player is drawn."""
+    return Ruling(
+        "Who starts",
+        f"The table says {who}: the lobby asks, and the option \"first\" names that seat (seats "
+        "count from 1). When nobody says, the program cannot know, so the first player is drawn at "
+        "random when the game is set up. Play goes clockwise (seat order) from the first player.",
+        quote=quote,
+    )
+
+
+def first_seat(options: Mapping[str, Any], players: int, rng: Rng) -> int:
+    """The seat (counted from 0) that takes the first turn: the one ``options["first"]`` names
+    (counted from 1), or else one drawn at random. The draw is made either way, so one
+    seed deals the same cards whoever starts."""
+    drawn = rng.below(players)
+    value = options.get(FIRST)
+    if value is None:
+        return drawn
+    if isinstance(value, (list, tuple)) and len(value) == 1:  # ``--option first=2`` reads as [2]
+        value = value[0]
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= players:
+        raise ValueError(
+            f"the option first names the seat that starts, 1-{players} (seats count from 1), not {value!r}"
+        )
+    return value - 1
+
+
 @dataclass(frozen=True)
 class Ruling:
-    """Our decision where a rulebook is silent: a title, the ruling, and why."""
+    """Our decision where a rulebook is silent or cannot be followed: a title, the ruling, and why.
+
+    ``quote`` is the rulebook's sentence a ruling departs from (word for word), when it
+    does; the rules screen prints it beside the ruling, which says why."""
 
     topic: str
     ruling: str
+    quote: str = ""
 
 
 def and_list(words: Sequence[str]) -> str:
@@ -478,6 +525,8 @@ class Game(ABC):
         lines = [self.title, "=" * len(self.title), "", self.rules.strip(), "", "Our rulings", "-----------"]
         for r in self.rulings:
             lines.append(f"* {r.topic}: {r.ruling}")
+            if r.quote:  # its own line (indented past a list item's continuation)
+                lines.append(f"   The rulebook says: “{r.quote}”")
         if self.keys:
             lines += ["", "Keys", "----"]
             lines += [f"  {key:<12} {what}" for key, what in self.keys]

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,7 @@ from netcode.fairplay import (
     seed_commitment,
 )
 from netcode.session.seat import SeatSession
+from xmas_tui import files
 from xmas_tui.games import ActionError, Game, Result, Rng, get_game
 from xmas_tui.games.engine import plain
 
@@ -74,6 +74,10 @@ MAX_LISTED = 8
 
 class LogError(Exception):
     """A log file that cannot be read or was changed after it was written."""
+
+
+class UnreadableLog(LogError):
+    """A file that is not a game log this program can read (too big, too deep, malformed)."""
 
 
 # ---------------------------------------------------------------- helpers
@@ -264,8 +268,7 @@ def audit_seat(session: SeatSession) -> dict:
 
 
 def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "xmas-tui" / "games"
+    return files.app_data_dir() / "games"
 
 
 def default_log_path(log: Mapping[str, Any]) -> Path:
@@ -295,23 +298,22 @@ def write_log(log: Mapping[str, Any], path: str | Path | None = None) -> Path:
 
 
 def read_log(path: str | Path) -> dict:
-    """A log file, checksum verified; ``LogError`` if unreadable or changed."""
+    """A log file, checksum verified; ``LogError`` (one line) if unreadable, changed, or not
+    a game log: size, nesting and every field the audit reads are checked first
+    (``xmas_tui.files``)."""
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise LogError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        log = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LogError(f"{path} is not a game log (not valid JSON: {exc})") from None
-    if not isinstance(log, dict) or log.get("format") != FORMAT:
-        raise LogError(f"{path} is not an xmas-tui game log")
-    if log.get("version") != VERSION:
-        raise LogError(f"{path} is a game log of version {log.get('version')}, this program reads {VERSION}")
-    if log.get("sha256") != hashlib.sha256(canonical(log)).hexdigest():
+        log, text = files.load_json(path, files.LOG_BYTES, "a game log")
+        if not isinstance(log, dict) or log.get("format") != FORMAT:
+            raise files.FileProblem(f"{path} is not an xmas-tui game log")
+        if log.get("version") != VERSION:
+            raise files.FileProblem(f"{path} is a game log of version {files.kind_of(log.get('version'))}, this program reads {VERSION}")
+        files.conform(log, files.GAME_LOG, Path(path).name)
+    except files.FileProblem as problem:
+        raise UnreadableLog(str(problem)) from None
+    if log["sha256"] != hashlib.sha256(canonical(log)).hexdigest():
         raise LogError(f"{path}: the log was changed after it was written (its sha256 does not match)")
     # a byte changed in the layout (not the content) must be refused too
-    if raw.decode("utf-8") != json.dumps(log, indent=1, ensure_ascii=False) + "\n":
+    if text != json.dumps(log, indent=1, ensure_ascii=False) + "\n":
         raise LogError(f"{path}: the log was changed after it was written (it is not as it was written)")
     return log
 

@@ -19,6 +19,7 @@ import json
 import os
 from pathlib import Path
 
+from xmas_tui import files
 from xmas_tui.games import GAMES
 
 from .audit import data_dir
@@ -59,13 +60,15 @@ def latest_kept() -> Path | None:
 
 
 def read_kept(path: Path) -> dict:
-    """The record of an unfinished game; `KeptGameError` if it is unreadable or not one."""
+    """The record of an unfinished game; `KeptGameError` (one line) if it is unreadable or not
+    one: size, nesting and every field are checked first (``xmas_tui.files``)."""
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise KeptGameError(f"cannot read the unfinished game in {path} ({exc})") from None
-    if not isinstance(record, dict) or record.get("v") != KEPT_VERSION or record.get("game") not in GAMES:
-        raise KeptGameError(f"{path} is not an unfinished game this version can resume")
+        record, _ = files.load_json(path, files.KEPT_BYTES, "an unfinished game")
+        if not isinstance(record, dict) or record.get("v") != KEPT_VERSION or record.get("game") not in GAMES:
+            raise files.FileProblem(f"{path.name} is not an unfinished game this version can resume")
+        files.conform(record, files.KEPT_GAME, path.name)
+    except files.FileProblem as problem:
+        raise KeptGameError(str(problem)) from None
     return record
 
 

@@ -19,12 +19,12 @@ from textual.screen import ModalScreen, Screen
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
 from xmas_tui.simulate import with_bots
-from xmas_tui.tables.kept import KeptGameError, forget_kept, latest_kept
+from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.network import HostedTable, JoinedTable, SeatState
 from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
-from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
 
@@ -66,9 +66,12 @@ class XmasApp(App[None]):
         table: Table | None = None,
         host: dict | None = None,
         join: dict | None = None,
+        cards_file: Path | None = None,
     ) -> None:
         super().__init__()
         self.config = config
+        #: the party's own cards (``--cards FILE``); None: the data folder's cards.toml, if any
+        self.cards_file = cards_file
         self.current: Table | None = table
         self.start_host, self.start_join = host, join
         self.pace = config.pace if config else 0.9
@@ -164,16 +167,16 @@ class XmasApp(App[None]):
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
 
     def resume_game(self) -> None:
-        """Go back to the unfinished local game kept on disk, where it stopped."""
-        path = latest_kept()
-        if path is None:
+        """Go back to the unfinished local game kept on disk, where it stopped (the newest one
+        that can be resumed: any other is set aside, with a notice)."""
+        kept = kept_game(self.tell_set_aside)
+        if kept is None:
             self.notify("There is no unfinished game to resume.", severity="warning")
             return
         try:
-            table = LocalTable.resume(path)
+            table = LocalTable.resume(kept.path)
         except KeptGameError as problem:
-            forget_kept(path)
-            self.notify(str(problem), title="Cannot resume", severity="error")
+            self.tell_set_aside(set_aside_notice(kept.path, problem))
             if isinstance(self.screen, LobbyScreen):
                 self.screen.show_kept()
             return
@@ -182,6 +185,10 @@ class XmasApp(App[None]):
                                  None, table.pace, table.options, len(table.humans))  # fmt: skip
         self.current = table
         self.switch_to(TableScreen(table))
+
+    def tell_set_aside(self, notice: str) -> None:
+        """A kept game that cannot be resumed was set aside: say so, once, and go on."""
+        self.notify(notice, title="Cannot resume", severity="error", timeout=12)
 
     async def action_quit(self) -> None:
         self.leave_game(self.exit)
@@ -247,7 +254,8 @@ def run_app(
     options: dict | None = None,
     host: dict | None = None,
     join: dict | None = None,
+    cards_file: str | None = None,
 ) -> int:
     config = GameConfig(game, players, name or default_name(), bot, seed, pace, dict(options or {})) if game is not None else None
-    XmasApp(config, host=host, join=join).run()
+    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None).run()
     return 0

@@ -16,6 +16,7 @@ from textual.widgets import Button, Static
 from xmas_tui.games import Game, Result
 
 _TABLE = re.compile(r"\S {3,}\S")  # a run of spaces between words: a row of a table
+_QUOTE = re.compile(r"^   The rulebook says: .*$", re.MULTILINE)  # under a ruling that departs from it
 
 
 def _underline(line: str) -> bool:
@@ -66,7 +67,9 @@ class RulesScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rules-box", classes="dialog"):
             with VerticalScroll(id="rules-scroll"):
-                yield Static(flowed(self.game.describe_rules()), id="rules-text")
+                text = Text(flowed(self.game.describe_rules()))
+                text.highlight_regex(_QUOTE, style="italic #ffd7a0")
+                yield Static(text, id="rules-text")
             yield Static("↑/↓ scroll · Esc close", classes="hint")
 
     def on_mount(self) -> None:

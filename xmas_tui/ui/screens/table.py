@@ -89,7 +89,8 @@ class TableScreen(Screen[None]):
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
 
     def _on_table_changed(self, snapshot: Snapshot) -> None:
-        if self.is_attached:
+        # (a bot may move while this screen is being taken down: its board may be gone already)
+        if self.is_attached and self.query("#board"):
             self.show_snapshot(snapshot)
             if self.table.problem and not self._warned:
                 self._warned = True
