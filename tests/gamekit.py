@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -64,3 +64,35 @@ def play_checked_game(game: Game, players: int, seed: int, data, check, **play_a
     check(game, playout.state)
     assert len(playout.actions) <= game.max_actions
     return playout
+
+
+def dealt(state) -> dict[int, str]:
+    """Every card of a state by handle: the deal, wherever the cards went since."""
+    cards = state.cards
+    return {h: cards.face(h) for h in range(1, cards.next_handle) if h in cards}
+
+
+def check_who_starts(game: Game, names: Sequence[str], question: str) -> None:
+    """The table says who starts (option ``first``, seats counted from 1), asked in the lobby
+    with ``question``; when nobody says, the first player is drawn at random; either way one
+    seed deals the same cards, and deals them again alike."""
+    from xmas_tui.games import Rng
+
+    [option] = [o for o in game.table_options if o.name == "first"]
+    assert option.label == question
+    assert dict(option.choices) == {"nobody says (random)": None, "you": 1, "a bot": 2}
+    n = len(names)
+    drawn = {game.setup({}, names, Rng(f"first/{seed}")).first for seed in range(60)}
+    assert drawn == set(range(n)), "when nobody says, every seat may start"
+    for seed in range(12):
+        unsaid = game.setup({}, names, Rng(f"first/{seed}"))
+        for seat in range(1, n + 1):
+            for value in (seat, [seat]):  # ``--option first=2`` reads as [2]
+                said = game.setup({"first": value}, names, Rng(f"first/{seed}"))
+                assert said.first == said.turn == seat - 1
+                assert dealt(said) == dealt(unsaid), "who starts changes no card of the deal"
+        again = game.setup({"first": 2}, names, Rng(f"first/{seed}"))
+        assert game.digest(again) == game.digest(game.setup({"first": [2]}, names, Rng(f"first/{seed}")))
+    for bad in (0, n + 1, "Ann", [1, 2], True):
+        with pytest.raises(ValueError, match=f"the option first names the seat that starts, 1-{n}"):
+            game.setup({"first": bad}, names, Rng(0))

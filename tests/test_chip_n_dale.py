@@ -41,7 +41,7 @@ from xmas_tui.games.chip_n_dale import (
 )
 from xmas_tui.simulate import play_game
 
-from .gamekit import act_in, over_whole_games, play_checked_game, refusal
+from .gamekit import act_in, check_who_starts, over_whole_games, play_checked_game, refusal
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper", "Carol", "Rudy")
@@ -277,20 +277,23 @@ def test_a_five_or_six_player_game_removes_the_bottom_two_events() -> None:
         assert (state.event, *state.events) == EVENT_IDS[:4]
 
 
-def test_the_first_player_is_drawn_at_random() -> None:
+def test_whoever_last_ate_a_candy_cane_starts_or_else_a_seat_drawn_at_random() -> None:
     """The player who last ate a candy cane takes the first turn.
 
-    Ruling "Who starts": The player who last ate a candy cane cannot be asked over a
-    network: the first player is drawn at random when the game is set up, and play goes
-    clockwise (seat order) from there."""
+    Ruling "Who starts": The table says who last ate a candy cane: the lobby asks, and the
+    option "first" names that seat (seats count from 1). When nobody says, the program
+    cannot know, so the first player is drawn at random when the game is set up. Play goes
+    clockwise (seat order) from the first player."""
+    check_who_starts(GAME, NAMES[:4], "Who last ate a candy cane?")
     firsts = Counter()
     for seed in range(80):
         state = GAME.setup({}, NAMES[:4], Rng(f"first/{seed}"))
         firsts[state.first] += 1
         assert state.turn == state.first
         assert GAME.to_act(state) == {state.first}
-    assert set(firsts) == {0, 1, 2, 3}
     assert min(firsts.values()) >= 10, "every seat is about equally likely to start"
+    state = GAME.setup({"first": 3}, NAMES[:4], Rng("first/0"))
+    assert GAME.to_act(state) == {2}
 
 
 # ---------------------------------------------------------------- rounds
@@ -1140,7 +1143,7 @@ def test_an_empty_deck_and_discard_pile_leave_the_tree_unfilled() -> None:
 
 RULING_TESTS = {
     "The 60 Treasures": test_the_sixty_treasures_ruling_fixes_the_mix,
-    "Who starts": test_the_first_player_is_drawn_at_random,
+    "Who starts": test_whoever_last_ate_a_candy_cane_starts_or_else_a_seat_drawn_at_random,
     "Flipping before you stop": test_you_must_flip_two_treasures_before_you_stop,
     "Pluto": test_pluto_counts_only_the_treasures_flipped_this_turn,
     "Event order": test_stack_the_event_cards_in_order_event_1_on_top,

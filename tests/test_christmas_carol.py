@@ -35,7 +35,7 @@ from xmas_tui.games.christmas_carol import (
 )
 from xmas_tui.simulate import play_game
 
-from .gamekit import act_in, over_whole_games, play_checked_game, refusal, texts
+from .gamekit import act_in, check_who_starts, over_whole_games, play_checked_game, refusal, texts
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper")
@@ -196,11 +196,16 @@ def test_the_puzzle_frames_lie_from_lowest_to_highest_and_are_shared() -> None:
         assert GAME.view(state, viewer).faces_in(puzzle_zone(2)) == ["2-1"]
 
 
-def test_the_first_player_is_drawn_at_random() -> None:
-    """Ruling "Who starts": The youngest player cannot be asked over a network: the first
-    player is drawn at random when the game is set up, and play goes clockwise (seat order)."""
-    firsts = {GAME.setup({}, NAMES[:4], Rng(f"first/{seed}")).first for seed in range(40)}
-    assert firsts == {0, 1, 2, 3}
+def test_the_youngest_player_takes_the_first_turn_or_else_a_seat_drawn_at_random() -> None:
+    """The youngest player takes the first turn!
+
+    Ruling "Who starts": The table says who is youngest: the lobby asks, and the option
+    "first" names that seat (seats count from 1). When nobody says, the program cannot
+    know, so the first player is drawn at random when the game is set up. Play goes
+    clockwise (seat order) from the first player."""
+    check_who_starts(GAME, NAMES[:4], "Who is youngest?")
+    state = GAME.setup({"first": 2, "puzzles": [3, 4, 5, 6]}, NAMES[:4], Rng("first/0"))
+    assert GAME.to_act(state) == {1} and state.puzzles == (3, 4, 5, 6)
     state = GAME.setup({}, NAMES[:4], Rng("first/0"))
     assert state.turn == state.first
     # Clockwise: seat order.
@@ -635,7 +640,7 @@ RULING_TESTS = {
     "The number on a puzzle": test_the_number_on_a_puzzle_is_its_own_number,
     "The clock": test_the_clock_has_eleven_spaces_from_asleep_to_awake,
     "Scrooge asleep": test_scrooge_on_9_does_not_move_counter_clockwise,
-    "Who starts": test_the_first_player_is_drawn_at_random,
+    "Who starts": test_the_youngest_player_takes_the_first_turn_or_else_a_seat_drawn_at_random,
     "Drawing at least one": test_you_must_draw_at_least_one_tile,
     "Fewer than two tiles": test_with_fewer_than_two_puzzle_tiles_you_play_what_you_have,
     "Several tiles at once": test_tiles_played_together_go_lowest_puzzle_first,

@@ -31,13 +31,14 @@ from xmas_tui.games.christmas_tree import (
     Take,
     all_faces,
     hand_zone,
+    last_player,
     points_zone,
     set_points,
     sets_in,
 )
 from xmas_tui.simulate import play_game
 
-from .gamekit import act_in, over_whole_games, play_checked_game, refusal, texts
+from .gamekit import act_in, check_who_starts, over_whole_games, play_checked_game, refusal, texts
 from .rulings import assert_every_ruling_is_tested
 
 NAMES = ("Holly", "Noel", "Ivy", "Jasper", "Carol")
@@ -201,19 +202,17 @@ def test_in_a_2_player_game_remove_one_type_of_item_cards() -> None:
     assert all(n != 16 for n in COPIES.values())
 
 
-def test_the_starting_player_is_drawn_at_random() -> None:
+def test_the_youngest_player_starts_or_else_a_seat_drawn_at_random() -> None:
     """The youngest player is the starting player and you are ready to play!
 
-    Ruling "Who starts": The youngest player cannot be asked over a network: the
-    starting player is drawn at random when the game is set up, and play goes clockwise
-    (seat order)."""
-    firsts = Counter()
-    for seed in range(60):
-        state = GAME.setup({}, NAMES[:4], Rng(f"first/{seed}"))
-        assert state.turn == state.first
-        assert GAME.to_act(state) == {state.first}
-        firsts[state.first] += 1
-    assert set(firsts) == {0, 1, 2, 3}
+    Ruling "Who starts": The table says who is youngest: the lobby asks, and the option
+    "first" names that seat (seats count from 1). When nobody says, the program cannot
+    know, so the first player is drawn at random when the game is set up. Play goes
+    clockwise (seat order) from the first player."""
+    check_who_starts(GAME, NAMES[:4], "Who is youngest?")
+    check_who_starts(GAME, NAMES[:2], "Who is youngest?")  # the type removed is drawn first
+    state = GAME.setup({"first": 4}, NAMES[:4], Rng("first/0"))
+    assert GAME.to_act(state) == {3} and last_player(state) == 2
 
 
 def test_players_take_turns_in_clockwise_order() -> None:
@@ -618,9 +617,10 @@ def test_surprise_spares_the_scorer_and_counts_only_that_type() -> None:
     and only the scoring type's own cards count: a Santa Claus in hand is not a Reindeer. Half is rounded down: 2 or 3
     cards lose 1, 4 or 5 lose 2."""
     state, rng = table(
-        3, hands={0: ["reindeer"] * 5 + ["tree"], 1: ["reindeer", SANTA, SANTA], 2: ["reindeer"] * 3}
+        3, hands={0: ["reindeer"] * 5 + ["tree"], 1: ["reindeer", SANTA, SANTA], 2: ["reindeer"] * 3},
+        deck=["gifts"],
     )
-    log = act(state, 0, "play reindeer 3 0", rng)  # no set left: the turn ends
+    log = act(state, 0, "play reindeer 3 0", rng)  # Ivy loses 1, Holly draws Gifts: no set left, the turn ends
     assert state.turn == 1
     assert hand(state, 0)["reindeer"] == 2  # the scorer keeps theirs
     assert hand(state, 1) == Counter(reindeer=1, santa=2)
@@ -628,32 +628,35 @@ def test_surprise_spares_the_scorer_and_counts_only_that_type() -> None:
     assert "Surprise! Noel" not in texts(log)
 
 
-def test_surprise_comes_once_per_type_when_you_are_done() -> None:
+def test_surprise_comes_after_each_set_scored_and_its_reward_is_yours_to_play_at_once() -> None:
     """After you score, if any player has 2 or more cards of that scoring type in their
-    hand, they must discard half of them!
+    hand, they must discard half of them! (Rounded down) Then, for each card they have
+    discarded, you can draw one card from the deck as a reward.
 
-    Ruling "Surprise! once per type": Surprise! comes when you are done playing, once for
-    each type you scored this turn, in the order you first played them: two sets of
-    Reindeer in one turn make one Reindeer Surprise!."""
+    Ruling "Surprise! after each set": Surprise! comes as soon as you score a set, before
+    you play another: two sets of Reindeer in one turn make two Reindeer Surprise!s (a
+    player holding 4 Reindeer discards 2, then 1 of the 2 left), and the cards you draw as a
+    reward are yours to play in the same turn."""
     state, rng = table(
         3,
-        hands={
-            0: ["reindeer"] * 6 + ["tree"] * 3 + ["snowman"] * 3,
-            1: ["reindeer"] * 4 + ["tree"] * 2 + ["snowman"] * 2,
-        },
+        hands={0: ["reindeer"] * 6 + ["tree"] * 2, 1: ["reindeer"] * 4 + ["tree"] * 2},
+        deck=["tree", "gifts", "snowman", "gingerbread"],
     )
-    act(state, 0, "play reindeer 3 0", rng)
-    assert hand(state, 1)["reindeer"] == 4  # not yet: Holly may play on
-    act(state, 0, "play tree 3 0", rng)
-    act(state, 0, "play reindeer 3 0", rng)
-    log = act(state, 0, "done", rng)  # keeping the Snowman set
-    assert hand(state, 1) == Counter(reindeer=2, tree=1, snowman=2)  # halved once, not twice
-    surprises = [e.text for e in log if e.kind == "surprise"]
-    assert surprises == [
-        "Surprise! Noel discards 2 Reindeer.",
-        "Surprise! Noel discards 1 Christmas Tree.",
-    ]
-    assert state.turn == 1
+    log = act(state, 0, "play reindeer 3 0", rng)
+    # at once: Noel discards half of 4, and Holly draws 2, a Christmas Tree among them
+    assert [e.text for e in log if e.kind == "surprise"] == ["Surprise! Noel discards 2 Reindeer."]
+    assert hand(state, 1)["reindeer"] == 2
+    assert hand(state, 0) == Counter(reindeer=3, tree=3, gifts=1)
+    assert state.phase == "play" and state.turn == 0
+    log = act(state, 0, "play reindeer 3 0", rng)
+    assert [e.text for e in log if e.kind == "surprise"] == ["Surprise! Noel discards 1 Reindeer."]
+    assert hand(state, 1) == Counter(reindeer=1, tree=2)  # 3 Reindeer lost in all, not 2
+    # the Christmas Tree drawn as a reward completes a set, played in the same turn
+    assert hand(state, 0) == Counter(tree=3, gifts=1, snowman=1)
+    log = act(state, 0, "play tree 3 0", rng)
+    assert "Surprise! Noel discards 1 Christmas Tree." in texts(log)
+    assert score(state, 0) == 3 and hand(state, 0) == Counter(gifts=1, snowman=1, gingerbread=1)
+    assert state.turn == 1  # no set left: the turn is over, and no Surprise! comes at its end
 
 
 def test_a_set_of_santa_claus_alone_makes_the_others_discard_all_their_santa_claus() -> None:
@@ -870,7 +873,7 @@ def test_malformed_actions_are_invalid() -> None:
 
 RULING_TESTS = {
     "The 2-player game": test_in_a_2_player_game_remove_one_type_of_item_cards,
-    "Who starts": test_the_starting_player_is_drawn_at_random,
+    "Who starts": test_the_youngest_player_starts_or_else_a_seat_drawn_at_random,
     "No passing": test_you_may_not_pass,
     "Paying for a row": test_you_must_pay_for_each_row_you_skip_so_you_cannot_take_a_row_you_cannot_pay_for,
     "Empty rows": test_an_empty_row_cannot_be_taken_and_a_short_row_stays_short,
@@ -879,7 +882,7 @@ RULING_TESTS = {
     "Santa Claus in a set": test_a_set_of_a_type_needs_a_card_of_that_type,
     "Keeping Santa Claus as Points": test_santa_claus_make_up_the_points_a_set_is_short_of,
     "Several sets in one turn": test_play_one_or_more_sets_in_one_turn,
-    "Surprise! once per type": test_surprise_comes_once_per_type_when_you_are_done,
+    "Surprise! after each set": test_surprise_comes_after_each_set_scored_and_its_reward_is_yours_to_play_at_once,
     "Who is surprised": test_surprise_spares_the_scorer_and_counts_only_that_type,
     "The Santa Claus Surprise!": test_a_set_of_santa_claus_alone_makes_the_others_discard_all_their_santa_claus,
     "The Surprise! draw": test_the_surprise_draw_reshuffles_the_discard_pile_when_the_deck_runs_out,

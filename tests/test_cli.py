@@ -32,10 +32,12 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["simulate", "chip-n-dale", "--bot", "genius"], "invalid choice: 'genius'"),
         (["dance"], "invalid choice: 'dance'"),
         (["rules"], "required: GAME"),
-        (["play", "christmas-carol", "--option", "puzzels=3,4,5,6"], "christmas-carol has no option 'puzzels' (its options: puzzles)"),
+        (["play", "christmas-carol", "--option", "puzzels=3,4,5,6"], "christmas-carol has no option 'puzzels' (its options: puzzles, first)"),
         (["play", "christmas-carol", "--option", "puzzles=1,2"], "choose four different puzzles of 1-6, not [1, 2]"),
         (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 0-3, not [7]"),
         (["play", "chip-n-dale", "--option", "fast"], "'fast' is not NAME=VALUE"),
+        (["play", "chip-n-dale", "--option", "first=9"], "the option first names the seat that starts, 1-4 (seats count from 1), not 9"),
+        (["simulate", "christmas-tree", "--players", "3", "--option", "first=0"], "1-3 (seats count from 1), not 0"),
         (["host", "christmas-carol", "--headless", "--option", "puzzles=3,4,5,7"], "choose four different puzzles of 1-6"),
         (["host", "chip-n-dale", "--code", "AB-CDE"], "needs at least 6 letters and digits (dashes not counted), not 5"),
         (["join", "--code", "XMAS"], "leave out --code and the host makes one up"),
@@ -66,17 +68,27 @@ def test_rules_prints_the_rules_and_every_ruling(capsys) -> None:
     assert "Pluto" in out
     for ruling in game.rulings:
         assert ruling.ruling in out
+    assert "   The rulebook says: “The player who last ate a candy cane takes the first turn.”" in out
 
 
 def test_simulate_json_ends_with_the_figures() -> None:
     done = run_cli("simulate", "chip-n-dale", "--games", "20", "--players", "4", "--seed", "1", "--json")
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    for key in ("game", "games", "players", "seed", "seconds", "games_per_second", "mean_actions", "wins_by_seat", "ties"):
+    for key in ("game", "games", "players", "seed", "seconds", "games_per_second", "mean_actions", "longest_actions", "wins_by_seat", "ties"):
         assert key in figures
+    assert figures["mean_actions"] <= figures["longest_actions"]
     assert figures["games"] == 20 and figures["players"] == 4 and figures["game"] == "chip-n-dale"
     assert sum(figures["wins_by_seat"]) >= 20
     assert len(figures["wins_by_seat"]) == 4
+
+
+def test_simulate_reports_the_longest_game_in_rounds_where_a_game_has_rounds(capsys) -> None:
+    assert main(["simulate", "christmas-game", "--games", "30", "--players", "3", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 1 <= figures["most_rounds"] and figures["longest_actions"] >= figures["most_rounds"]
+    assert main(["simulate", "christmas-tree", "--games", "3", "--json"]) == 0
+    assert "most_rounds" not in json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
 
 def test_simulate_with_smart_bots_is_reproducible(capsys) -> None:

@@ -9,7 +9,8 @@ from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.games.chip_n_dale import Continue, Stop
 from xmas_tui.names import default_name
-from xmas_tui.table import LocalTable, keep_path
+from xmas_tui.tables.kept import keep_path
+from xmas_tui.tables.local import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
 from xmas_tui.ui.screens.dialogs import RulesScreen
@@ -63,24 +64,35 @@ async def test_the_lobby_starts_the_game_it_shows() -> None:
 
 
 async def test_the_lobby_offers_each_games_own_options_and_plays_with_them(monkeypatch) -> None:
-    """Mickey's Christmas Carol's More Challenging Game and The Christmas Game's young
-    player are chosen in the lobby, for a game against bots and for a hosted table."""
+    """Mickey's Christmas Carol's More Challenging Game, who starts (asked the rulebook's
+    way) and The Christmas Game's young player are chosen in the lobby, for a game against
+    bots and for a hosted table."""
     monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
     app = XmasApp()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         lobby = app.screen
-        assert not lobby.query(".game-option")  # Chip 'n' Dale has none
+        # Chip 'n' Dale asks one thing: who last ate a candy cane
+        assert [label.content for label in lobby.query("Label.game-option")] == ["Who last ate a candy cane?"]
+        assert lobby.query_one("#option-first", Select).value == "nobody says (random)"
+        assert lobby.options() == {}
+        lobby.query_one("#option-first", Select).value = "you"
+        await pilot.pause()
+        assert lobby.options() == {"first": 1}
         lobby.query_one("#game", Select).value = "christmas-carol"
         await wait_for(pilot, lambda: bool(lobby.query("#option-puzzles")))
         puzzles = lobby.query_one("#option-puzzles", Select)
         await wait_for(pilot, lambda: puzzles.value == "1 2 3 4 · the first game")
+        assert lobby.query_one("#option-first", Select).value == "nobody says (random)"
         assert lobby.options() == {}
         puzzles.value = "3 4 5 6 · most challenging"
+        lobby.query_one("#option-first", Select).value = "a bot"  # the youngest sits on your left
         await pilot.pause()
+        assert lobby.options() == {"puzzles": [3, 4, 5, 6], "first": 2}
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         assert tuple(app.screen.snapshot.view["puzzles"]) == (3, 4, 5, 6)
+        assert app.screen.snapshot.view["first"] == 1
         # the board's key buttons are its own, not styled as the lobby's Buttons (16 wide: Play was cut off)
         box = app.screen.query_one("#cc-turn").content_region
         assert all(box.contains_region(app.screen.query_one(f"#cc-{k}").region) for k in ("draw", "stop", "play"))
@@ -179,7 +191,7 @@ async def test_a_local_game_left_by_a_key_too_many_is_kept_and_resumed_where_it_
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         resumed = app.current
         assert resumed is not table
-        assert CHIP.digest(resumed._state) == CHIP.digest(table._state)  # every card where it was
+        assert CHIP.digest(resumed.state) == CHIP.digest(table.state)  # every card where it was
         assert [e.text for e in resumed.snapshot().log] == [e.text for e in table.snapshot().log]
         await pilot.press("ctrl+q")  # a local game is kept, so quitting asks nothing
         await wait_for(pilot, lambda: not app.is_running)
@@ -226,3 +238,20 @@ def test_the_rules_screen_lets_paragraphs_wrap_at_its_own_width() -> None:
         assert flowed(rules).split() == rules.split()
         rows = [line for line in rules.splitlines() if "    " in line.strip()]
         assert all(row in flowed(rules).splitlines() for row in rows)
+
+
+def test_the_rules_screen_quotes_the_rulebook_where_a_ruling_departs_from_it() -> None:
+    """Where a ruling still departs from a rulebook sentence, the rules screen quotes the
+    sentence on a line of its own, under the ruling that says why."""
+    from xmas_tui.games import GAMES
+    from xmas_tui.ui.screens.dialogs import flowed
+
+    quoted = 0
+    for game in GAMES.values():
+        lines = flowed(game.describe_rules()).splitlines()
+        for ruling in game.rulings:
+            if ruling.quote:
+                at = lines.index(f"   The rulebook says: “{ruling.quote}”")
+                assert lines[at - 1] == f"* {ruling.topic}: {ruling.ruling}"
+                quoted += 1
+    assert quoted >= 3

@@ -8,7 +8,7 @@ from collections import Counter
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Action, Rng, get_game
 from xmas_tui.games.christmas_tree import SANTA, TYPES, Done, Pay, Play, Take
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_tree import PAY_KEYS, ChristmasTreeBoard, offered_sets, set_words
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
@@ -19,6 +19,7 @@ from .uikit import (
     catch_notes,
     my_turn,
     play_through_keys,
+    settled_screenshot,
     table_at,
     text_of,
     wait_for,
@@ -65,7 +66,7 @@ async def test_a_whole_game_of_christmas_tree_through_the_keys() -> None:
     async with app.run_test(size=SIZE) as pilot:
         result, used, _ = await play_through_keys(pilot, app, choose, keys_for)
         assert result is not None and len(result.scores) == 3
-        assert used["take"] >= 5 and used["pay"] >= 1 and used["play"] >= 1, used
+        assert used["take"] >= 3 and used["pay"] >= 1 and used["play"] >= 1, used
         assert used["enter"] >= 1 and used["p"] >= 1, used
         await pilot.press("l")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
@@ -162,18 +163,18 @@ async def test_my_screen_shows_other_players_only_as_counts() -> None:
         for item in TYPES:
             assert text_of(app, f"#ct-hand-{item}").rstrip().endswith(str(mine[item]))
         # Change every face in the other hands: not one cell on my screen may change.
-        before = app.export_screenshot()
-        cards = table._state.cards
+        before = await settled_screenshot(pilot, app)
+        cards = table.state.cards
         for seat in range(1, 4):
             for handle in cards.zone(f"hand.{seat}"):
                 cards._faces[handle] = TYPES[(TYPES.index(cards._faces[handle]) + 1) % len(TYPES)]
-        table._publish()
+        table.refresh()
         await pilot.pause(0.1)
-        assert app.export_screenshot() == before
+        assert await settled_screenshot(pilot, app) == before
         # The same change to my own hand shows at once (the comparison can see a change).
         for handle in cards.zone("hand.0"):
             cards._faces[handle] = TYPES[(TYPES.index(cards._faces[handle]) + 1) % len(TYPES)]
-        table._publish()
+        table.refresh()
         await pilot.pause(0.1)
         assert app.export_screenshot() != before
 
@@ -188,6 +189,24 @@ async def test_a_surprise_that_took_my_cards_is_spelled_out_on_my_turn() -> None
         moment = text_of(app, "#ct-moment")
         assert moment.startswith(" Surprise! ")
         assert "Ivy scored ★, draws 6" in moment and "you −3★" in moment
+
+
+async def test_my_own_surprise_is_spelled_out_at_once_while_i_play_on() -> None:
+    """After you score, … they must discard half of them! Then, for each card they have
+    discarded, you can draw one card from the deck as a reward. (Each set makes its
+    Surprise! at once, so the board shows it while I may play on.)"""
+
+    def after_my_surprise(s: Snapshot) -> bool:
+        return my_turn("play")(s) and s.log[-1].kind == "reward"
+
+    app = XmasApp(table=table_at(TREE, 3, 38, after_my_surprise))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        moment = text_of(app, "#ct-moment")
+        assert moment.startswith(" Surprise! ") and "you scored Ψ, draw 4" in moment
+        assert "Holly −2Ψ" in moment and "Noel −2Ψ" in moment
+        prompt = text_of(app, "#prompt")
+        assert "Each set makes a Surprise! at once. Press d when you are done." in prompt
 
 
 async def test_the_final_plays_are_announced() -> None:

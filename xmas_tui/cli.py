@@ -20,8 +20,14 @@ from .names import default_name
 
 EXIT_USAGE = 2
 OPTION_HELP = (
-    "a table option of the game, repeatable; lists are comma-separated "
-    "(e.g. christmas-carol puzzles=3,4,5,6; christmas-game young=0,2; see `xmas-tui rules GAME`)"
+    "a table option of the game, repeatable; lists are comma-separated (e.g. christmas-carol "
+    "puzzles=3,4,5,6; christmas-game young=0,2, seats counted from 0; first=2 in chip-n-dale, "
+    "christmas-tree and christmas-carol: who starts, seats counted from 1, you are 1; "
+    "see `xmas-tui rules GAME`)"
+)
+CARDS_HELP = (
+    "christmas-game: a TOML file of your party's own Santa, Scrooge and Reindeer cards "
+    "(default: $XDG_DATA_HOME/xmas-tui/cards.toml, if there is one; see the README)"
 )
 LOG_HELP = "where to write the game log at the end (default: the games folder under $XDG_DATA_HOME/xmas-tui)"
 MAX_NAME = 16
@@ -109,8 +115,21 @@ def pace_free_seconds(value: str) -> float:
     return seconds
 
 
+def turn_time_arg(value: str) -> float | None:
+    """Seconds for a move (5-3600), or 0 for no turn timer."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if seconds == 0:
+        return None
+    if not 5 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError("a turn lasts between 5 and 3600 seconds (0: no timer)")
+    return seconds
+
+
 def address_arg(value: str) -> tuple[str, int]:
-    from netcode.discovery import parse_address
+    from .tables.network import parse_address
 
     try:
         return parse_address(value)
@@ -156,6 +175,7 @@ def build_parser() -> Parser:
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
     play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     play.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    play.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
     host = verbs.add_parser("host", help="host a networked table on this machine")
     host.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -167,12 +187,15 @@ def build_parser() -> Parser:
     host.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how bots play seats nobody takes")
     host.add_argument("--bots", type=non_negative_int, default=0, help="seats bots take from the start")
     host.add_argument("--hold", type=pace_free_seconds, default=30.0, help="seconds a dropped player's seat waits before a bot plays it")
+    host.add_argument("--turn-time", type=turn_time_arg, default=None, metavar="SECONDS",
+                      help="seconds a player has for a move before a bot plays it for them (default: no timer)")
     host.add_argument("--discovery", type=address_arg, default=None, help="where to announce the table (HOST:PORT; default: LAN broadcast)")
     host.add_argument("--seed", type=seed_arg, default=None)
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    host.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
     join = verbs.add_parser("join", help="join a networked table")
     join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
@@ -199,7 +222,25 @@ def build_parser() -> Parser:
     sim.add_argument("--bot", choices=BOT_KINDS, default="random")
     sim.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     sim.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    sim.add_argument("--network", action="store_true",
+                     help="one whole networked table in virtual time: a host, every seat and spectators, each "
+                          "on its own channel over a simulated lossy LAN, bots at every seat")
+    sim.add_argument("--spectators", type=non_negative_int, default=0, help="with --network: peers who watch")
+    sim.add_argument("--loss", type=loss_arg, default=0.0, help="with --network: the share of datagrams lost (0-0.5)")
+    sim.add_argument("--pace", type=pace_free_seconds, default=1.0,
+                     help="with --network: virtual seconds a bot takes for a move")
+    sim.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
     return parser
+
+
+def loss_arg(value: str) -> float:
+    try:
+        loss = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a share like 0.1") from None
+    if not 0 <= loss <= 0.5:
+        raise argparse.ArgumentTypeError("a loss is between 0 and 0.5")
+    return loss
 
 
 def option_arg(text: str) -> tuple[str, object]:
@@ -214,13 +255,15 @@ def option_arg(text: str) -> tuple[str, object]:
     return name, value.strip()
 
 
-def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | None) -> dict:
-    """The table options for ``game``, checked by dealing a trial game with them."""
+def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | None, cards: str | None = None) -> dict:
+    """The table options for ``game`` (with the party's own cards, from ``--cards FILE`` or
+    the data folder), checked by dealing a trial game with them."""
     options = dict(given or [])
     unknown = sorted(set(options) - set(game.option_names))
     if unknown:
         known = ", ".join(game.option_names) or "none"
         raise UsageError(f"{game.id} has no option {unknown[0]!r} (its options: {known})")
+    options.update(personal_cards_for(game, cards))
     if options:
         from .games import Rng
         from .simulate import bot_names
@@ -230,6 +273,23 @@ def options_for(game: Game, players: int, given: Sequence[tuple[str, object]] | 
         except (ValueError, TypeError, KeyError) as exc:
             raise UsageError(f"--option: {exc}") from None
     return options
+
+
+def personal_cards_for(game: Game, given: str | None) -> dict:
+    """The option ``cards`` of a game that takes the party's own cards: from ``given``, else
+    from the data folder's cards.toml if there is one. Every problem is a line of its own."""
+    from .files import FileProblem, table_cards
+    from .games.personal_cards import OPTION, CardsProblem
+
+    if OPTION not in game.option_names:
+        if given is not None:
+            raise UsageError(f"--cards is for christmas-game, not {game.id}")
+        return {}
+    try:
+        _, cards = table_cards(given)
+    except (FileProblem, CardsProblem) as problem:
+        raise UsageError(str(problem)) from None
+    return {OPTION: cards} if cards else {}
 
 
 def players_for(game: Game, players: int | None) -> int:
@@ -257,7 +317,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     import secrets
 
     from .simulate import with_bots
-    from .table import LocalTable
+    from .tables.local import LocalTable
     from .ui.app import XmasApp
     from .ui.boards import BOARDS
 
@@ -286,7 +346,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         from .simulate import simulate
 
         n = players_for(args.game, args.players)
-        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option))
+        if args.network:
+            return run_network_simulation(args, n)
+        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option, args.cards))
         if not args.json:
             print(
                 f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "
@@ -298,7 +360,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.verb == "verify":
         return run_verify(args)
     if getattr(args, "log", None) is not None:
-        from . import audit
+        from .tables import audit
 
         audit.log_path = args.log
     if args.verb in ("host", "join"):
@@ -307,37 +369,38 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     if args.verb == "play":
         n = players_for(args.game, args.players)
-        options = options_for(args.game, n, args.option)
+        options = options_for(args.game, n, args.option, args.cards)
         if args.local_players > 1:
             return run_shared(args, n, options)
         name = local_names(args.name, 1)[0]
-        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options)
+        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options,
+                       cards_file=args.cards)  # fmt: skip
     return run_app()
 
 
 def run_network(args: argparse.Namespace) -> int:
     import asyncio
 
-    from netcode.client import ActionRefused, JoinError
-
-    from . import net
+    from .games import IllegalAction
+    from .tables import headless
+    from .tables.network import JoinError, new_code
 
     if args.verb == "host":
         n = players_for(args.game, args.players)
         if args.bots >= n:
             raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
-        code = args.code or net.new_code()
-        options = options_for(args.game, n, args.option)
+        code = args.code or new_code()
+        options = options_for(args.game, n, args.option, args.cards)
         if not args.headless:
             from .ui.app import run_app
 
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                     options=options))
-        outcome = asyncio.run(net.headless_host(
+                                     options=options, turn_time=args.turn_time), cards_file=args.cards)
+        outcome = asyncio.run(headless.headless_host(
             args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
             discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
-            options=options,
+            options=options, turn_time=args.turn_time, opened=lambda line: print(json.dumps(line), flush=True),
         ))  # fmt: skip
         print(json.dumps(outcome))
         return 0
@@ -350,23 +413,40 @@ def run_network(args: argparse.Namespace) -> int:
         return run_app(join=dict(address=args.address, code=args.code, name=name, discovery=args.discovery,
                                  game=args.game.id if args.game else None))
     try:
-        outcome = asyncio.run(net.headless_join(
+        outcome = asyncio.run(headless.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
             bot=args.bot, discovery=args.discovery, log=args.log,
         ))  # fmt: skip
-    except (JoinError, ActionRefused, TimeoutError) as exc:
+    except (JoinError, IllegalAction, TimeoutError) as exc:
         print(f"xmas-tui: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(outcome))
     return 0
 
 
+def run_network_simulation(args: argparse.Namespace, players: int) -> int:
+    """One whole networked table in virtual time; its figures as a line (and JSON)."""
+    from .tables.simulation import simulate_network
+
+    figures = simulate_network(args.game, players, spectators=args.spectators, loss=args.loss, pace=args.pace,
+                               seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option, args.cards))
+    if not args.json:
+        print(f"{args.game.title}, {players} players and {args.spectators} spectators at {args.loss:.0%} loss: "
+              f"{figures['virtual_seconds']:.0f} virtual seconds in {figures['seconds']:.2f} s "
+              f"({figures['speed']}x), digests equal: {figures['digests_equal']}, audits ok: {figures['audits_ok']}")
+    print(json.dumps(figures) if args.json else "", end="\n" if args.json else "")
+    return 0 if figures["digests_equal"] and figures["audits_ok"] else 1
+
+
 def run_verify(args: argparse.Namespace) -> int:
-    """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures otherwise."""
-    from .audit import LogError, verify_file
+    """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures (or the
+    log was changed), 2 if the file is not a game log that can be read at all."""
+    from .tables.audit import LogError, UnreadableLog, verify_file
 
     try:
         verdict = verify_file(args.logfile)
+    except UnreadableLog as exc:
+        raise UsageError(str(exc)) from None
     except LogError as exc:
         print(f"xmas-tui: refused: {exc}", file=sys.stderr)
         return 1
@@ -385,8 +465,9 @@ def run_verify(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
-    except UsageError as exc:
-        print(f"xmas-tui: {exc}", file=sys.stderr)
+    except UsageError as exc:  # one line, or one line per problem (a cards file's)
+        for line in str(exc).splitlines():
+            print(f"xmas-tui: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

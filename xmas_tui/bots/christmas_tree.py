@@ -207,8 +207,7 @@ class SmartBot(Bot):
         if view["phase"] == "final":
             # What is not played now scores only through later final sets.
             return gained + hand_value(after, 0.0) + 0.001 * sum(after)
-        if TYPES.index(play.item) not in view["scored"]:
-            v += self.surprise(play.item)
+        v += self.surprise(play.item)  # every set scored makes a Surprise!
         mine = self.points[self.seat] + gained
         if not view["ending"] and mine >= view["target"]:
             # Ending the game: good when we are ahead, bad when behind.

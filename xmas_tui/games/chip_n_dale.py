@@ -17,7 +17,18 @@ from functools import cache
 from typing import Any
 
 from .cards import EVERYONE, NOBODY
-from .engine import Action, BaseState, Event, Game, Result, Ruling, rank_winners
+from .engine import (
+    Action,
+    BaseState,
+    Event,
+    Game,
+    Result,
+    Ruling,
+    first_seat,
+    first_seat_option,
+    rank_winners,
+    who_starts,
+)
 from .rng import Rng
 
 TREE_SLOTS = 6
@@ -276,6 +287,7 @@ class ChipNDale(Game):
     title = "Chip 'n' Dale: Christmas Treasures"
     min_players = 2
     max_players = 6
+    table_options = (first_seat_option("Who last ate a candy cane?"),)
     actions = (Flip, Stop, Collect, Discard, Peek, Give, Take, Pass, Continue)
     max_actions = 1_000
     rules = """
@@ -299,7 +311,7 @@ player with more Treasure cards.
 """
     rulings = (
         Ruling("The 60 Treasures", "8 each of Chip Ornament, Dale Ornament, Chip Candy Cane and Dale Candy Cane, 12 Popcorn, 10 Acorns, 6 Bells. 30 cards show no Pluto, 22 show one, 8 show two (see the table in the help)."),
-        Ruling("Who starts", "The player who last ate a candy cane cannot be asked over a network: the first player is drawn at random when the game is set up, and play goes clockwise (seat order) from there."),
+        who_starts("who last ate a candy cane", quote="The player who last ate a candy cane takes the first turn."),
         Ruling("Flipping before you stop", "You must flip at least two Treasures before you stop (or every card in the tree if it holds fewer), because you collect two face-up Treasures. When every card in the tree is face up you stop."),
         Ruling("Pluto", "Pluto catches you when the Treasures you flipped this turn show three or more Pluto faces in total; you collect one of your face-up Treasures."),
         Ruling("Event order", "The Events are numbered in the order the sheet lists them: 1 Collect three, 2 Peek, 3 Swap, 4 Each player collects two, 5 Discard the tree, 6 Flip the tree."),
@@ -322,7 +334,7 @@ player with more Treasure cards.
     def setup(self, options: Mapping[str, Any], players: Sequence[str], rng: Rng) -> State:
         n = len(players)
         self.check_players(n)
-        state = State(players=tuple(players), first=rng.below(n), events=events_for(n))
+        state = State(players=tuple(players), first=first_seat(options, n, rng), events=events_for(n))
         cards = state.cards
         cards.new_deck("deck", all_faces(), rng)
         cards.declare_zone("discard")

@@ -30,7 +30,19 @@ from itertools import combinations
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards
-from .engine import Action, BaseState, Event, Result, Ruling, TableOption, TakingTurns, and_list
+from .engine import (
+    Action,
+    BaseState,
+    Event,
+    Result,
+    Ruling,
+    TableOption,
+    TakingTurns,
+    and_list,
+    first_seat,
+    first_seat_option,
+    who_starts,
+)
 from .rng import Rng
 
 # ---------------------------------------------------------------- the tiles
@@ -202,6 +214,7 @@ class ChristmasCarol(TakingTurns):
             ("2 3 4 5 · more challenging", [2, 3, 4, 5]),
             ("3 4 5 6 · most challenging", [3, 4, 5, 6]),
         )),
+        first_seat_option("Who is youngest?"),
     )  # fmt: skip
     actions = (Draw, Stop, Play)
     # A bound, not a guess: a turn is at most five draws, a stop and a play.
@@ -243,7 +256,7 @@ More Challenging Game: play with higher-numbered puzzles (the option
         Ruling("The number on a puzzle", "The number shown at the top of a puzzle is its own number (the one in the Mickey): finishing puzzle 4 out of order moves Scrooge 4 spaces clockwise, so higher puzzles are harsher."),
         Ruling("The clock", "Scrooge moves round a clock face: 9 (Asleep), 10, 11, 12, 1, 2 … 7, 8 (Awake). He wakes on the 11th space clockwise from where he starts."),
         Ruling("Scrooge asleep", "Scrooge never moves counter-clockwise past 9 (Asleep): a move back when he is on 9 is lost, never saved."),
-        Ruling("Who starts", "The youngest player cannot be asked over a network: the first player is drawn at random when the game is set up, and play goes clockwise (seat order)."),
+        who_starts("who is youngest", quote="The youngest player takes the first turn!"),
         Ruling("Drawing at least one", "You must draw at least one tile before you stop; you may stop after any tile. After the fifth tile (without an Ignore tile) drawing ends by itself."),
         Ruling("Fewer than two tiles", "You play two tiles when you have two or more puzzle tiles in front of you; with fewer you play what you have. When there is nothing to choose (two or fewer puzzle tiles), they are played at once."),
         Ruling("Several tiles at once", "Tiles played together go to their puzzles lowest puzzle first, so finishing puzzles 1 and 2 in the same turn is in order. \"In order\" counts only the four puzzles in use."),
@@ -267,7 +280,7 @@ More Challenging Game: play with higher-numbered puzzles (the option
         n = len(players)
         self.check_players(n)
         puzzles = choose_puzzles(options)
-        first = rng.below(n)
+        first = first_seat(options, n, rng)
         state = State(players=tuple(players), first=first, turn=first, puzzles=puzzles)
         cards = state.cards
         faces = all_faces()

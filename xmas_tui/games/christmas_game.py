@@ -44,8 +44,12 @@ CLUB_DEPOSIT = 50
 START_BONUS = 50
 #: The six gifts on every shopping list.
 GIFTS: tuple[int, ...] = (1, 5, 25, 50, 100, 200)
-#: After this many rounds the game ends (see the ruling "A long game ends").
-ROUND_LIMIT = 40
+#: A safety limit far beyond any real game: the game ends when someone completes their
+#: shopping (or wins on SUPER SHOPPER); only a game still going after this many rounds
+#: stops here (see the ruling "A game that never ends"). The longest of 50,000 bot games
+#: (``xmas-tui simulate christmas-game --games 5000 --seed 2024``, random and smart bots,
+#: 2-6 players) took 118 rounds.
+ROUND_LIMIT = 1_000
 POSTAGE = 5
 WRAPPING = 2
 
@@ -127,6 +131,17 @@ class Card(NamedTuple):
     lucky_on: tuple[int, ...] = ()
     lucky: Effect = ("none", 0)
     unlucky: Effect = ("none", 0)
+    #: One of the party's own cards (``personal_cards``): its text is theirs, its effect
+    #: is printed after it in the game's words.
+    personal: bool = False
+
+    @classmethod
+    def of(cls, raw: Card | Sequence[Any]) -> Card:
+        """A card from itself or from its plain form in a view that came over the network."""
+        if isinstance(raw, Card):
+            return raw
+        deck, title, text, effect, lucky_on, lucky, unlucky, *personal = raw
+        return cls(deck, title, text, tuple(effect), tuple(lucky_on), tuple(lucky), tuple(unlucky), bool(personal and personal[0]))
 
 
 SEVEN_UP = tuple(range(7, 13))
@@ -180,6 +195,20 @@ CARDS: dict[str, Card] = {
 FACES: tuple[str, ...] = tuple(CARDS)
 
 
+def personal_face(deck: str, number: int) -> str:
+    """The face of the table's ``number``-th personal card (from 1): ``scrooge-own-3``."""
+    return f"{deck}-own-{number}"
+
+
+def card_of(face: str, personal: Sequence[Any] = ()) -> Card:
+    """The card with this face: one of ours, or one of the table's own (``State.personal``,
+    which a view may carry as plain data)."""
+    _, own, number = face.rpartition("-own-")
+    if own and number.isdigit() and 1 <= int(number) <= len(personal):
+        return Card.of(personal[int(number) - 1])
+    return CARDS[face]
+
+
 def deck_zone(deck: str) -> str:
     return f"{deck}.deck"
 
@@ -196,8 +225,11 @@ def money_text(amount: int) -> str:
 
 
 def effect_text(effect: Effect) -> str:
-    """An effect in words, as a card prints it (used for the Reindeer outcomes)."""
+    """An effect in words, as a card prints it (the Reindeer outcomes, the personal cards)."""
     what, n = effect
+    if what in ("advance", "go"):
+        square = SQUARE_NAMES.get(n, "the next $25 gift square" if n == "gift-25" else str(n))
+        return f"advance to {square}" if what == "advance" else f"go to {square}, without passing START"
     return {
         "collect": f"collect ${n} from the BANK",
         "pay": f"pay ${n} to CHRISTMAS CLUB",
@@ -205,6 +237,11 @@ def effect_text(effect: Effect) -> str:
         "collect-each": f"collect ${n} from each player",
         "pay-each": f"pay each player ${n}",
         "receipt": f"take a ${n} gift receipt from the BANK",
+        "per-gift": f"pay ${n} to CHRISTMAS CLUB for each gift receipt you hold",
+        "pick": f"choose another player: you each collect ${n} from the BANK",
+        "back": f"go back {n} square{'s' if n != 1 else ''}",
+        "shop": "you may buy one gift you still need now",
+        "return": "return one gift receipt of your choice to the BANK",
     }.get(what, what)
 
 
@@ -223,7 +260,7 @@ def lucky_text(totals: tuple[int, ...]) -> str:
 def card_text(card: Card) -> str:
     """A card's whole printed text."""
     if card.deck != "reindeer":
-        return card.text
+        return f"{card.text} ({upper_first(effect_text(card.effect))}.)" if card.personal else card.text
     return (
         f"{card.text} Roll: {lucky_text(card.lucky_on)} is lucky: {effect_text(card.lucky)}; "
         f"otherwise unlucky: {effect_text(card.unlucky)}."
@@ -299,6 +336,10 @@ class State(BaseState):
     jammed: tuple[int, ...] = ()
     #: Seats of players 15 and under (the table option "young").
     young: tuple[int, ...] = ()
+    #: The table's own cards (the table option "cards"), shuffled into their decks with
+    #: ours: the card with face ``personal_face(deck, n)`` is ``personal[n - 1]``. Public,
+    #: as our printed cards are: what a deck holds is known, only its order is not.
+    personal: tuple[Card, ...] = ()
     club: int = CLUB_DEPOSIT
     #: The BANK's takings less its payments since the deal (negative: it paid out more).
     bank: int = 0
@@ -351,7 +392,9 @@ you get a gift receipt. Gift squares belong to everybody. Cards may give you a
 second gift of a price you own; you may never buy one.
 
 Santa, Scrooge and Reindeer squares: draw that card. After a Reindeer card,
-roll the dice: lucky or unlucky, as the card says. Other squares:
+roll the dice: lucky or unlucky, as the card says. Your party's own cards
+(a cards file: --cards FILE, or cards.toml in the data folder) are shuffled
+into their decks with ours. Other squares:
   START           collect $50 each time you land on or pass it.
   CHRISTMAS CLUB  take all the money in it; the BANK puts $50 back.
   SALES TAX       lose half your money (rounded down) to the BANK.
@@ -388,21 +431,25 @@ class ChristmasGame(TakingTurns):
     id = "christmas-game"
     title = "The Christmas Game"
     min_players = 2
-    table_options = (TableOption("young", "Your age", (("over 15", None), ("15 or under", [0]))),)
+    table_options = (
+        TableOption("young", "Your age", (("over 15", None), ("15 or under", [0]))),
+        TableOption("cards", "Your cards", ()),  # (a file of them: --cards FILE, or the data folder's cards.toml)
+    )
     max_players = 6
     actions = (Roll, Buy, Decline, Return, Pick)
     # A bound, not a guess: a game lasts at most ROUND_LIMIT rounds of at most 6
     # turns; a turn has at most 3 moves (the third double goes to SALES TAX),
     # and a move at most 3 actions: its roll, a SUPER SHOPPER or Reindeer roll,
     # and a choice (a card that moves you can chain through one more card, and
-    # Reindeer cards offer no choice). So at most 40 * 6 * 9 = 2,160 actions.
+    # Reindeer cards offer no choice). So at most 1,000 * 6 * 9 = 54,000 actions;
+    # the longest of 50,000 bot games took 615.
     max_actions = ROUND_LIMIT * 6 * 9
     rules = _rules_text()
     rulings = (
         Ruling("The board and the cards", "The rulebook prints neither, so ours are printed above: 40 squares clockwise from START (24 gift squares, more cheap than dear; three each of Santa, Scrooge and Reindeer; one of each special square) and three decks of 12 cards. A deck that runs out is made again by shuffling its discards."),
         Ruling("Who starts", "The starting player is drawn at random when the game is set up, and play goes clockwise (seat order)."),
         Ruling("Buying is optional", "On a gift square you may buy its gift or decline. You may buy only with enough money for the whole price; a gift you already own (by purchase or from a card) is not offered again."),
-        Ruling("Personalizing cards", "There are no blank cards to write on: the printed decks are the whole game. The Reindeer cards are our personal cards, and none of their fines or rewards exceeds $20."),
+        Ruling("Personalizing cards", "The party's own cards are the rulebook's blank cards: a TOML file of them (see the README), given with --cards FILE or kept as cards.toml in the data folder, is shuffled into the decks with ours, at most 12 in each deck. Each card names its deck, its words and what it does in the game's own terms, and the file is checked before any game starts: no game starts until every card is right. No fine or reward exceeds $20: an amount is $1 to $20, one paid to or by each player at most $4 (5 players at $4 is $20), a gift receipt $1 or $5; a card moves you back 1 to 6 squares, or to a square that is not a card's. A Reindeer card names its lucky totals and both outcomes (money or a gift receipt). At a networked table everyone plays with the host's cards, which travel with the table's fair-play record. None of our printed Reindeer cards' fines or rewards exceeds $20 either."),
         Ruling("Ages and TRAFFIC JAM", "Nobody's age can be asked over a network, so everyone is treated as over 15 unless the table option \"young\" lists the seats of players 15 and under. Such a player's second roll in TRAFFIC JAM always moves them out, by its total."),
         Ruling("Leaving TRAFFIC JAM", "Landing on or being sent to TRAFFIC JAM ends your turn. On each later turn you roll once: a 7 or doubles moves you out by that roll, and doubles then give another roll as usual (the rulebook's exceptions do not include leaving); any other roll ends your turn where you are."),
         Ruling("POST OFFICE and GIFT WRAP", "POST OFFICE: pay $5 postage to CHRISTMAS CLUB. GIFT WRAP: pay $2 to CHRISTMAS CLUB for each gift receipt you hold. Either way a double that brought you there gives no other roll."),
@@ -411,7 +458,7 @@ class ChristmasGame(TakingTurns):
         Ruling("Paying when short", "Whoever cannot pay in full pays all they have and is bankrupt for the rest, which is forgiven at once and never owed later. A card that pays every player is paid to them in turn from your left until your money runs out."),
         Ruling("A bankrupt player", "A bankrupt player takes their turns as usual, draws cards, collects money, keeps every gift, and may buy again as soon as they have the whole price. Gift receipts are never sold, traded or lent."),
         Ruling("Receipts from cards", "A gift receipt from a card counts towards your shopping like a bought one, so a card can complete your shopping and win the game; a second receipt of a price you own is kept but adds nothing. Scrooge's \"Too extravagant\" takes back the receipt you choose; with none, it does nothing."),
-        Ruling("A long game ends", f"So that every game ends, the game stops after round {ROUND_LIMIT} if nobody has won: the most different gifts wins, then the most money, then the tied players share the win."),
+        Ruling("A game that never ends", f"The game ends when someone completes their shopping, or wins on SUPER SHOPPER, however long it takes. Only so that a program's game cannot go on forever (players who never buy, say), a game still going after round {ROUND_LIMIT:,} stops there: the most different gifts wins, then the most money, then the tied players share the win. No real game comes near: the longest of 50,000 bot games took 118 rounds.", quote="The player first completing his shopping is the winner."),
     )
     keys = (
         ("r, Enter", "roll the dice (to move, to leave TRAFFIC JAM, on SUPER SHOPPER, after a Reindeer card)"),
@@ -427,6 +474,9 @@ class ChristmasGame(TakingTurns):
         young = tuple(sorted(set(options.get("young", ()))))
         if any(not isinstance(s, int) or not 0 <= s < n for s in young):
             raise ValueError(f"the option young lists seats 0-{n - 1}, not {list(young)}")
+        from .personal_cards import personal_deck  # (it builds on this module's cards)
+
+        personal = personal_deck(options.get("cards", []))
         first = rng.below(n)
         state = State(
             players=tuple(players),
@@ -435,12 +485,14 @@ class ChristmasGame(TakingTurns):
             gifts=((),) * n,
             jammed=(-1,) * n,
             young=young,
+            personal=personal,
             first=first,
             turn=first,
         )
         cards = state.cards
         for deck in DECKS:
-            cards.new_deck(deck_zone(deck), [f for f in FACES if CARDS[f].deck == deck], rng)
+            own = [personal_face(deck, i) for i, card in enumerate(personal, 1) if card.deck == deck]
+            cards.new_deck(deck_zone(deck), [*(f for f in FACES if CARDS[f].deck == deck), *own], rng)
             cards.declare_zone(discard_zone(deck))
         cards.declare_zone(CARD_ZONE)
         return state
@@ -612,7 +664,7 @@ class ChristmasGame(TakingTurns):
         self._end_turn(state, log)
 
     def _reindeer_roll(self, state: State, seat: int, dice: tuple[int, ...], rng: Rng, log: list[Event]) -> None:
-        card = CARDS[state.cards.face(state.cards.zone(CARD_ZONE)[-1])]
+        card = card_of(state.cards.face(state.cards.zone(CARD_ZONE)[-1]), state.personal)
         a, b = dice
         total = a + b
         lucky = total in card.lucky_on
@@ -707,13 +759,13 @@ class ChristmasGame(TakingTurns):
     def _draw(self, state: State, seat: int, deck: str, rng: Rng, log: list[Event]) -> None:
         cards = state.cards
         for handle in list(cards.zone(CARD_ZONE)):
-            cards.move(handle, discard_zone(CARDS[cards.face(handle)].deck), visible=EVERYONE)
+            cards.move(handle, discard_zone(card_of(cards.face(handle), state.personal).deck), visible=EVERYONE)
         if not cards.zone(deck_zone(deck)):
             cards.shuffle([discard_zone(deck)], rng, into=deck_zone(deck))
             log.append(Event("shuffle", f"The {DECK_NAMES[deck]} cards ran out: their discards are shuffled into a new deck."))
         handle = cards.draw(deck_zone(deck), CARD_ZONE, visible=EVERYONE)
         assert handle is not None
-        card = CARDS[cards.face(handle)]
+        card = card_of(cards.face(handle), state.personal)
         log.append(Event("card", f"{state.players[seat]} draws a {DECK_NAMES[deck]} card, “{card.title}”: {card_text(card)}", seat))
         if deck == "reindeer":
             state.phase = "reindeer"
@@ -856,7 +908,7 @@ class ChristmasGame(TakingTurns):
         state.turn = (state.turn + 1) % n
         if state.turn == state.first:
             if state.round >= ROUND_LIMIT:
-                log.append(Event("limit", f"Round {ROUND_LIMIT} is over: the game ends, and the most gifts wins."))
+                log.append(Event("limit", f"Round {ROUND_LIMIT:,} is over: the game ends, and the most gifts wins."))
                 self._game_over(state, -1, "rounds", log)
                 return
             state.round += 1

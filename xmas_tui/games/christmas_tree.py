@@ -3,7 +3,8 @@
 A set-collection game with hidden hands and a wild card: take a row of face-up
 Item cards (paying a card onto each row you skip), or play sets of three or
 more of a type to score. Every set you score makes the other players discard
-half of that type (Surprise!), and you draw a card for each card they lose.
+half of that type at once (Surprise!), and you draw a card for each card they
+lose, in time to play it in the same turn.
 
 The table, as zones of the card model:
 
@@ -30,7 +31,19 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards, seat_mask
-from .engine import Action, BaseState, Event, Result, Ruling, TakingTurns, and_list, rank_winners
+from .engine import (
+    Action,
+    BaseState,
+    Event,
+    Result,
+    Ruling,
+    TakingTurns,
+    and_list,
+    first_seat,
+    first_seat_option,
+    rank_winners,
+    who_starts,
+)
 from .rng import Rng
 
 # ---------------------------------------------------------------- the cards
@@ -129,7 +142,7 @@ class Play(Action):
 
 @dataclass(frozen=True)
 class Done(Action):
-    """Stop playing sets: end your turn (Surprise! follows) or finish your final plays."""
+    """Stop playing sets: end your turn, or finish your final plays."""
 
     kind = "done"
 
@@ -148,8 +161,6 @@ class State(BaseState):
     #: While paying: the row being taken, and how many rows have been paid so far.
     taking: int = -1
     paid: int = 0
-    #: The types scored this turn (indices into ``TYPES``), in the order first played.
-    scored: tuple[int, ...] = ()
     #: Points that end the game.
     target: int = 0
     #: The type removed in a 2-player game (an index into ``TYPES``), or -1.
@@ -177,6 +188,7 @@ class ChristmasTree(TakingTurns):
     title = "Christmas Tree"
     min_players = 2
     max_players = 5
+    table_options = (first_seat_option("Who is youngest?"),)
     actions = (Take, Pay, Play, Done)
     # A bound, not a guess: every take (at most 5 actions with its payments)
     # draws at least one card, or exhausts the supply and ends the game after the
@@ -205,10 +217,10 @@ Santa Claus is wild. A set of 3/5/6 cards scores 1/2/3 Points: keep that many
 of its cards face down as your Points (discard the Santa Claus first, if able)
 and discard the rest.
 
-Surprise! After you score, every other player holding 2 or more cards of that
-type discards half of them (rounded down), and you draw one card from the deck
-for each card discarded. A set of Santa Claus alone makes every other player
-discard ALL their Santa Claus instead.
+Surprise! After you score a set, every other player holding 2 or more cards of
+that type discards half of them (rounded down), and you draw one card from the
+deck for each card discarded, before you play another set. A set of Santa Claus
+alone makes every other player discard ALL their Santa Claus instead.
 
 When someone reaches 7/6/5/4 Points with 2/3/4/5 players, the game ends after
 the last player's turn. Then everyone may play sets from their hand one last
@@ -216,8 +228,8 @@ time (no Surprise!). Most Points wins; then most cards in hand; then the tied
 players share the victory.
 """
     rulings = (
-        Ruling("The 2-player game", "One ordinary type of 15 cards, drawn at random, is removed (74 cards remain). The rulebook's \"16 cards\" is a misprint: no type has 16 cards, and Santa Claus is never removed, since the game needs its wild card."),
-        Ruling("Who starts", "The youngest player cannot be asked over a network: the starting player is drawn at random when the game is set up, and play goes clockwise (seat order)."),
+        Ruling("The 2-player game", "One ordinary type of 15 cards, drawn at random, is removed (74 cards remain). The rulebook's \"16 cards\" is a misprint: no type has 16 cards, and Santa Claus is never removed, since the game needs its wild card.", quote="Note: In a 2-player game, remove one type of Item cards (16 cards) from the game."),
+        who_starts("who is youngest", quote="The youngest player is the starting player and you are ready to play!"),
         Ruling("No passing", "On your turn you must take a row or play a set; you may not do nothing. Only a player who can do neither (possible only once the supply is exhausted) has their turn skipped."),
         Ruling("Paying for a row", "You choose which card goes onto each skipped row, the top row first, one card at a time; paid cards lie face up and belong to that row. You may take a row only if you hold a card for every row you skip, so you can never be left unable to pay; once you have chosen a row you must pay for it."),
         Ruling("Empty rows", "A row is refilled from the deck, then from the reshuffled discard pile. If both are empty a row stays short or empty, and an empty row cannot be taken."),
@@ -226,10 +238,10 @@ players share the victory.
         Ruling("Santa Claus in a set", "A set of an ordinary type needs at least one card of that type; any number of Santa Claus may join it. Santa Claus alone always form a Santa Claus set."),
         Ruling("Keeping Santa Claus as Points", "You keep the type's own cards as Points first and discard the Santa Claus; if the set has fewer of its own cards than the Points it scores, Santa Claus make up the rest (a set of 1 Snowman and 5 Santa Claus keeps the Snowman and 2 Santa Claus)."),
         Ruling("Several sets in one turn", "You may play as many sets as you like in your turn, of the same or different types, and then say you are done. Taking a row and playing sets are never mixed in one turn."),
-        Ruling("Surprise! once per type", "Surprise! comes when you are done playing, once for each type you scored this turn, in the order you first played them: two sets of Reindeer in one turn make one Reindeer Surprise!."),
+        Ruling("Surprise! after each set", "Surprise! comes as soon as you score a set, before you play another: two sets of Reindeer in one turn make two Reindeer Surprise!s (a player holding 4 Reindeer discards 2, then 1 of the 2 left), and the cards you draw as a reward are yours to play in the same turn."),
         Ruling("Who is surprised", "Only the other players (the scorer is the one rewarded), and only the scoring type's own cards count: a Santa Claus in hand is not a Reindeer. Half is rounded down: 2 or 3 cards lose 1, 4 or 5 lose 2."),
         Ruling("The Santa Claus Surprise!", "After a set of Santa Claus alone, every other player discards all their Santa Claus, even a single one, and you draw one card for each, as in any Surprise!."),
-        Ruling("The Surprise! draw", "The reward is always drawn (the book's \"you can draw\" is a reward, and a card in hand never costs Points). If the deck runs out during it, the discard pile, including the cards just discarded, is shuffled into a new deck; so there are always enough cards to draw."),
+        Ruling("The Surprise! draw", "The reward is always drawn (the book's \"you can draw\" is a reward, and a card in hand never costs Points). If the deck runs out during it, the discard pile, including the cards just discarded, is shuffled into a new deck; so there are always enough cards to draw.", quote="Then, for each card they have discarded, you can draw one card from the deck as a reward."),
         Ruling("The last turn", "\"After the last player's turn\" means the round is completed, so everyone gets the same number of turns: the last player is the one before the starting player. If the target is reached in the last player's turn, the game ends after it."),
         Ruling("The final plays", "At the end each player in turn, from the starting player, may play any sets from their hand (scored as usual, no Surprise!) and then says done; a player with no set to play is skipped."),
         Ruling("Points and ties", "Points cards lie face down (their faces are hidden even from their owner), but everyone sees how many each player has, and how many cards each player holds. Most Points wins; then most cards in hand; then the tied players share the victory."),
@@ -239,7 +251,7 @@ players share the victory.
         ("t g b r n s", "while paying: pay with a Tree, Gifts, Gingerbread, Reindeer, Snowman or Santa"),
         ("←/→, Enter", "while paying: highlight a type in your hand and pay with it"),
         ("↑/↓, p", "highlight one of the sets you can play and play it (Enter plays it too)"),
-        ("d", "done: end your turn (Surprise! follows), or finish your final plays"),
+        ("d", "done: end your turn, or finish your final plays"),
     )
 
     # -------------------------------------------------------------- setup
@@ -247,7 +259,7 @@ players share the victory.
         n = len(players)
         self.check_players(n)
         removed = ITEMS[rng.below(len(ITEMS))] if n == 2 else None
-        first = rng.below(n)
+        first = first_seat(options, n, rng)
         state = State(
             players=tuple(players),
             first=first,
@@ -366,7 +378,7 @@ players share the victory.
             if state.paid == state.taking:
                 self._take_row(state, seat, state.taking, rng, log)
         elif isinstance(action, Play):
-            self._play_set(state, seat, action, log)
+            self._play_set(state, seat, action, rng, log)
             if not has_set(self._hand_counts(cards, seat)):
                 self._done(state, seat, rng, log)
             elif state.phase == "turn":
@@ -394,7 +406,7 @@ players share the victory.
         state.taking, state.paid = -1, 0
         self._end_turn(state, rng, log)
 
-    def _play_set(self, state: State, seat: int, play: Play, log: list[Event]) -> None:
+    def _play_set(self, state: State, seat: int, play: Play, rng: Rng, log: list[Event]) -> None:
         cards = state.cards
         hand = cards.zone(hand_zone(seat))
         want = {play.item: play.naturals, SANTA: play.santas} if play.item != SANTA else {SANTA: play.santas}
@@ -422,12 +434,10 @@ players share the victory.
         ))
         if state.phase == "final":
             return
-        index = TYPES.index(play.item)
-        if index not in state.scored:
-            state.scored += (index,)
         if total >= state.target and not state.ending:
             state.ending = "points"
             log.append(Event("target", f"{who} has {total} Points: the game ends after {state.players[last_player(state)]}'s turn.", seat))
+        self._surprise(state, seat, play.item, rng, log)
 
     def _done(self, state: State, seat: int, rng: Rng, log: list[Event]) -> None:
         if state.phase == "final":
@@ -435,9 +445,6 @@ players share the victory.
                 log.append(Event("done", f"{state.players[seat]} keeps the rest of their hand.", seat))
             self._next_final(state, seat, log)
             return
-        for index in state.scored:
-            self._surprise(state, seat, TYPES[index], rng, log)
-        state.scored = ()
         self._end_turn(state, rng, log)
 
     def _surprise(self, state: State, seat: int, item: str, rng: Rng, log: list[Event]) -> None:
@@ -474,7 +481,7 @@ players share the victory.
                 self._next_final(state, None, log)
                 return
             seat = (seat + 1) % n
-            state.turn, state.phase, state.scored = seat, "turn", ()
+            state.turn, state.phase = seat, "turn"
             if self._takeable_rows(state.cards, seat) or has_set(self._hand_counts(state.cards, seat)):
                 return
             log.append(Event("skip", f"{state.players[seat]} can neither take a row nor play a set.", seat))

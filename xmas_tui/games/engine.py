@@ -84,6 +84,11 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=True)
 
 
+def public_digest(public_view: Mapping[str, Any]) -> str:
+    """The hash of a public view's wire form: what every honest peer of a table computes alike."""
+    return hashlib.sha256(pack(public_view)).hexdigest()
+
+
 # ---------------------------------------------------------------- actions
 
 _ARG_TYPES = (int, str)
@@ -155,19 +160,23 @@ def _build(cls: type[Action], raw: Sequence[Any]) -> Action:
 
 
 class Event(NamedTuple):
-    """Something that happened, for the log. Events are public: never a hidden face."""
+    """Something that happened, for the log. Events are public: never a hidden face.
+
+    ``text`` says it for a person; ``data`` (plain data, or None) says it for a
+    program, so that no screen has to read the text back (``{"cards": 2}``)."""
 
     kind: str
     text: str
     seat: int | None = None
+    data: Mapping[str, Any] | None = None
 
     def to_wire(self) -> list:
-        return [self.kind, self.text, self.seat]
+        return [self.kind, self.text, self.seat, None if self.data is None else plain(self.data)]
 
     @classmethod
     def from_wire(cls, raw: Sequence[Any]) -> Event:
-        kind, text, seat = raw
-        return cls(kind, text, seat)
+        kind, text, seat, data = raw
+        return cls(kind, text, seat, data)
 
 
 @dataclass(frozen=True)
@@ -265,6 +274,8 @@ class TableOption:
 
     ``choices`` are what the lobby offers, as (what it shows, value); the first
     is the game without the option (its value ``None`` leaves the option unset).
+    An option with no choices is not a row of the lobby: its value comes from
+    elsewhere (The Christmas Game's ``cards``, from a file).
     A seat number in a value means a seat, and seat 0 is the lobby's player."""
 
     name: str
@@ -277,12 +288,57 @@ class TableOption:
         return {} if value is None else {self.name: value}
 
 
+#: The table option that names who takes the first turn.
+FIRST = "first"
+
+
+def first_seat_option(question: str) -> TableOption:
+    """The table option ``first``, asked in the lobby the rulebook's way (``question``).
+
+    Its value is a seat as people count them: 1 is the first seat, the lobby's player;
+    "a bot" is seat 2, the first seat after them. Unset, the first player is drawn."""
+    return TableOption(FIRST, question, (("nobody says (random)", None), ("you", 1), ("a bot", 2)))
+
+
+def who_starts(who: str, quote: str) -> Ruling:
+    """The ruling "Who starts" of a game whose rulebook asks ``who`` ("who is youngest") to
+    start (``quote``, its sentence): the table says, else the first player is drawn."""
+    return Ruling(
+        "Who starts",
+        f"The table says {who}: the lobby asks, and the option \"first\" names that seat (seats "
+        "count from 1). When nobody says, the program cannot know, so the first player is drawn at "
+        "random when the game is set up. Play goes clockwise (seat order) from the first player.",
+        quote=quote,
+    )
+
+
+def first_seat(options: Mapping[str, Any], players: int, rng: Rng) -> int:
+    """The seat (counted from 0) that takes the first turn: the one ``options["first"]`` names
+    (counted from 1), or else one drawn at random. The draw is made either way, so one
+    seed deals the same cards whoever starts."""
+    drawn = rng.below(players)
+    value = options.get(FIRST)
+    if value is None:
+        return drawn
+    if isinstance(value, (list, tuple)) and len(value) == 1:  # ``--option first=2`` reads as [2]
+        value = value[0]
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= players:
+        raise ValueError(
+            f"the option first names the seat that starts, 1-{players} (seats count from 1), not {value!r}"
+        )
+    return value - 1
+
+
 @dataclass(frozen=True)
 class Ruling:
-    """Our decision where a rulebook is silent: a title, the ruling, and why."""
+    """Our decision where a rulebook is silent or cannot be followed: a title, the ruling, and why.
+
+    ``quote`` is the rulebook's sentence a ruling departs from (word for word), when it
+    does; the rules screen prints it beside the ruling, which says why."""
 
     topic: str
     ruling: str
+    quote: str = ""
 
 
 def and_list(words: Sequence[str]) -> str:
@@ -343,6 +399,9 @@ class Game(ABC):
     #: True for games whose actions carry free values (a reaction time in ms):
     #: ``legal_actions`` then lists representatives and ``is_legal`` decides.
     open_actions: ClassVar[bool] = False
+    #: A real-time game: the seconds every seat has to act in a round (a host gives a
+    #: seat that says nothing in time its ``silent_action``); None in a game of turns.
+    race_window: ClassVar[float | None] = None
     #: the table options ``setup`` understands (``xmas-tui play GAME --option NAME=VALUE``,
     #: or a choice in the lobby)
     table_options: ClassVar[tuple[TableOption, ...]] = ()
@@ -405,6 +464,10 @@ class Game(ABC):
             raise IllegalAction(self.why_illegal(state, seat, action))
         return self._apply(state, seat, action, rng)
 
+    def silent_action(self, state: Any, seat: int) -> Action:
+        """What a seat that said nothing within ``race_window`` plays (real-time games)."""
+        raise NotImplementedError(f"{self.title} has no race window")
+
     def why_waiting(self, state: Any, seat: int) -> str:
         """Why ``seat`` may not act now, while others may. Games may say more."""
         return "It is not your turn."
@@ -452,7 +515,7 @@ class Game(ABC):
 
     def public_digest(self, state: Any) -> str:
         """A hash of what a spectator sees: identical on every honest peer."""
-        return hashlib.sha256(pack(self.view(state, None).to_wire())).hexdigest()
+        return public_digest(self.view(state, None).to_wire())
 
     def options_from(self, players: int, **extra: Any) -> dict[str, Any]:
         return {"players": players, **extra}
@@ -462,6 +525,8 @@ class Game(ABC):
         lines = [self.title, "=" * len(self.title), "", self.rules.strip(), "", "Our rulings", "-----------"]
         for r in self.rulings:
             lines.append(f"* {r.topic}: {r.ruling}")
+            if r.quote:  # its own line (indented past a list item's continuation)
+                lines.append(f"   The rulebook says: “{r.quote}”")
         if self.keys:
             lines += ["", "Keys", "----"]
             lines += [f"  {key:<12} {what}" for key, what in self.keys]

@@ -17,8 +17,11 @@ from pathlib import Path
 
 from textual import events
 
+from xmas_tui.files import default_cards_file, read_cards
 from xmas_tui.games import get_game
-from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.games.christmas_game import CARD_ZONE
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen
 from xmas_tui.ui.screens.lobby import GameConfig
@@ -104,6 +107,62 @@ def kept_then_lobby(game_id: str, players: int, seed: int) -> XmasApp:
     return LobbyAfter(config)
 
 
+#: A party's own cards for The Christmas Game, as a cards file holds them.
+OUR_CARDS = """\
+[[card]]
+deck = "Scrooge"
+title = "Uncle Joe sings"
+text = "Uncle Joe sings every carol he knows, twice. Everyone chips in for earplugs."
+effect = "pay-each"
+amount = 3
+
+[[card]]
+deck = "Santa"
+title = "The cookie jar"
+text = "You find the cookie jar money behind the flour."
+effect = "collect"
+amount = 15
+
+[[card]]
+deck = "Santa"
+title = "Secret Santa swap"
+text = "Pick a partner for the Secret Santa swap."
+effect = "pick"
+amount = 10
+
+[[card]]
+deck = "Reindeer"
+title = "Biscuit"
+text = "Biscuit the dog wears antlers."
+lucky_on = "odd"
+effect = "receipt"
+amount = 1
+unlucky = "pay"
+unlucky_amount = 5
+"""
+
+
+def with_our_cards() -> None:
+    """Our party's cards file, where the lobby and the command line look for it."""
+    path = default_cards_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(OUR_CARDS, encoding="utf-8")
+
+
+def lobby_with_our_cards() -> XmasApp:
+    with_our_cards()
+    return LobbyAfter(GameConfig(get_game("christmas-game"), 4, "Ann"))
+
+
+def our_card_drawn() -> XmasApp:
+    """The Christmas Game with our cards: one of them drawn, by me, just now."""
+    with_our_cards()
+    game = get_game("christmas-game")
+    table = LocalTable(game, seat_names("Ann", 4), 0, seed=15, pace=STILL, options={"cards": read_cards(default_cards_file())})
+    table.autoplay(lambda s: s.my_turn and s.view["phase"] == "pick" and "-own-" in s.view.faces_in(CARD_ZONE)[-1])
+    return XmasApp(table=table)
+
+
 def hosting() -> XmasApp:
     return XmasApp(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
                              discovery=("127.0.0.1", 47474)))
@@ -175,8 +234,8 @@ SCENES: tuple[Scene, ...] = (
     ),
     Scene(
         "christmas-tree-sets",
-        "Christmas Tree: a set scored, more to play, Surprise! to come",
-        lambda: table_at("christmas-tree", 3, 6, phase_is("play")),
+        "Christmas Tree: a set scored, its Surprise! at once, more sets to play",
+        lambda: table_at("christmas-tree", 3, 38, lambda s: phase_is("play")(s) and s.log[-1].kind == "reward"),
         ("down",),
     ),
     Scene(
@@ -187,7 +246,7 @@ SCENES: tuple[Scene, ...] = (
     Scene(
         "christmas-tree-end",
         "Christmas Tree: final scores, a tie broken by cards in hand",
-        lambda: table_at("christmas-tree", 5, 9, lambda s: False),
+        lambda: table_at("christmas-tree", 5, 2, lambda s: False),
     ),
     Scene(
         "dragons-chickens-reveal",
@@ -242,6 +301,16 @@ SCENES: tuple[Scene, ...] = (
         "christmas-game-reindeer",
         "The Christmas Game: a Reindeer card read, now roll for luck",
         lambda: table_at("christmas-game", 4, 3, lambda s: phase_is("reindeer")(s) and s.view["round"] >= 4),
+    ),
+    Scene(
+        "christmas-game-own-card",
+        "The Christmas Game: one of your party's own cards, drawn (from --cards FILE or cards.toml)",
+        our_card_drawn,
+    ),
+    Scene(
+        "lobby-cards",
+        "The lobby names your party's own cards file for The Christmas Game, and counts its cards",
+        lobby_with_our_cards,
     ),
     Scene(
         "christmas-game-end",

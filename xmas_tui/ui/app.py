@@ -16,22 +16,15 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from netcode.authority import HostTable
-from netcode.client import ClientTable
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
-from xmas_tui.net import NetTable
 from xmas_tui.simulate import with_bots
-from xmas_tui.table import (
-    KeptGameError,
-    LocalTable,
-    Snapshot,
-    Table,
-    forget_kept,
-    latest_kept,
-)
+from xmas_tui.tables.kept import KeptGameError, latest_kept
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.network import HostedTable, JoinedTable, SeatState
+from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
-from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
 
@@ -73,14 +66,17 @@ class XmasApp(App[None]):
         table: Table | None = None,
         host: dict | None = None,
         join: dict | None = None,
+        cards_file: Path | None = None,
     ) -> None:
         super().__init__()
         self.config = config
+        #: the party's own cards (``--cards FILE``); None: the data folder's cards.toml, if any
+        self.cards_file = cards_file
         self.current: Table | None = table
         self.start_host, self.start_join = host, join
         self.pace = config.pace if config else 0.9
-        self.hosting: HostTable | None = None
-        self.joined: ClientTable | None = None
+        self.hosting: HostedTable | None = None
+        self.joined: JoinedTable | None = None
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -101,34 +97,33 @@ class XmasApp(App[None]):
         self.current = None
         self.switch_to(LobbyScreen(self.config))
 
-    def open_host(self, game: Game, players: int, name: str, bot: str, options: dict | None = None) -> None:
-        from xmas_tui.net import new_code
+    def open_host(self, game: Game, players: int, name: str, bot: str, options: dict | None = None,
+                  turn_time: float | None = None) -> None:
+        from xmas_tui.tables.network import new_code
 
-        self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot, options=options))
+        self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot, options=options,
+                                  turn_time=turn_time))
 
     def open_join(self, name: str) -> None:
         self.switch_to(JoinScreen(name=name))
 
-    def play_networked(self, game: Game, client: ClientTable) -> None:
+    def play_networked(self, table: Table) -> None:
         """The host dealt: show my seat's table."""
-        self.current = NetTable(game, client)
-        self.switch_to(TableScreen(self.current))
+        self.current = table
+        self.switch_to(TableScreen(table))
 
     def close_network(self) -> None:
         """Leave or close any networked table (in the background)."""
         host, joined = self.hosting, self.joined
         self.hosting = self.joined = None
-        if isinstance(self.current, NetTable):
-            joined = joined or self.current.client
         self.run_worker(self._close(host, joined), group="close")
 
     async def on_unmount(self) -> None:
-        client = self.joined or (self.current.client if isinstance(self.current, NetTable) else None)
-        await self._close(self.hosting, client)
+        await self._close(self.hosting, self.joined)
 
-    async def _close(self, host: HostTable | None, client: ClientTable | None) -> None:
-        if client is not None:
-            await client.close()
+    async def _close(self, host: HostedTable | None, joined: JoinedTable | None) -> None:
+        if joined is not None:
+            await joined.close()
         if host is not None:
             await host.close()
 
@@ -172,16 +167,16 @@ class XmasApp(App[None]):
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
 
     def resume_game(self) -> None:
-        """Go back to the unfinished local game kept on disk, where it stopped."""
-        path = latest_kept()
-        if path is None:
+        """Go back to the unfinished local game kept on disk, where it stopped (the newest one
+        that can be resumed: any other is set aside, with a notice)."""
+        kept = kept_game(self.tell_set_aside)
+        if kept is None:
             self.notify("There is no unfinished game to resume.", severity="warning")
             return
         try:
-            table = LocalTable.resume(path)
+            table = LocalTable.resume(kept.path)
         except KeptGameError as problem:
-            forget_kept(path)
-            self.notify(str(problem), title="Cannot resume", severity="error")
+            self.tell_set_aside(set_aside_notice(kept.path, problem))
             if isinstance(self.screen, LobbyScreen):
                 self.screen.show_kept()
             return
@@ -190,6 +185,10 @@ class XmasApp(App[None]):
                                  None, table.pace, table.options, len(table.humans))  # fmt: skip
         self.current = table
         self.switch_to(TableScreen(table))
+
+    def tell_set_aside(self, notice: str) -> None:
+        """A kept game that cannot be resumed was set aside: say so, once, and go on."""
+        self.notify(notice, title="Cannot resume", severity="error", timeout=12)
 
     async def action_quit(self) -> None:
         self.leave_game(self.exit)
@@ -227,6 +226,21 @@ class XmasApp(App[None]):
         if isinstance(screen, TableScreen):
             yield SystemCommand("Faster bots", "Bots wait less between moves", lambda: screen.action_pace(-1))
             yield SystemCommand("Slower bots", "Bots wait longer between moves", lambda: screen.action_pace(1))
+        yield from self.seat_commands()
+
+    def seat_commands(self) -> Iterable[SystemCommand]:
+        """The host's commands for the seats of a table in play: hand one to a bot, give it back."""
+        hosting = self.hosting
+        if hosting is None or not hosting.started:
+            return
+        for row in hosting.roster():
+            who = row.name or f"seat {row.seat + 1}"
+            if row.state in (SeatState.HERE, SeatState.AWAY):
+                yield SystemCommand(f"Bot plays {who}", f"Hand {who}'s seat (seat {row.seat + 1}) to a bot",
+                                    lambda s=row.seat: hosting.hand_to_bot(s))
+            elif row.state.played_by_bot and hosting.has_player(row.seat):
+                yield SystemCommand(f"Give {who} their seat back", f"Seat {row.seat + 1} is played by a bot now",
+                                    lambda s=row.seat: hosting.take_back(s))
 
 
 def run_app(
@@ -240,7 +254,8 @@ def run_app(
     options: dict | None = None,
     host: dict | None = None,
     join: dict | None = None,
+    cards_file: str | None = None,
 ) -> int:
     config = GameConfig(game, players, name or default_name(), bot, seed, pace, dict(options or {})) if game is not None else None
-    XmasApp(config, host=host, join=join).run()
+    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None).run()
     return 0

@@ -25,11 +25,9 @@ from xmas_tui.games import Action
 from xmas_tui.games.christmas_game import (
     BOARD,
     CARD_ZONE,
-    CARDS,
     DECK_NAMES,
     GAME,
     GIFTS,
-    ROUND_LIMIT,
     Buy,
     Card,
     Decline,
@@ -37,10 +35,12 @@ from xmas_tui.games.christmas_game import (
     Return,
     Roll,
     Square,
+    card_of,
     effect_text,
     lucky_text,
+    upper_first,
 )
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 
 from .base import Board, BoardClick, PlayerLine
 
@@ -208,7 +208,7 @@ class ChristmasGameBoard(Board):
 
     def last_card(self) -> Card | None:
         faces = self.snapshot.view.faces_in(CARD_ZONE)
-        return CARDS[faces[-1]] if faces else None
+        return card_of(faces[-1], self.snapshot.view["personal"]) if faces else None
 
     # -------------------------------------------------------------- drawing
     def redraw(self) -> None:
@@ -280,7 +280,7 @@ class ChristmasGameBoard(Board):
         dice = view["dice"]
         rows: list[Text] = [Text() for _ in range(SIDE)]
         rows[0] = Text("❄ The Christmas Game ❄", style="bold #ffd700")
-        rows[1] = Text.assemble(("Round ", "dim"), (f"{view['round']}", "bold"), (f" of {ROUND_LIMIT}", "dim"))
+        rows[1] = Text.assemble(("Round ", "dim"), (f"{view['round']}", "bold"))
         rows[3] = Text.assemble(("CHRISTMAS CLUB ", "#9be39b"), (f"${view['club']}", "bold #ffd700"))
         if dice:
             who = players[view["roller"]]
@@ -319,7 +319,11 @@ class ChristmasGameBoard(Board):
             return
         style = CARD_STYLES[card.deck]
         text = Text.assemble((f" {DECK_MARKS[card.deck]} {DECK_NAMES[card.deck]} · {card.title} ", style), " ")
-        if card.deck != "reindeer":
+        if card.deck != "reindeer" and card.personal:  # the party's words, then what the card does
+            text.append(card.text, style="#fff6d5")
+            text.truncate(2 * (self.content_size.width or 48) - 1, overflow="ellipsis")
+            text.append(f"\n→ {upper_first(short_effect(card.effect))}", style="bold #ffd700")
+        elif card.deck != "reindeer":
             text.append(card.text, style="#fff6d5")
         else:
             text.append(card.text, style="#fff6d5")
@@ -388,7 +392,7 @@ class ChristmasGameBoard(Board):
             "jam": " (in TRAFFIC JAM)", "shop": " (shopping)", "reindeer": " (Reindeer roll)",
             "super": " (SUPER SHOPPER!)", "return": " (returning a gift)", "pick": " (Secret Santa)",
         }.get(view["phase"], "")
-        return f"{GAME.title} · Round {view['round']} of {ROUND_LIMIT} · {whose} turn{doing}"
+        return f"{GAME.title} · Round {view['round']} · {whose} turn{doing}"
 
     def prompt_line(self) -> str:
         snap = self.snapshot

@@ -39,7 +39,7 @@ from xmas_tui.games.christmas_tree import (
     counted,
     set_points,
 )
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 
 from .base import Board, BoardClick, PlayerLine
 
@@ -206,7 +206,7 @@ class ChristmasTreeBoard(Board):
         Binding("up", "move_set(-1)", "Previous set", show=False, tooltip="Highlight the set above", id="ct.up"),
         Binding("down", "move_set(1)", "Next set", show=False, tooltip="Highlight the set below", id="ct.down"),
         Binding("p", "play", "Play", key_display="↑↓p", tooltip="Play the highlighted set to score Points", id="ct.play"),
-        Binding("d", "done", "Done", tooltip="Stop playing sets: end your turn (Surprise! follows) or finish your final plays", id="ct.done"),
+        Binding("d", "done", "Done", tooltip="Stop playing sets: end your turn, or finish your final plays", id="ct.done"),
         Binding("left", "move_hand(-1)", "Previous type", show=False, tooltip="Highlight the type before in your hand", id="ct.left"),
         Binding("right", "move_hand(1)", "Next type", show=False, tooltip="Highlight the next type in your hand", id="ct.right"),
         Binding("enter", "choose", "Pay", key_display="←→⏎", tooltip="While paying: pay with the highlighted type; otherwise play the highlighted set", id="ct.enter"),
@@ -309,13 +309,8 @@ class ChristmasTreeBoard(Board):
             line = badge(f" Taking row {row + 1} ", gold)
             line.append(f" card {paid + 1} of {row} goes onto row {paid + 1}", style="bold #ffd700")
             line.append("\nChoose which: press its key or click it.", style="#ffd700")
-        elif phase == "play" and snap.my_turn and view["scored"]:
-            line = badge(" Surprise! ", red)
-            line.append(" when you press d, for ")
-            for index in view["scored"]:
-                line.append_text(symbols(TYPES[index], 1))
-            line.append("\nThe others discard half of each (★: all).", style="#ff9f9f")
-        elif news and not (snap.my_turn and self._scorer(news) == self.me):
+        elif news and not (snap.my_turn and phase == "turn" and self._scorer(news) == self.me):
+            # (my own Surprise! from my last turn is old news when my turn comes again)
             line = self._surprise_text(news)
         elif view["ending"]:
             line = badge(" Last round ", red)
@@ -519,7 +514,7 @@ class ChristmasTreeBoard(Board):
                 f"Press a type's key ({keys}), ←/→ then Enter, or click it in your hand."
             )
         if phase == "play":
-            return f"Play another set: {choose}.\nPress d when you are done: then Surprise!"
+            return f"Play another set: {choose}.\nEach set makes a Surprise! at once. Press d when you are done."
         if phase == "final":
             return f"Final plays (no Surprise!): {choose}.\nPress d when you are done."
         if self.offered and any(isinstance(a, Play) for a in snap.legal):

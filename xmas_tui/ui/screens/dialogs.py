@@ -16,6 +16,7 @@ from textual.widgets import Button, Static
 from xmas_tui.games import Game, Result
 
 _TABLE = re.compile(r"\S {3,}\S")  # a run of spaces between words: a row of a table
+_QUOTE = re.compile(r"^   The rulebook says: .*$", re.MULTILINE)  # under a ruling that departs from it
 
 
 def _underline(line: str) -> bool:
@@ -66,7 +67,9 @@ class RulesScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rules-box", classes="dialog"):
             with VerticalScroll(id="rules-scroll"):
-                yield Static(flowed(self.game.describe_rules()), id="rules-text")
+                text = Text(flowed(self.game.describe_rules()))
+                text.highlight_regex(_QUOTE, style="italic #ffd7a0")
+                yield Static(text, id="rules-text")
             yield Static("↑/↓ scroll · Esc close", classes="hint")
 
     def on_mount(self) -> None:
@@ -206,7 +209,7 @@ def verdict_text(verdict: dict | None) -> Text:
         return Text("Fair play: no audit (the host's final message did not arrive).", style="bold red")
     text = Text(verdict["summary"], style="#9be39b" if verdict["ok"] else "bold red")
     if verdict.get("path"):
-        from xmas_tui.audit import data_dir
+        from xmas_tui.tables.audit import data_dir
 
         path = Path(verdict["path"])
         where = path.name if path.parent == data_dir() else str(path)

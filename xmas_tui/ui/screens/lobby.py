@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,9 +14,12 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from xmas_tui.files import FileProblem, default_cards_file, set_aside, table_cards
 from xmas_tui.games import GAMES, Game, TableOption
+from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
+from xmas_tui.games.personal_cards import OPTION, CardsProblem
 from xmas_tui.names import default_name
-from xmas_tui.table import KeptGameError, latest_kept, read_kept
+from xmas_tui.tables.kept import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"
@@ -35,17 +41,79 @@ class GameConfig:
     local: int = 1
 
 
-def kept_game() -> str | None:
-    """The unfinished local game on disk, in words ("Chip 'n' Dale game, 12 moves in"), or None."""
-    path = latest_kept()
-    if path is None:
-        return None
+@dataclass(frozen=True)
+class KeptGame:
+    """An unfinished local game on disk that reads well: where, and in words."""
+
+    path: Path
+    words: str  # "Chip 'n' Dale game (12 moves in)"
+
+
+def kept_game(tell: Callable[[str], None]) -> KeptGame | None:
+    """The newest unfinished local game on disk that can be read, or None. A kept file that
+    cannot be read (or resumed) is set aside on the way, and ``tell`` gets a notice of it,
+    so one bad file never blocks the lobby or the resume key."""
+    for path in kept_games():
+        try:
+            record = read_kept(path)
+        except KeptGameError as problem:
+            tell(set_aside_notice(path, problem))
+            continue
+        moves = len(record["actions"])
+        return KeptGame(path, f"{GAMES[record['game']].title} game ({moves} move{'' if moves == 1 else 's'} in)")
+    return None
+
+
+def set_aside_notice(path: Path, problem: Exception) -> str:
+    """Set a kept file that cannot be resumed aside (``NAME.json.bad``), and say so."""
+    aside = set_aside(path)
+    where = f"it is set aside as {aside.name}" if aside is not None else "it is removed"
+    return f"{problem}; {where}."
+
+
+@dataclass(frozen=True)
+class PersonalCards:
+    """The party's own cards for The Christmas Game, as the lobby found them."""
+
+    path: Path
+    cards: list[dict] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    missing: bool = False
+
+    def line(self) -> Text:
+        """One line: the file and how many cards of each deck, or its first problem."""
+        if self.missing:
+            return Text(f"Own cards: none yet (write them in {shown_path(self.path)})", style="dim")
+        if self.problems:
+            more = len(self.problems) - 1
+            rest = f" (and {more} more)" if more else ""
+            return Text(f"✗ {self.problems[0]}{rest}: fix it to play", style="bold #ff6b6b")
+        decks = Counter(card["deck"] for card in self.cards)
+        counts = ", ".join(f"{decks[d]} {DECK_NAMES[d]}" for d in DECKS if decks[d])
+        return Text.assemble(("Own cards: ", "bold #9be39b"), f"{self.path.name}, {len(self.cards)} card{'s' * (len(self.cards) != 1)} ({counts})")
+
+
+def personal_cards(given: Path | None) -> PersonalCards:
+    """Read the cards file (``given``, or the data folder's ``cards.toml``) now."""
+    path = given if given is not None else default_cards_file()
     try:
-        record = read_kept(path)
-    except KeptGameError:
-        return "game"
-    moves = len(record.get("actions") or ())
-    return f"{GAMES[record['game']].title} game ({moves} move{'' if moves == 1 else 's'} in)"
+        found, cards = table_cards(given)
+    except FileProblem as problem:
+        return PersonalCards(path, problems=[str(problem)])
+    except CardsProblem as problem:
+        return PersonalCards(path, problems=problem.lines)
+    return PersonalCards(path, cards, missing=found is None)
+
+
+def shown_path(path: Path) -> str:
+    """A path as a person would type it: ``~/…`` under the home folder."""
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+def asked(game: Game) -> list[TableOption]:
+    """The table options the lobby asks about (a row each)."""
+    return [option for option in game.table_options if option.choices]
 
 
 def playable_games() -> list[Game]:
@@ -69,7 +137,8 @@ class LobbyScreen(Screen[None]):
     def __init__(self, last: GameConfig | None = None) -> None:
         super().__init__()
         self.last = last
-        self._kept: str | None = None  # the unfinished game on disk, in words (see kept_game)
+        self._kept: KeptGame | None = None  # the unfinished game on disk (see kept_game)
+        self._cards: PersonalCards | None = None  # the party's own cards (see personal_cards)
 
     def compose(self) -> ComposeResult:
         games = playable_games()
@@ -79,15 +148,16 @@ class LobbyScreen(Screen[None]):
             yield Static("Play against bots here, or host or join a table on the LAN.", id="lobby-sub")
             with Grid(id="lobby-form"):
                 yield Label("Game")
-                yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game")
+                yield Select([(g.title, g.id) for g in games], value=first.id, allow_blank=False, id="game", compact=True)
                 yield from self._game_rows(first, self.last)
                 yield Label("Players", id="players-label")
                 yield Select(self._player_options(first, self.last.local if self.last else 1),
-                             value=self.last.players if self.last else default_players(first), allow_blank=False, id="players")  # fmt: skip
+                             value=self.last.players if self.last else default_players(first), allow_blank=False, id="players", compact=True)  # fmt: skip
                 yield Label("Bots")
-                yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot")
+                yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot", compact=True)
                 yield Label("Your name")
-                yield Input(value=self.last.name if self.last else default_name(), max_length=16, id="name")
+                yield Input(value=self.last.name if self.last else default_name(), max_length=16, id="name", compact=True)
+            yield Static(id="lobby-cards")
             with Horizontal(id="lobby-buttons"):
                 yield Button("Play vs bots", variant="success", id="start")
                 yield Button("Host a table", id="host")
@@ -104,7 +174,7 @@ class LobbyScreen(Screen[None]):
 
     def _game_rows(self, game: Game, last: GameConfig | None) -> ComposeResult:
         """The rows only some games have: their own options, and a shared keyboard."""
-        for option in game.table_options:
+        for option in asked(game):
             yield from self._option_row(option, last.options if last else {})
         yield from self._keyboard_row(game, last.local if last else 1)
 
@@ -114,16 +184,40 @@ class LobbyScreen(Screen[None]):
                      option.choices[0][0])  # fmt: skip
         yield Label(option.label, classes="game-option")
         yield Select([(text, text) for text, _ in option.choices], value=shown, allow_blank=False,
-                     id=f"option-{option.name}", classes="game-option")  # fmt: skip
+                     id=f"option-{option.name}", classes="game-option", compact=True)  # fmt: skip
 
     def options(self) -> dict:
-        """The table options chosen for the game on show."""
+        """The table options chosen for the game on show (with the party's own cards, if the
+        game takes them and their file is fine)."""
         chosen: dict = {}
-        for option in self.game.table_options:
+        for option in asked(self.game):
             shown = self.query_one(f"#option-{option.name}", Select).value
             if isinstance(shown, str):  # (blank only for a moment, while the row is mounted)
                 chosen.update(option.options(shown))
-        return chosen
+        cards = self._cards.cards if self._cards is not None else []
+        return {**chosen, OPTION: cards} if cards else chosen
+
+    def _read_cards(self) -> PersonalCards | None:
+        """The party's own cards, read from their file now (for a game that takes them)."""
+        self._cards = personal_cards(self.app.cards_file) if OPTION in self.game.option_names else None
+        return self._cards
+
+    def _show_cards(self) -> None:
+        """The line that names the cards file and how many cards it holds, or its problem."""
+        line = self.query_one("#lobby-cards", Static)
+        cards = self._read_cards()
+        line.display = cards is not None
+        if cards is not None:
+            line.update(cards.line())
+
+    def _cards_stop_the_game(self) -> bool:
+        """True (and says why) if the cards file must be fixed before a game can start."""
+        cards = self._read_cards()
+        self._show_cards()
+        if cards is None or not cards.problems:
+            return False
+        self.notify("\n".join(cards.problems[:6]), title="Fix your cards file to play", severity="error", timeout=15)
+        return True
 
     @staticmethod
     def _keyboard_row(game: Game, local: int) -> ComposeResult:
@@ -132,7 +226,7 @@ class LobbyScreen(Screen[None]):
         if most > 1:
             yield Label("Keyboard", classes="game-option")
             yield Select([("just you", 1), *[(f"{k} people, each with their own keys", k) for k in range(2, most + 1)]],
-                         value=min(local, most), allow_blank=False, id="keyboard", classes="game-option")  # fmt: skip
+                         value=min(local, most), allow_blank=False, id="keyboard", classes="game-option", compact=True)  # fmt: skip
 
     @property
     def local(self) -> int:
@@ -155,10 +249,11 @@ class LobbyScreen(Screen[None]):
 
     def _describe(self) -> None:
         game = self.game
-        self._kept = kept = kept_game()  # read from disk here, not each time the keys are drawn
+        self._show_cards()
+        self._kept = kept = kept_game(self.app.tell_set_aside)  # read from disk here, not each time the keys are drawn
         if kept is not None:  # the one line that matters most: your game is waiting
             self.query_one("#lobby-about", Static).update(Text.assemble(
-                ("^r", "bold #ffd700"), (" resumes your ", "dim"), (kept, "bold #ffd700"),
+                ("^r", "bold #ffd700"), (" resumes your ", "dim"), (kept.words, "bold #ffd700"),
             ))  # fmt: skip
             return
         self.query_one("#lobby-about", Static).update(
@@ -216,6 +311,8 @@ class LobbyScreen(Screen[None]):
         return (" ".join(self.query_one("#name", Input).value.split()) or default_name())[:16]
 
     def action_host(self) -> None:
+        if self._cards_stop_the_game():
+            return
         players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
         self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value),
                            self.options())  # fmt: skip
@@ -224,6 +321,8 @@ class LobbyScreen(Screen[None]):
         self.app.open_join(self._player_name())
 
     def action_start(self) -> None:
+        if self._cards_stop_the_game():
+            return
         name = self._player_name()
         config = GameConfig(
             game=self.game,

@@ -1,0 +1,378 @@
+"""Table sessions as state machines: fed messages and time by hand, or whole tables in virtual time.
+
+No test here sleeps or opens a socket: the host session and the seat sessions are driven
+with an explicit clock, and whole networked tables run in the seeded in-memory network.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from netcode.fairplay import Ledger
+from netcode.session.host import ActionApplied, HostSession, TableSettings
+from netcode.session.messages import (
+    KINDS,
+    MAX_DEPTH,
+    VERSION,
+    Act,
+    BadMessage,
+    Hello,
+    Here,
+    Refused,
+    Snap,
+    Verdict,
+    Welcome,
+    decode,
+    parse_host_message,
+    parse_seat_message,
+)
+from netcode.session.node import HostNode
+from netcode.session.seat import SeatSession
+from netcode.session.seats import SeatState
+from netcode.tools.faults import LinkFaults
+from xmas_tui.games import GAMES, get_game
+from xmas_tui.games.dragons_chickens import Presses
+from xmas_tui.tables.rules import GameRules
+from xmas_tui.tables.simulation import Drop, SimTable
+
+CHIP = get_game("chip-n-dale")
+TREE = get_game("christmas-tree")
+DC = get_game("dragons-chickens")
+
+
+# ---------------------------------------------------------------- messages
+
+
+def test_every_message_kind_survives_its_own_wire_form() -> None:
+    samples = [
+        Hello(VERSION, "Ann", b"c" * 32, None, False),
+        Act(3, ["flip", 2], None),
+        Verdict(3, "It is not your turn."),
+        Welcome(1, "chip-n-dale", "Chip", 4, "Holly", False, b"s" * 32, {}, 30.0, b"t" * 16),
+        Snap(1, [["stop"]], [1], 0, [["start", "Go.", None, None]], None, {"game": "x", "faces": []}, None,
+             [[0, "Holly", "here", 3, None]], [[5, b"h" * 32]], [[5, b"s" * 32]], [[1, 12.5]]),
+    ]
+    for message in samples:
+        assert decode(message.to_wire()) == message
+    assert {type(m).KIND for m in samples} <= set(KINDS)
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ({"t": "act"}, "malformed"),
+        (["what"], "unknown_kind"),
+        (["act", 1], "wrong_arity"),
+        (["act", "one", ["stop"], None], "bad_field"),
+        (["act", -1, ["stop"], None], "bad_field"),
+        (["act", 1, ["stop"], 99], "bad_field"),
+        (["hello", VERSION, "A" * 65, None, None, False], "bad_field"),
+        (["hello", VERSION, "Ann", b"short", None, False], "bad_field"),
+        (["act", 1, {1: "int keys"}, None], "bad_field"),
+        (["act", 1, ["x"] * 0 + [[[[[[[[[[[[[[[[[[[[[[[[[[[["deep"]]]]]]]]]]]]]]]]]]]]]]]]]]]], None], "too_deep"),
+    ],
+)
+def test_a_malformed_message_is_refused_with_a_reason(raw, reason: str) -> None:
+    with pytest.raises(BadMessage) as refused:
+        parse_seat_message(raw)
+    assert refused.value.reason == reason
+
+
+def test_nesting_is_measured_without_recursion() -> None:
+    deep: list = ["act", 1, None, None]
+    nested: list = []
+    deep[2] = nested
+    for _ in range(50_000):  # far beyond Python's recursion limit
+        nested.append([])
+        nested = nested[0]
+    with pytest.raises(BadMessage, match=f"deeper than {MAX_DEPTH}"):
+        parse_seat_message(deep)
+
+
+def test_a_seat_may_not_send_a_hosts_message_nor_a_host_a_seats() -> None:
+    with pytest.raises(BadMessage, match="wrong_direction"):
+        parse_seat_message(Verdict(1, None).to_wire())
+    with pytest.raises(BadMessage, match="wrong_direction"):
+        parse_host_message(Here().to_wire())
+
+
+plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(max_size=8) | st.binary(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=plain | st.lists(plain, max_size=7).map(lambda rest: ["act", *rest]))
+def test_anything_a_peer_sends_is_taken_or_dropped_and_counted_never_raised(raw) -> None:
+    host, now = chip_host(2), 0.0
+    seat(host, "p1", "Ann", now)
+    before = sum(host.drops.values())
+    host.receive("p1", raw, now)
+    host.receive("stranger", raw, now)
+    assert sum(host.drops.values()) >= before  # counted when refused; the host never raised
+
+
+# ---------------------------------------------------------------- a host session by hand
+
+
+def chip_host(seats: int, *, game=CHIP, **settings_args) -> HostSession:
+    settings = TableSettings(game.id, game.title, seats, "Host", **settings_args)
+    ledger = Ledger(game.id, b"table-01", b"s" * 32)
+    return HostSession(settings, lambda names, seed: GameRules(game, names, seed=seed, bot="random"), ledger)
+
+
+def seat(host: HostSession, peer: str, name: str, now: float, *, token: bytes | None = None,
+         commit: bytes | None = None, local: bool = False):
+    return host.receive(peer, Hello(VERSION, name, commit, token, False).to_wire(), now, local=local)
+
+
+def sent_to(output, peer: str, kind: type) -> list:
+    return [m for p, m in output.sends if p == peer and isinstance(m, kind)]
+
+
+def test_a_host_needs_no_timer_while_nothing_can_happen() -> None:
+    host = chip_host(3)
+    assert host.next_deadline() is None
+    seat(host, "p1", "Ann", 0.0)
+    assert host.next_deadline() is None  # no polling: nothing is due until someone acts
+
+
+def test_a_name_already_playing_is_refused_and_a_seat_needs_its_own_token_to_come_back() -> None:
+    host = chip_host(2)
+    out = seat(host, "p1", "Ann", 0.0)
+    token = sent_to(out, "p1", Welcome)[0].token
+    assert "already playing" in sent_to(seat(host, "p2", "ann", 0.0), "p2", Refused)[0].why
+    host.peer_lost("p1", 1.0)
+    assert host.seats[0].state is SeatState.OPEN  # before the deal a seat is simply freed
+    seat(host, "p1", "Ann", 2.0)
+    seat(host, "p2", "Bob", 2.0)
+    host.start(2.0)
+    host.peer_lost("p1", 3.0)
+    assert sent_to(seat(host, "p3", "Ann", 4.0), "p3", Refused)[0].why.count("rejoin key")
+    assert host.seats[0].state is SeatState.AWAY
+    welcome = sent_to(seat(host, "p4", "Ann", 5.0, token=host.rejoin_token(0)), "p4", Welcome)[0]
+    assert welcome.seat == 0 and host.seats[0].state is SeatState.HERE
+    assert token != host.rejoin_token(1)
+
+
+def test_nobody_can_act_for_another_seat() -> None:
+    host = chip_host(2)
+    seat(host, "p1", "Ann", 0.0)
+    seat(host, "p2", "Bob", 0.0)
+    host.start(0.0)
+    acting = min(host.rules.to_act())
+    other = "p2" if acting == 0 else "p1"
+    out = host.receive(other, Act(1, ["flip", 0], acting).to_wire(), 1.0)
+    assert sent_to(out, other, Verdict)[0].refused == "You can only act for your own seat."
+    assert not host.ledger.actions
+
+
+def test_a_silent_nonce_costs_at_most_the_nonce_timeout() -> None:
+    host = chip_host(2, nonce_timeout=1.0)
+    seat(host, "p1", "Ann", 0.0, commit=b"a" * 32)
+    seat(host, "p2", "Bob", 0.0, commit=b"b" * 32)
+    host.start(10.0)
+    assert host.rules is None and host.next_deadline() == 11.0
+    host.tick(10.999)
+    assert host.rules is None
+    host.tick(11.0)
+    assert host.rules is not None
+    assert host.ledger.notes == [
+        "seat 1 gave no nonce in time; the seed is made without it",
+        "seat 2 gave no nonce in time; the seed is made without it",
+    ]
+
+
+def test_a_dropped_player_is_held_then_a_bot_plays_their_seat() -> None:
+    host = chip_host(2, hold=30.0)
+    seat(host, "p1", "Ann", 0.0)
+    seat(host, "p2", "Bob", 0.0)
+    host.start(0.0)
+    host.peer_lost("p2", 5.0)
+    assert host.seats[1].state is SeatState.AWAY and host.roster(15.0)[1].hold_left == 20.0
+    assert host.next_deadline() == 35.0
+    host.tick(34.9)
+    assert host.seats[1].state is SeatState.AWAY
+    host.tick(35.0)
+    assert host.seats[1].state is SeatState.BOT
+    assert any("did not come back" in entry[1] for entry in host.log)
+
+
+def play_until_seat_acts(host: HostSession, seat_index: int, now: float) -> float:
+    """Let the bots (seats not ``seat_index``) play until ``seat_index`` must act."""
+    while seat_index not in host.rules.to_act():
+        now += 1.0
+        host.tick(now)
+    return now
+
+
+def test_a_turn_timer_lets_a_bot_play_one_turn_then_marks_the_seat_idle() -> None:
+    host = chip_host(2, turn_time=20.0)
+    seat(host, "p1", "Ann", 0.0)
+    host.add_bots(1, 0.0)
+    host.start(0.0)
+    now = play_until_seat_acts(host, 0, 0.0)
+    deadline = host.seats[0].act_by
+    assert deadline == pytest.approx(now + 20.0, abs=1.0)
+    host.tick(deadline)  # time is up: a bot plays this one turn, the player keeps the seat
+    assert host.seats[0].covered and host.seats[0].state is SeatState.HERE
+    assert any("time is up" in entry[1] for entry in host.log)
+    moves = len(host.ledger.actions)
+    now = deadline
+    while host.seats[0].covered:
+        now += 0.5
+        host.tick(now)
+    assert len(host.ledger.actions) > moves  # the bot played for Ann
+    now = play_until_seat_acts(host, 0, now)
+    host.tick(host.seats[0].act_by)  # a second time in a row
+    assert host.seats[0].state is SeatState.IDLE
+    assert host.roster(now)[0].state is SeatState.IDLE
+    host.receive("p1", Here().to_wire(), now + 30)
+    assert host.seats[0].state is SeatState.HERE
+
+
+def test_a_players_own_move_restarts_their_timer_and_forgives_a_timeout() -> None:
+    host = chip_host(2, turn_time=20.0)
+    seat(host, "p1", "Ann", 0.0)
+    host.add_bots(1, 0.0)
+    host.start(0.0)
+    now = play_until_seat_acts(host, 0, 0.0)
+    host.seats[0].timeouts = 1
+    out = host.receive("p1", Act(1, host.rules.legal(0)[0], None).to_wire(), now + 5)
+    assert sent_to(out, "p1", Verdict)[0].refused is None
+    assert host.seats[0].timeouts == 0
+    if 0 in host.rules.to_act():
+        assert host.seats[0].act_by == now + 5 + 20.0
+
+
+def test_the_host_hands_a_seat_to_a_bot_and_gives_it_back() -> None:
+    host = chip_host(2)
+    seat(host, "p1", "Ann", 0.0)
+    seat(host, "p2", "Bob", 0.0)
+    host.start(0.0)
+    host.hand_to_bot(1, 1.0)
+    assert host.roster(1.0)[1].state is SeatState.BOT
+    out = host.receive("p2", Act(7, ["flip", 0], None).to_wire(), 1.5)
+    assert "A bot plays your seat" in sent_to(out, "p2", Verdict)[0].refused
+    host.take_back(1, 2.0)
+    assert host.roster(2.0)[1].state is SeatState.HERE
+
+
+def test_a_silent_racer_is_sealed_empty_when_its_window_ends() -> None:
+    host = chip_host(2, game=DC, intermission=2.0, race_slack=1.0)
+    seat(host, "p1", "Ann", 0.0)
+    seat(host, "p2", "Bob", 0.0)
+    host.start(0.0)
+    assert host.rules.to_act() == frozenset({0, 1})
+    assert host.seats[0].act_by == 2.0 + DC.race_window + 1.0  # the round waits at most this long
+    out = host.receive("p1", Act(1, Presses().to_wire(), None).to_wire(), 3.0)
+    assert sent_to(out, "p1", Verdict)[0].refused is None
+    host.tick(7.999)
+    assert 1 in host.rules.to_act()
+    out = host.tick(8.0)
+    assert [e for e in out.events if isinstance(e, ActionApplied) and e.by == "silence"]
+    assert "said nothing in time" in " ".join(entry[1] for entry in host.log)
+    assert host.rules.to_act() == frozenset({0, 1}) and host.rules.state.round == 2  # the next room
+
+
+def test_a_local_seat_is_never_raced_against_the_clock() -> None:
+    """The player at the host's own keyboard cannot be stalled by any network."""
+    host = chip_host(2, game=DC, intermission=2.0)
+    seat(host, "me", "Ann", 0.0, local=True)
+    seat(host, "p2", "Bob", 0.0)
+    host.start(0.0)
+    assert host.seats[0].act_by is None and host.seats[1].act_by is not None
+
+
+def test_a_local_seat_sees_exactly_what_a_remote_one_would() -> None:
+    host = chip_host(2)
+    node = HostNode(host)
+    mine = SeatSession("Ann", b"table-01", host.ledger.commitment, game=CHIP.id)
+    node.sit_local(mine, 0.0)
+    out = node.receive("p2", Hello(VERSION, "Bob", None, None, False).to_wire(), 0.0)
+    out += node.command(host.start, 0.0)
+    remote = SeatSession("Bob", b"table-01", host.ledger.commitment, game=CHIP.id)
+    for peer, message in out:
+        assert peer == "p2"  # the local seat's messages never leave the node
+        remote.receive(message.to_wire(), 0.1)
+    assert mine.seat == 0 and remote.seat == 1
+    assert mine.view["public"] == remote.view["public"] and mine.alarm is None and remote.alarm is None
+
+
+# ---------------------------------------------------------------- whole tables in virtual time
+
+FAULTS = LinkFaults(loss=0.08, delay=0.003, jitter=0.002, duplicate=0.02, reorder=0.02)
+
+
+def run_table(game_id: str, seed: int, **options) -> SimTable:
+    game = get_game(game_id)
+    table = SimTable(game, options.pop("players", 3), faults=options.pop("faults", FAULTS), pace=0.2,
+                     seed=seed, bot="random", **options)
+    assert table.run(), f"{game_id} seed {seed} did not finish"
+    return table
+
+
+def assert_fair_and_equal(table: SimTable) -> None:
+    figures = table.figures()
+    assert figures["finished"], figures
+    assert figures["digests_equal"], figures
+    assert figures["audits_ok"], figures["failures"]
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("seed", range(24))
+def test_a_lossy_table_ends_alike_on_every_peer(game_id: str, seed: int) -> None:
+    """8 % loss, duplicates and reordering: every peer ends with the same public state and a passing
+    audit, spectators included."""
+    assert_fair_and_equal(run_table(game_id, seed, spectators=1))
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("seed", range(8))
+def test_a_seat_that_drops_and_rejoins_gets_its_own_seat_and_view_back(game_id: str, seed: int) -> None:
+    game = get_game(game_id)
+    dropped = SimTable(game, 3, faults=FAULTS, pace=0.2, seed=100 + seed, bot="random", hold=1.0 + seed % 3)
+    dropped.drop(Drop(1, at=2.0 + seed % 4, back_after=1.0 + seed % 5))
+    assert dropped.run()
+    assert_fair_and_equal(dropped)
+    back = dropped.sessions[1]  # Elf 1's terminal, started again
+    assert back.seat is not None and dropped.host.seats[back.seat].name == "Elf 1" and back.token is not None
+    assert any(entry[1] == "Elf 1 is back." for entry in dropped.host.log)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("seed", range(4))
+def test_a_stalled_seat_never_holds_the_table(game_id: str, seed: int) -> None:
+    """A player who never moves: the turn timer (or a race's window) moves the game on, and after
+    two timeouts in a row a bot plays their seat."""
+    game = get_game(game_id)
+    table = run_table(game_id, 200 + seed, turn_time=None if game.race_window else 2.0, stalled=[2])
+    assert_fair_and_equal(table)
+    notes = " ".join(entry[1] for entry in table.host.log if entry[0] == "table")
+    assert ("said nothing in time" if game.race_window else "run out twice") in notes
+
+
+def test_the_same_seed_replays_the_same_table() -> None:
+    first, second = run_table("christmas-tree", 7), run_table("christmas-tree", 7)
+    assert first.figures() == second.figures()
+    assert first.ledger.actions == second.ledger.actions
+    assert run_table("christmas-tree", 8).ledger.actions != first.ledger.actions
+
+
+def test_a_spectator_of_a_networked_table_sees_the_public_view_and_nothing_more() -> None:
+    table = run_table("christmas-tree", 3, spectators=2)
+    public = table.host.rules.view(None)
+    for watcher in table.sessions[3:]:
+        assert watcher.seat is None and watcher.legal == []
+        assert watcher.view == public
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_any_seed_of_a_lossy_table_ends_alike(seed: int) -> None:
+    assert_fair_and_equal(run_table("chip-n-dale", seed, faults=LinkFaults(loss=0.15, duplicate=0.05, reorder=0.05,
+                                                                         delay=0.002, jitter=0.004)))
