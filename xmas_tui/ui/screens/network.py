@@ -9,8 +9,6 @@ its table over loopback like everyone else, so every seat sees the same way.
 
 from __future__ import annotations
 
-import contextlib
-import socket
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -25,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from netcode.authority import HostTable
 from netcode.client import ClientTable, JoinError
-from netcode.discovery import Heard, Listener, parse_address
+from netcode.discovery import Heard, Listener, lan_address, parse_address
 from xmas_tui.games import Game, get_game
 from xmas_tui.names import default_name
 from xmas_tui.net import make_host
@@ -55,14 +53,6 @@ def big(text: str) -> str:
         for i in range(3):
             rows[i] += glyph[i] + " "
     return "\n".join(row.rstrip() for row in rows)
-
-
-def lan_address() -> str:
-    """This machine's address on the LAN, for players who type ``host:port`` (no packet is sent)."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("192.0.2.1", 9))  # TEST-NET: connect() on UDP only picks a route
-        return probe.getsockname()[0]
-    return "127.0.0.1"
 
 
 def roster_table(roster: list[dict], me: int | None) -> RichTable:
