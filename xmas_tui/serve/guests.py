@@ -130,7 +130,7 @@ RESTORE_TERMINAL = (
 )
 
 
-def _take_terminal() -> None:
+def take_terminal() -> None:
     """In the child, before it runs the app: its terminal (fd 0) becomes its controlling
     terminal, so it gets SIGWINCH on a resize and SIGHUP when the guest hangs up."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -163,7 +163,7 @@ class TerminalApp:
             set_size(terminal, columns, rows)
             process = await asyncio.create_subprocess_exec(
                 *GUEST_COMMAND, stdin=app_side, stdout=app_side, stderr=app_side, env=env,
-                start_new_session=True, preexec_fn=_take_terminal,
+                start_new_session=True, preexec_fn=take_terminal,
             )  # fmt: skip
         except BaseException:
             os.close(terminal)

@@ -42,6 +42,7 @@ from xmas_tui.serve.registry import data_root, join_words, serving
 
 DEFAULT_PORT = 2222
 KEY_COMMENT = "xmas-tui host key"
+NO_FORWARDING = "a guest gets the lobby only: no forwarding"
 #: Seconds a wrong password costs (guessing one is slow).
 WRONG_PASSWORD_DELAY = 1.0
 
@@ -252,13 +253,13 @@ class GuestConnection(asyncssh.SSHServer):
 
     # No forwarding of any kind: ``ssh -L``, ``ssh -R``, their UNIX-socket forms, tunnels.
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:
         return False
 
     def unix_connection_requested(self, dest_path: str) -> bool:
-        return False
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
 
     def unix_server_requested(self, listen_path: str) -> bool:
         return False
@@ -308,6 +309,9 @@ class SshServer:
         running = [session.running for session in sessions if session.running is not None]
         if running:
             await asyncio.wait(running)
+        closing = [session.channel.wait_closed() for session in sessions if session.channel is not None]
+        if closing:  # (the guests' clients have their last words and exit status before the end)
+            await asyncio.wait([asyncio.ensure_future(c) for c in closing], timeout=2)
         for conn in list(self.connections):
             conn.close()
         if self._acceptor is not None:

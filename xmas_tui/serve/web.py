@@ -107,7 +107,9 @@ class WebServer(Server):
             if idle is not None:
                 idle.stop()
             if service is not None:
-                await service.stop()
+                await service.stop()  # (the app is asked to quit, and its last screen read)
+                if service._process is not None:  # textual-serve keeps the process to itself
+                    await service._process.wait()
             self.tabs.discard(tab)
             self.guests.leave()
             self.note(f"{name} left ({self.guests.playing} playing)")
