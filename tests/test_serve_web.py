@@ -7,17 +7,10 @@ import asyncio
 
 import aiohttp
 
-from tests.servekit import (
-    Browser,
-    Serving,
-    alive,
-    children_of,
-    environment_of,
-    needs_chromium,
-    until,
-)
+from tests.servekit import Browser, needs_chromium, until
 from xmas_tui.serve.guests import Guests
 from xmas_tui.serve.web import WebServer
+from xmas_tui.tools.guest_terminal import Serving, alive, children_of, environment_of
 
 
 @needs_chromium
