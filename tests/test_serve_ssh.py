@@ -244,23 +244,19 @@ async def test_with_a_password_only_a_guest_who_gives_it_gets_in(tmp_path) -> No
 
 
 async def test_a_guest_without_a_key_for_too_long_is_sent_off_with_their_terminal_put_back() -> None:
-    server = SshServer("127.0.0.1", 0, guests=Guests(idle=2.0))
-    port = await server.start()
-    try:
+    async with SshServer("127.0.0.1", 0, guests=Guests(idle=2.0)) as server:
+        port = server.port
         async with GuestTerminal(ssh_command(port, "-tt", user="jasper")) as guest:
             await guest.wait_for("Lobby")
             assert await guest.ended(20) == 0
             await asyncio.wait_for(guest.closed.wait(), 5)
             assert "closed after 2 seconds without a key" in guest.text
         assert server.guests.playing == 0
-    finally:
-        await server.close()
 
 
 async def test_when_every_place_is_taken_the_next_guest_is_told_so() -> None:
-    server = SshServer("127.0.0.1", 0, guests=Guests(most=1))
-    port = await server.start()
-    try:
+    async with SshServer("127.0.0.1", 0, guests=Guests(most=1)) as server:
+        port = server.port
         async with GuestTerminal(ssh_command(port, "-tt", user="ann")) as first:
             await first.wait_for("Lobby")
             status, said = await run(ssh_command(port, "-tt", user="bob"))
@@ -268,18 +264,13 @@ async def test_when_every_place_is_taken_the_next_guest_is_told_so() -> None:
         await until(lambda: server.guests.playing == 0, 15, "the first guest has left")
         async with GuestTerminal(ssh_command(port, "-tt", user="bob")) as second:
             await second.wait_for("Bob")
-    finally:
-        await server.close()
 
 
 async def test_a_guest_with_no_terminal_is_told_to_ask_for_one() -> None:
-    server = SshServer("127.0.0.1", 0)
-    port = await server.start()
-    try:
+    async with SshServer("127.0.0.1", 0) as server:
+        port = server.port
         status, said = await run(ssh_command(port, "-T"))
         assert status == 2 and "the lobby needs a terminal" in said
-    finally:
-        await server.close()
 
 
 async def test_stopping_the_server_ends_every_guest_app_and_says_so() -> None:

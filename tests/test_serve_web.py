@@ -4,6 +4,8 @@ machine alone. Every server listens on 127.0.0.1 and the browser asks nothing of
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import aiohttp
 
@@ -37,47 +39,43 @@ async def test_a_browser_tab_gets_a_lobby_of_its_own_and_fetches_nothing_from_el
 
 async def test_the_page_points_back_at_the_address_the_browser_used() -> None:
     """Whatever ``--bind`` is, the page's websocket goes to the host the browser typed."""
-    server = WebServer("127.0.0.1", 0)
-    port = await server.start()
-    try:
+    async with WebServer("127.0.0.1", 0) as server:
+        port = server.port
         async with aiohttp.ClientSession() as http:
             for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
                 async with http.get(f"http://127.0.0.1:{port}/", headers={"Host": host}) as page:
                     html = await page.text()
                 assert f'data-session-websocket-url="ws://{host}/ws"' in html
                 assert "googleapis" not in html and "https://" not in html
-    finally:
-        await server.close()
+
+
+@contextlib.asynccontextmanager
+async def tab_of(server: WebServer, http: aiohttp.ClientSession) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
+    """A browser tab's connection (as the page makes it), once its app runs."""
+    playing = server.guests.playing
+    async with http.ws_connect(f"http://127.0.0.1:{server.port}/ws?width=80&height=24") as tab:
+        await until(lambda: server.guests.playing == playing + 1, 10, "the tab's app runs")
+        yield tab
 
 
 async def test_when_every_place_is_taken_another_tab_is_turned_away() -> None:
-    server = WebServer("127.0.0.1", 0, guests=Guests(most=1))
-    port = await server.start()
-    try:
+    async with WebServer("127.0.0.1", 0, guests=Guests(most=1)) as server:
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24") as first:
-                await until(lambda: server.guests.playing == 1, 10, "the first tab is playing")
-                async with http.get(f"http://127.0.0.1:{port}/ws") as second:
+            async with tab_of(server, http) as first:
+                async with http.get(f"http://127.0.0.1:{server.port}/ws") as second:
                     assert second.status == 503
                     assert "all 1 places are taken" in await second.text()
                 await first.close()
         await until(lambda: server.guests.playing == 0, 20, "the first tab has left")
-    finally:
-        await server.close()
 
 
 async def test_a_tab_without_a_key_for_too_long_has_its_app_closed() -> None:
-    server = WebServer("127.0.0.1", 0, guests=Guests(idle=2.0))
-    port = await server.start()
-    try:
+    async with WebServer("127.0.0.1", 0, guests=Guests(idle=2.0)) as server:
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24") as tab:
-                await until(lambda: server.guests.playing == 1, 10, "the tab is playing")
+            async with tab_of(server, http) as tab:
                 closed = await asyncio.wait_for(until_closed(tab), 20)
                 assert closed
         await until(lambda: server.guests.playing == 0, 20, "the tab's app has ended")
-    finally:
-        await server.close()
 
 
 async def until_closed(tab: aiohttp.ClientWebSocketResponse) -> bool:

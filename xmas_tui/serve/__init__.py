@@ -13,6 +13,24 @@ import asyncio
 import signal
 
 
+class Listening:
+    """A server used as ``async with``: listening inside the block (``start``), closed after it
+    (``close``, which ends every guest's app)."""
+
+    async def start(self) -> int:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self):  # -> Self
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
 class ServeError(Exception):
     """A server that cannot start (a port taken, an unreadable host key): one line, exit 2."""
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import asyncssh
 
 from xmas_tui.names import name_from_login
-from xmas_tui.serve import ServeError, until_stopped
+from xmas_tui.serve import Listening, ServeError, until_stopped
 from xmas_tui.serve.guests import (
     RESTORE_TERMINAL,
     Guests,
@@ -271,7 +271,7 @@ class GuestConnection(asyncssh.SSHServer):
         return False
 
 
-class SshServer:
+class SshServer(Listening):
     """The SSH server of ``xmas-tui serve ssh``, on ``bind:port`` (port 0: any free port)."""
 
     def __init__(self, bind: str = "0.0.0.0", port: int = DEFAULT_PORT, *, password: str | None = None,
@@ -327,16 +327,14 @@ async def serve(bind: str, port: int, *, password: str | None, guests: Guests,
                 say: Callable[[str], None]) -> None:  # fmt: skip
     """``xmas-tui serve ssh``: serve until stopped, saying how to join and who comes and goes."""
     quiet_library_logs()
-    server = SshServer(bind, port, password=password, guests=guests, note=say)
-    port = await server.start()
-    say(f"xmas-tui serves the lobby over SSH on {bind}:{port}; guests join with:")
-    say(f"    {join_words('ssh', bind, port)}")
-    say("The host key (a guest's ssh shows its SHA256 part on first joining; check that it matches):")
-    say(f"    {fingerprint(server.key)}")
-    say(f"At most {guests.most} guests at once; an app closes after {guests.idle_words()} without a key. "
-        "Ctrl+C stops.")  # fmt: skip
-    with serving("ssh", bind, port):
-        try:
+    async with SshServer(bind, port, password=password, guests=guests, note=say) as server:
+        say(f"xmas-tui serves the lobby over SSH on {bind}:{server.port}; guests join with:")
+        say(f"    {join_words('ssh', bind, server.port)}")
+        say("The host key (a guest's ssh shows its SHA256 part on first joining; check that it matches):")
+        say(f"    {fingerprint(server.key)}")
+        if password is not None:
+            say("Every guest must give the password.")
+        say(f"At most {guests.most} guests at once; an app closes after {guests.idle_words()} without a key. "
+            "Ctrl+C stops.")  # fmt: skip
+        with serving("ssh", bind, server.port):
             await until_stopped()
-        finally:
-            await server.close()

@@ -24,7 +24,7 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from xmas_tui.serve import ServeError, until_stopped
+from xmas_tui.serve import Listening, ServeError, until_stopped
 from xmas_tui.serve.guests import GUEST_COMMAND, Guests, IdleClock, guest_environment, why_not
 from xmas_tui.serve.registry import join_words, serving
 
@@ -48,7 +48,7 @@ class GuestAppService(AppService):
         return {**self.guest_env, **{key: served[key] for key in WEB_VARIABLES if key in served}}
 
 
-class WebServer(Server):
+class WebServer(Server, Listening):
     """textual-serve's server, one app per browser tab, on ``bind:port`` (0: any free port)."""
 
     def __init__(self, bind: str = "0.0.0.0", port: int = DEFAULT_PORT, *, guests: Guests | None = None,
@@ -137,13 +137,10 @@ class WebServer(Server):
 
 async def serve(bind: str, port: int, *, guests: Guests, say: Callable[[str], None]) -> None:
     """``xmas-tui serve web``: serve until stopped, saying where to point a browser."""
-    server = WebServer(bind, port, guests=guests, note=say)
-    port = await server.start()
-    say(f"xmas-tui serves the lobby to browsers on {bind}:{port}; guests open:")
-    say(f"    {join_words('web', bind, port)}")
-    say(f"At most {guests.most} tabs at once; a tab's app closes after {guests.idle_words()} without a key. Ctrl+C stops.")
-    with serving("web", bind, port):
-        try:
+    async with WebServer(bind, port, guests=guests, note=say) as server:
+        say(f"xmas-tui serves the lobby to browsers on {bind}:{server.port}; guests open:")
+        say(f"    {join_words('web', bind, server.port)}")
+        say(f"At most {guests.most} tabs at once; a tab's app closes after {guests.idle_words()} without a key. "
+            "Ctrl+C stops.")  # fmt: skip
+        with serving("web", bind, server.port):
             await until_stopped()
-        finally:
-            await server.close()
