@@ -70,15 +70,6 @@ def parse_address(text: str, default_port: int | None = None) -> tuple[str, int]
     return host, int(port_text)
 
 
-def lan_address() -> str:
-    """This machine's address on the LAN, for players who type ``host:port`` or ``ssh HOST``
-    (no packet is sent: ``connect()`` on UDP only picks a route)."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("192.0.2.1", 9))  # TEST-NET, never reached
-        return probe.getsockname()[0]
-    return "127.0.0.1"
-
-
 @dataclass(frozen=True)
 class TableInfo:
     """What a host announces about its table."""

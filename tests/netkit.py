@@ -1,17 +1,22 @@
-"""Helpers for network tests: free loopback ports and a host that keeps to loopback."""
+"""Helpers for network tests: free loopback ports, hosts and joiners that keep to loopback,
+whole tables played by bots, and waiting for a condition under a deadline."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from typing import Any
 
-from netcode.authority import HostTable
-from netcode.client import ClientTable
 from netcode.tools.faultproxy import FaultProxy
 from netcode.tools.faults import LinkFaults
 from xmas_tui.games import Game, get_game
-from xmas_tui.net import make_host, play_seat, summary
+from xmas_tui.tables.headless import summary
+from xmas_tui.tables.network import HostedTable, JoinedTable
+from xmas_tui.tables.seatbot import SeatBot, play_seat, rng_for
+from xmas_tui.tables.table import SessionTable
+
+CODE = "ABCD-2345"
 
 
 def free_port() -> int:
@@ -21,23 +26,44 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def loopback_host(game: Game, players: int, *, code: str = "ABCD-2345", name: str = "Host", **options: Any) -> HostTable:
+def loopback_host(game: Game, players: int, *, code: str = CODE, name: str = "Host", **options: Any) -> HostedTable:
     """A host bound to 127.0.0.1 that announces to a loopback port of its own."""
     options.setdefault("discovery", ("127.0.0.1", free_port()))
-    return make_host(game, players, code=code, name=name, bind_host="127.0.0.1", **options)
+    return HostedTable(game, players, code=code, name=name, bind_host="127.0.0.1", **options)
+
+
+def joiner(host: HostedTable, name: str, *, code: str = CODE, address: tuple[str, int] | None = None,
+           **options: Any) -> JoinedTable:
+    """A player who joins ``host`` from 127.0.0.1 (``address``: through a proxy, say)."""
+    return JoinedTable(address or host.address, code, name, info=host.info(), bind_host="127.0.0.1", **options)
+
+
+async def until(condition: Callable[[], object], seconds: float = 5.0, what: str = "the condition") -> None:
+    """Wait until ``condition()`` is true, polling; fail after ``seconds``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        assert loop.time() < deadline, f"{what} did not happen within {seconds} s"
+        await asyncio.sleep(0.01)
+
+
+def bot_for(table: SessionTable, bot: str, salt: object = 0) -> SeatBot:
+    return SeatBot(table.game, bot, rng_for(f"seat {table.seat}", salt))
 
 
 async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | None = None,
-                    record=None, bot: str = "smart", clients_out: dict | None = None,
-                    options: dict | None = None) -> tuple[list[dict], HostTable]:
-    """An in-process table on loopback: a host and ``players`` joined seats played by bots.
+                    record: Callable[[HostedTable], None] | None = None, bot: str = "smart",
+                    joined_out: list | None = None, options: dict | None = None,
+                    keep_received: bool = False) -> tuple[list[dict], HostedTable]:
+    """A whole table on loopback in this process: the host's own seat and ``players - 1``
+    joined seats, every one played by a bot that sees only its seat. Returns every seat's
+    summary (the host's first) and the host.
 
-    ``through_proxy`` puts the seats behind a fault proxy; ``record(host)`` is
-    called before anyone joins; ``clients_out["clients"]`` receives the clients.
-    """
+    ``through_proxy`` puts the joiners behind a fault proxy; ``record(host)`` is called
+    before anyone joins; ``joined_out`` receives the joined tables."""
     game = get_game(game_id)
     host = loopback_host(game, players, code="TEST-CODE", auto_start=True, seed=11, options=options)
-    await host.serve()
+    mine = await host.open()
     if record is not None:
         record(host)
     proxy = None
@@ -45,19 +71,20 @@ async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | N
     if through_proxy is not None:
         proxy = await FaultProxy(address, through_proxy, seed=3).start()
         address = proxy.address
-    clients = [ClientTable(address, "test-code", f"Elf {i}", info=host.info(), bind_host="127.0.0.1") for i in range(players)]
-    if clients_out is not None:
-        clients_out["clients"] = clients
+    joined = [joiner(host, f"Elf {i}", code="test-code", address=address) for i in range(1, players)]
+    if joined_out is not None:
+        joined_out.extend(joined)
     try:
-        for client in clients:
-            client.keep_received = True
-            await client.join(timeout=10)
-        await asyncio.gather(*(play_seat(c, game, bot, wait=180) for c in clients))
-        await host.run()
-        return [summary(c, game) for c in clients], host
+        tables = [mine]
+        for seat in joined:
+            tables.append(await seat.join(timeout=10))
+            seat.session.keep_received = keep_received
+        await asyncio.gather(*(play_seat(t, bot_for(t, bot), wait=180) for t in tables))
+        await host.finish()
+        return [summary(t, role="host" if t is mine else "join") for t in tables], host
     finally:
-        for client in clients:
-            await client.close()
+        for seat in joined:
+            await seat.close()
         if proxy is not None:
             await proxy.close()
         await host.close()

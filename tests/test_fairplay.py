@@ -9,6 +9,7 @@ secret that is not the committed one). Network tests use 127.0.0.1 only.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 
@@ -16,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netcode.client import ClientTable
 from netcode.fairplay import (
     Ledger,
     Verifier,
@@ -27,11 +27,24 @@ from netcode.fairplay import (
     nonce_commitment,
     seed_commitment,
 )
-from xmas_tui.audit import LogError, audit_log, play_bot_game, read_log, verify_file, write_log
+from netcode.session.messages import AskNonce
+from netcode.session.seat import SeatSession
 from xmas_tui.games import GAMES, get_game
-from xmas_tui.net import GameRules, play_seat, summary
+from xmas_tui.tables.audit import (
+    LogError,
+    audit_log,
+    read_log,
+    seat_log,
+    verify_file,
+    with_checksum,
+    write_log,
+)
+from xmas_tui.tables.headless import summary
+from xmas_tui.tables.rules import GameRules
+from xmas_tui.tables.seatbot import play_seat
+from xmas_tui.tables.simulation import play_in_memory
 
-from .netkit import free_port, loopback_host, run_table
+from .netkit import bot_for, free_port, joiner, loopback_host, run_table, until
 
 TABLE = b"table-01"
 
@@ -111,21 +124,20 @@ def test_an_honest_game_always_passes_its_audit_and_its_log_round_trips(
     game = get_game(game_id)
     n = game.min_players + players % (game.max_players - game.min_players + 1)
     nonces = [seed.to_bytes(4, "big") + bytes([i]) * 28 if present[i] else None for i in range(n)]
-    recorder, result = play_bot_game(game, n, secret=secret, nonces=nonces, bot_seed=seed)
-    for seat in [*range(n), None]:
-        log = recorder.log(seat, result)
-        verdict = audit_log(log)
+    sessions = play_in_memory(game, n, secret=secret, nonces=nonces, seed=seed)
+    for session in sessions:  # every seat, and a spectator
+        verdict = audit_log(seat_log(session))
         assert verdict["ok"], verdict["failures"]
         assert verdict["checked"]["commitments"] > 0 and verdict["checked"]["result"] == 1
-    path = write_log(recorder.log(0, result), tmp_path_factory.mktemp("logs") / "game.json")
+    path = write_log(seat_log(sessions[0]), tmp_path_factory.mktemp("logs") / "game.json")
     assert read_log(path) == json.loads(path.read_text())
     assert verify_file(path)["ok"]
 
 
 def test_changing_any_byte_of_a_log_makes_verify_refuse_it(tmp_path) -> None:
     game = get_game("chip-n-dale")
-    recorder, result = play_bot_game(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None])
-    path = write_log(recorder.log(1, result), tmp_path / "log.json")
+    sessions = play_in_memory(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None])
+    path = write_log(seat_log(sessions[1]), tmp_path / "log.json")
     raw = path.read_bytes()
     for at in range(0, len(raw), max(1, len(raw) // 60)):
         changed = bytearray(raw)
@@ -136,15 +148,13 @@ def test_changing_any_byte_of_a_log_makes_verify_refuse_it(tmp_path) -> None:
 
 
 def test_a_rewritten_log_with_a_fresh_checksum_still_fails_its_audit(tmp_path) -> None:
-    from xmas_tui.audit import seal
-
     game = get_game("chip-n-dale")
-    recorder, result = play_bot_game(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None])
-    log = recorder.log(0, result)
+    sessions = play_in_memory(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None])
+    log = seat_log(sessions[0])
     handle, face, salt = log["openings"][0]
     other = next(f for _, f, _ in log["openings"] if f != face)
     log["openings"][0] = [handle, other, salt]
-    path = write_log(seal(log), tmp_path / "forged.json")
+    path = write_log(with_checksum(log), tmp_path / "forged.json")
     verdict = verify_file(path)
     assert not verdict["ok"] and "replayed game says" in verdict["failures"][0]
 
@@ -161,43 +171,46 @@ async def test_an_honest_network_game_passes_every_peers_audit() -> None:
     assert host.ledger.notes == []
 
 
-class SilentClient(ClientTable):
-    """A peer that never reveals its nonce."""
+class Silent(SeatSession):
+    """A seat whose program never reveals its nonce."""
 
-    def _handle(self, msg: dict) -> None:
-        if msg.get("t") != "deal?":
-            super()._handle(msg)
+    def _take(self, message, now, out) -> None:
+        if not isinstance(message, AskNonce):
+            super()._take(message, now, out)
 
 
-async def test_a_peer_withholding_its_nonce_cannot_stall_the_table() -> None:
+async def test_a_peer_withholding_its_nonce_cannot_stall_the_table(monkeypatch) -> None:
+    from xmas_tui.tables import network
+
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2, auto_start=True)
-    await host.serve()
-    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
-    bob = SilentClient(host.address, "ABCD-2345", "Bob", info=host.info())
+    mine = await host.open()
+    bob = joiner(host, "Bob")
     try:
-        await ann.join()
         loop = asyncio.get_running_loop()
         started = loop.time()
-        await bob.join()
-        await asyncio.gather(play_seat(ann, game, "random", wait=60), play_seat(bob, game, "random", wait=60))
-        await host.run()
+        monkeypatch.setattr(network, "SeatSession", Silent)
+        bob_table = await bob.join()
+        monkeypatch.undo()
+        await asyncio.gather(play_seat(mine, bot_for(mine, "random"), wait=60),
+                             play_seat(bob_table, bot_for(bob_table, "random"), wait=60))
+        await host.finish()
         assert host.ledger.notes == ["seat 2 gave no nonce in time; the seed is made without it"]
         assert host.ledger.nonces[0] is not None and host.ledger.nonces[1] is None
-        assert ["fair", host.ledger.notes[0], None] in ann.log
+        assert ["fair", host.ledger.notes[0], None, None] in mine.session.log
         assert loop.time() - started < 30
-        for client in (ann, bob):
-            verdict = summary(client, game)["audit"]
+        for table in (mine, bob_table):
+            verdict = summary(table, role="test")["audit"]
             assert verdict["ok"], verdict["failures"]
     finally:
-        await ann.close()
         await bob.close()
         await host.close()
 
 
-def cheat_rules(host, rules_class=None, seed=None) -> None:
+def cheat_rules(hosted, rules_class=None, seed=None) -> None:
     """Make the host deal with other rules or another seed than the fair one."""
-    original = host.make_rules
+    session = hosted.host
+    original = session.make_rules
 
     def make(names, fair_seed):
         rules = original(names, seed if seed is not None else fair_seed)
@@ -205,7 +218,7 @@ def cheat_rules(host, rules_class=None, seed=None) -> None:
             rules.__class__ = rules_class
         return rules
 
-    host.make_rules = make
+    session.make_rules = make
 
 
 def failures_of(outputs) -> list[str]:
@@ -223,38 +236,41 @@ async def test_a_host_that_swaps_a_face_is_caught_on_receipt() -> None:
                 view["faces"][0] = [handle, other]
             return view
 
-    seen: dict = {}
+    joined: list = []
     outputs, _ = await run_table("chip-n-dale", 3, record=lambda host: cheat_rules(host, Swapping), bot="random",
-                                 clients_out=seen)  # fmt: skip
-    assert seen["clients"][1].alarm and seen["clients"][1].alarm.startswith("CHEATING DETECTED")
-    assert seen["clients"][0].alarm is None
+                                 joined_out=joined)  # fmt: skip
+    swapped = next(j for j in joined if j.seat == 1)
+    honest = next(j for j in joined if j.seat == 2)
+    assert swapped.session.alarm and swapped.session.alarm.startswith("CHEATING DETECTED")
+    assert honest.session.alarm is None
     assert not outputs[1]["audit"]["ok"]
     assert any("does not match its commitment" in f or "after being opened" in f for f in outputs[1]["audit"]["failures"])
 
 
 async def test_a_host_that_sends_a_wrong_salt_is_caught_on_receipt() -> None:
-    def record(host) -> None:
-        honest = host._snapshot_for
+    def record(hosted) -> None:
+        session = hosted.host
+        honest = session._snap_for
 
-        def snapshot_for(guest, *shared):
+        def snap_for(guest, *shared):
             snap = honest(guest, *shared)
-            snap["open"] = [[h, b"\0" * 32 if h % 5 == 0 else salt] for h, salt in snap["open"]]
-            return snap
+            openings = [[h, b"\0" * 32 if h % 5 == 0 else salt] for h, salt in snap.openings]
+            return dataclasses.replace(snap, openings=openings)
 
-        host._snapshot_for = snapshot_for
+        session._snap_for = snap_for
 
-    seen: dict = {}
-    outputs, _ = await run_table("chip-n-dale", 3, record=record, bot="random", clients_out=seen)
-    assert all(c.alarm for c in seen["clients"])
-    assert all("does not match its commitment" in c.alarm for c in seen["clients"])
+    joined: list = []
+    outputs, _ = await run_table("chip-n-dale", 3, record=record, bot="random", joined_out=joined)
+    assert all(j.session.alarm for j in joined)
+    assert all("does not match its commitment" in j.session.alarm for j in joined)
     assert all(not out["audit"]["ok"] for out in outputs)
 
 
 async def test_a_host_that_shuffles_with_its_own_seed_is_caught_by_the_audit() -> None:
-    seen: dict = {}
+    joined: list = []
     outputs, _ = await run_table("chip-n-dale", 3, record=lambda host: cheat_rules(host, seed=b"stacked deck"),
-                                 bot="random", clients_out=seen)  # fmt: skip
-    assert all(c.alarm is None for c in seen["clients"])  # every opening matched what it committed
+                                 bot="random", joined_out=joined)  # fmt: skip
+    assert all(j.session.alarm is None for j in joined)  # every opening matched what it committed
     assert all(not out["audit"]["ok"] for out in outputs)
     assert any("does not match the replayed deal" in f for f in failures_of(outputs))
 
@@ -271,17 +287,17 @@ async def test_a_host_that_changes_a_random_draw_is_caught_by_the_audit() -> Non
 
 
 async def test_a_host_that_reveals_another_secret_is_caught_by_the_audit() -> None:
-    def record(host) -> None:
-        honest = host.ledger.public
+    def record(hosted) -> None:
+        honest = hosted.ledger.public
 
         def public():
             return {**honest(), "secret": os.urandom(32)}
 
-        host.ledger.public = public
+        hosted.ledger.public = public
 
-    seen: dict = {}
-    outputs, _ = await run_table("chip-n-dale", 2, record=record, bot="random", clients_out=seen)
-    assert all("does not match the commitment it published" in c.alarm for c in seen["clients"])
+    joined: list = []
+    outputs, _ = await run_table("chip-n-dale", 2, record=record, bot="random", joined_out=joined)
+    assert all("does not match the commitment it published" in j.session.alarm for j in joined)
     for out in outputs:
         assert not out["audit"]["ok"]
         assert "does not match the commitment it published" in out["audit"]["failures"][0]
@@ -325,14 +341,13 @@ def test_headless_host_and_join_write_logs_that_verify_offline(tmp_path) -> None
 
 
 def test_verify_names_every_failure_of_a_forged_log(tmp_path, capsys) -> None:
-    from xmas_tui.audit import seal
     from xmas_tui.cli import main
 
     game = get_game("christmas-tree")
-    recorder, result = play_bot_game(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, b"m" * 32, None])
-    log = recorder.log(0, result)
+    sessions = play_in_memory(game, 3, secret=b"k" * 32, nonces=[b"n" * 32, b"m" * 32, None])
+    log = seat_log(sessions[0])
     log["secret"] = (b"j" * 32).hex()
-    path = write_log(seal(log), tmp_path / "forged.json")
+    path = write_log(with_checksum(log), tmp_path / "forged.json")
     assert main(["verify", str(path)]) == 1
     out, err = capsys.readouterr()
     assert "FAILED" in out and "does not match the commitment it published" in err
@@ -342,8 +357,8 @@ def test_verify_names_every_failure_of_a_forged_log(tmp_path, capsys) -> None:
 
 def test_a_log_cannot_swap_in_a_seed_of_its_own_when_players_gave_nonces() -> None:
     game = get_game("chip-n-dale")
-    recorder, result = play_bot_game(game, 2, secret=b"k" * 32, nonces=[b"n" * 32, b"m" * 32])
-    log = recorder.log(0, result)
+    sessions = play_in_memory(game, 2, secret=b"k" * 32, nonces=[b"n" * 32, b"m" * 32])
+    log = seat_log(sessions[0])
     log["rng_seed"] = 7
     verdict = audit_log(log)
     assert not verdict["ok"] and "players gave nonces" in verdict["failures"][0]
@@ -353,8 +368,8 @@ def test_a_log_cannot_swap_in_a_seed_of_its_own_when_players_gave_nonces() -> No
 
 
 def test_a_local_game_writes_a_log_that_verifies(tmp_path, monkeypatch) -> None:
-    from xmas_tui import audit
-    from xmas_tui.table import LocalTable
+    from xmas_tui.tables import audit
+    from xmas_tui.tables.local import LocalTable
 
     game = get_game("christmas-tree")
     table = LocalTable(game, ["You", "Holly", "Ivy"], 0, seed=5, pace=0.05)
@@ -369,75 +384,82 @@ def test_a_local_game_writes_a_log_that_verifies(tmp_path, monkeypatch) -> None:
     from xmas_tui.games import Rng
 
     again = LocalTable(game, ["You", "Holly", "Ivy"], 0, seed=5, pace=0.05)
-    assert game.digest(again._state) == game.digest(game.setup({}, ["You", "Holly", "Ivy"], Rng(5)))
+    assert game.digest(again.state) == game.digest(game.setup({}, ["You", "Holly", "Ivy"], Rng(5)))
 
 
-def test_the_secret_commitment_is_announced_before_anyone_joins() -> None:
+async def test_the_secret_commitment_is_announced_before_anyone_joins() -> None:
     from netcode.discovery import TableInfo
 
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2)
-
-    async def go() -> None:
-        await host.serve()
-        try:
-            info = TableInfo.decode(host.info().encode())
-            assert info.seed_commit == host.ledger.commitment == seed_commitment(host.table_id, host.ledger.secret)
-            client = ClientTable(host.address, "ABCD-2345", "Ann", info=info)
-            welcome = await client.join()
-            assert welcome["commit"] == info.seed_commit and client.alarm is None
-            assert host.ledger.nonce_commits[0] == client.verifier.nonce_commit
-            await client.close()
-        finally:
-            await host.close()
-
-    asyncio.run(go())
+    await host.open()
+    try:
+        info = TableInfo.decode(host.info().encode())
+        assert info.seed_commit == host.ledger.commitment == seed_commitment(host.table_id, host.ledger.secret)
+        ann = joiner(host, "Ann")
+        ann.info = info
+        await ann.join()
+        assert ann.session.welcome.seed_commit == info.seed_commit and ann.problem is None
+        assert host.ledger.nonce_commits[1] == ann.session.verifier.nonce_commit
+        await ann.close()
+    finally:
+        await host.close()
 
 
-async def test_a_mismatch_is_the_tables_problem_at_once() -> None:
-    from xmas_tui.net import NetTable
+def test_a_mismatch_is_the_tables_problem_at_once() -> None:
+    from netcode.session.seat import SeatSession
+    from xmas_tui.tables.table import SessionTable
 
-    client = ClientTable(("127.0.0.1", 9), "CODE", "Ann")
+    class Link:
+        listeners = None
+
+        def __init__(self, session):
+            from netcode.runners import Listeners
+
+            self.session, self.listeners = session, Listeners()
+
+        def post(self, message):
+            pass
+
+    session = SeatSession("Ann", TABLE, None, game="chip-n-dale")
     ledger = Ledger("chip-n-dale", TABLE)
     [(h, c)] = ledger.made([(3, "acorn")])
-    client.verifier = Verifier("chip-n-dale", TABLE, ledger.commitment, seat=0)
-    table = NetTable(get_game("chip-n-dale"), client)
+    session.verifier = Verifier("chip-n-dale", TABLE, ledger.commitment, seat=0)
+    table = SessionTable(get_game("chip-n-dale"), [Link(session)])
     assert table.problem is None
-    client._raise_alarm(client.verifier.receive([[h, c]], [[h, ledger.salt(h)]], {h: "bell"}))
+    session._alarm(session.verifier.receive([[h, c]], [[h, ledger.salt(h)]], {h: "bell"}))
     assert table.problem.startswith("CHEATING DETECTED: card #3 was shown as 'bell'")
 
 
 async def test_a_spectator_checks_the_public_faces_and_passes_the_audit() -> None:
     game = get_game("christmas-tree")
-    host = loopback_host(game, 2, auto_start=True, bot_delay=0.01)
-    await host.serve()
-    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
-    bob = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())
-    eve = ClientTable(host.address, "ABCD-2345", "Eve", info=host.info())
+    host = loopback_host(game, 2, auto_start=True, pace=0.01)
+    mine = await host.open()
+    bob, eve = joiner(host, "Bob"), joiner(host, "Eve")
     try:
-        await ann.join()
-        await bob.join()
-        welcome = await eve.join()
-        assert welcome["seat"] is None
-        await asyncio.gather(*(play_seat(c, game, "random", wait=60) for c in (ann, bob, eve)))
-        await host.run()
-        verdict = summary(eve, game)["audit"]
+        bob_table = await bob.join()
+        eve_table = await eve.join()
+        assert eve.seat is None
+        await asyncio.gather(play_seat(mine, bot_for(mine, "random"), wait=60),
+                             play_seat(bob_table, bot_for(bob_table, "random"), wait=60))
+        await until(lambda: eve_table.over, 10, "the spectator's final message")
+        verdict = summary(eve_table, role="watch")["audit"]
         assert verdict["ok"], verdict["failures"]
-        assert verdict["checked"]["openings"] > 0 and eve.alarm is None
+        assert verdict["checked"]["openings"] > 0 and eve.problem is None
     finally:
-        for client in (ann, bob, eve):
-            await client.close()
+        await bob.close()
+        await eve.close()
         await host.close()
 
 
 async def test_a_table_option_is_revealed_and_replayed_by_every_peer() -> None:
     """A networked More Challenging Game: the options travel with the fair-play record, so the audit
     deals the same puzzles the host did."""
-    seen: dict = {}
-    outputs, host = await run_table("christmas-carol", 2, bot="random", clients_out=seen,
+    joined: list = []
+    outputs, host = await run_table("christmas-carol", 2, bot="random", joined_out=joined,
                                     options={"puzzles": [3, 4, 5, 6]})  # fmt: skip
     assert all(out["audit"]["ok"] for out in outputs), failures_of(outputs)
-    for client in seen["clients"]:
-        assert client.final["fair"]["options"] == {"puzzles": [3, 4, 5, 6]}
-        assert list(client.snapshot["view"]["public"]["puzzles"]) == [3, 4, 5, 6]
+    for seat in joined:
+        assert seat.session.final.fair["options"] == {"puzzles": [3, 4, 5, 6]}
+        assert list(seat.session.view["public"]["puzzles"]) == [3, 4, 5, 6]
     assert host.ledger.public()["options"] == {"puzzles": [3, 4, 5, 6]}

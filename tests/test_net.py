@@ -15,14 +15,17 @@ import sys
 import pytest
 
 from netcode import delta
-from netcode.client import ClientTable, JoinError
-from netcode.discovery import Listener, probe
+from netcode.discovery import probe
+from netcode.session.messages import Final, Snap
+from netcode.session.seats import SeatState
 from netcode.tools.faults import LinkFaults
-from xmas_tui.games import GAMES, get_game
+from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.cards import may_see
-from xmas_tui.net import public_digest
+from xmas_tui.games.engine import public_digest
+from xmas_tui.tables.network import JoinError, TableFinder
+from xmas_tui.tables.rules import GameRules
 
-from .netkit import free_port, loopback_host, run_table
+from .netkit import free_port, joiner, loopback_host, run_table, until
 
 
 def cli(*args: str, env: dict) -> subprocess.Popen:
@@ -64,29 +67,35 @@ async def test_a_game_completes_through_the_fault_proxy_at_ten_percent_loss() ->
     faults = LinkFaults(loss=0.10, delay=0.002, jitter=0.002, duplicate=0.02, reorder=0.02)
     outputs, host = await run_table("chip-n-dale", 3, through_proxy=faults)
     assert len({o["digest"] for o in outputs}) == 1
-    assert outputs[0]["digest"] == host.rules.digest()
+    assert outputs[0]["digest"] == host.host.rules.digest()
+    assert all(o["audit"]["ok"] for o in outputs), [o["audit"]["failures"] for o in outputs]
 
 
 async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
-    """Every message sent to each seat, checked against the host's card table at that moment."""
+    """Every message sent to each joined seat, checked against the host's card table at that moment."""
     checked = {"messages": 0, "faces": 0}
     problems: list[str] = []
 
-    def record(host) -> None:
-        original = host._send
-        views: dict[int, dict] = {}  # each peer's view as it can rebuild it from what it was sent
+    def record(hosted) -> None:
+        runner = hosted.runner
+        original = runner._deliver
+        views: dict = {}  # each peer's view as it can rebuild it from what it was sent
 
-        def send(peer: int, payload: dict, **options: bool) -> bool:
-            guest = host.guests.get(peer)
-            if payload.get("t") in ("snap", "final") and guest is not None and host.rules is not None:
-                seat = guest.seat if payload["t"] == "snap" else None
-                if payload["t"] == "final":
-                    view = payload["public"]
-                elif "vd" in payload:
-                    view = delta.apply(views[peer], payload["vd"])
+        def deliver(remote) -> None:
+            session = runner.host
+            for peer, message in remote:
+                guest = session.guests.get(peer)
+                if not isinstance(message, (Snap, Final)) or guest is None or session.rules is None:
+                    continue
+                if isinstance(message, Final):
+                    seat, view = None, message.public
+                elif message.view is None:
+                    seat, view = guest.seat, delta.apply(views[peer], message.changes)
                 else:
-                    view = payload["view"]
-                cards = host.rules.state.cards
+                    seat, view = guest.seat, message.view
+                if isinstance(message, Snap):
+                    views[peer] = view
+                cards = session.rules.state.cards
                 checked["messages"] += 1
                 for handle, face in view["faces"]:
                     checked["faces"] += 1
@@ -94,17 +103,14 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
                         problems.append(f"seat {seat} was sent handle {handle} = {face}")
                 hidden = {cards.face(h) for z in cards.zones.values() for h in z if not may_see(cards.visibility(h), seat)}
                 visible = {face for _, face in view["faces"]}
-                text = json.dumps([view["public"], payload.get("log", []), payload.get("vd")])
+                log = message.log if isinstance(message, Snap) else []
+                text = json.dumps([view["public"], log, message.changes if isinstance(message, Snap) else None])
                 for face in hidden - visible:
                     if f'"{face}"' in text:
                         problems.append(f"seat {seat} was sent the hidden face {face} outside the card table")
-                sent = original(peer, payload, **options)
-                if sent and payload["t"] == "snap":
-                    views[peer] = view
-                return sent
-            return original(peer, payload, **options)
+            original(remote)
 
-        host._send = send
+        runner._deliver = deliver
 
     for game_id in sorted(GAMES):
         await run_table(game_id, 3, record=record, bot="random")
@@ -115,13 +121,13 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
 async def test_a_wrong_join_code_cannot_join_or_forge() -> None:
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2, code="RIGHT-CODE")
-    await host.serve()
+    await host.open()
     try:
-        intruder = ClientTable(host.address, "WRONG-CODE", "Grinch", info=host.info())
+        intruder = joiner(host, "Grinch", code="WRONG-CODE")
         with pytest.raises(JoinError, match="join code"):
             await intruder.join(timeout=1.0)
-        assert host.guests == {}
-        assert host.endpoint.drops["bad_mac"] > 0
+        assert [g.name for g in host.host.guests.values()] == ["Host"]
+        assert host.runner.endpoint.drops["bad_mac"] > 0
     finally:
         await host.close()
 
@@ -129,97 +135,102 @@ async def test_a_wrong_join_code_cannot_join_or_forge() -> None:
 async def test_a_typed_address_is_probed_and_joined() -> None:
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2)
-    await host.serve()
+    await host.open()
     try:
         info = await probe(host.address)
         assert info.game == "chip-n-dale" and info.seats == 2 and info.port == host.address[1]
-        client = ClientTable(host.address, "abcd-2345", "Ann")
-        welcome = await client.join()
-        assert welcome["seat"] == 0
-        await client.close()
+        ann = joiner(host, "Ann", code="abcd-2345")
+        ann.info = None  # as if typed by hand: the table is probed first
+        await ann.join()
+        assert ann.seat == 1
+        await ann.close()
     finally:
         await host.close()
 
 
 async def test_a_lobby_hears_a_table_within_a_second() -> None:
-    game = get_game("christmas-tree" if "christmas-tree" in GAMES else "chip-n-dale")
+    game = get_game("christmas-tree")
     discovery = ("127.0.0.1", free_port())
-    listener = Listener(discovery)
-    await listener.start()
+    finder = TableFinder(discovery)
+    await finder.start()
     host = loopback_host(game, 3, name="Holly", discovery=discovery)
-    await host.serve()
+    await host.open()
     try:
         loop = asyncio.get_running_loop()
         started = loop.time()
-        while not listener.current():
+        while not finder.current():
             assert loop.time() - started < 1.0
-            await listener.changed(0.1)
-        heard = listener.current()[0]
-        assert heard.info.host == "Holly" and heard.info.game == game.id and heard.info.free == 3
+            await finder.changed(0.1)
+        heard = finder.current()[0]
+        assert heard.info.host == "Holly" and heard.info.game == game.id and heard.info.free == 2
         assert heard.address == host.address
     finally:
         await host.close()
-        listener.close()
+        finder.close()
 
 
 async def test_a_dropped_player_gets_a_countdown_then_a_bot_then_their_seat_back() -> None:
     game = get_game("chip-n-dale")
-    host = loopback_host(game, 2, hold=0.5, auto_start=True, bot_delay=0.05)
-    await host.serve()
-    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
-    bob = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())
+    host = loopback_host(game, 2, hold=0.5, auto_start=True, pace=0.05)
+    await host.open()
+    bob = joiner(host, "Bob")
     try:
-        await ann.join()
         await bob.join()
-        assert host.started
+        await until(lambda: host.started)
         await bob.close()  # Bob's terminal closes
-        for _ in range(100):
-            if host.seats[1].state == "away":
-                break
-            await asyncio.sleep(0.01)
-        assert host.seats[1].state == "away" and host.roster()[1]["countdown"] is not None
-        await asyncio.sleep(0.7)
-        assert host.seats[1].state == "bot"
-        again = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())
-        welcome = await again.join()
-        assert welcome["seat"] == 1 and host.seats[1].state == "here"
-        for _ in range(200):
-            if again.snapshot is not None:
-                break
-            await asyncio.sleep(0.01)
-        assert again.snapshot is not None and again.snapshot["view"]["seat"] == 1
+        await until(lambda: host.host.seats[1].state is SeatState.AWAY, what="Bob away")
+        assert host.roster()[1].hold_left is not None
+        await until(lambda: host.host.seats[1].state is SeatState.BOT, what="a bot in Bob's seat")
+        again = joiner(host, "Bob")
+        table = await again.join()
+        assert again.seat == 1 and host.host.seats[1].state is SeatState.HERE
+        await until(lambda: table.ready, what="Bob's view")
+        assert table.snapshot().view.seat == 1
         await again.close()
     finally:
-        await ann.close()
+        await host.close()
+
+
+async def test_only_the_seats_own_terminal_can_take_it_back() -> None:
+    """A name is not enough: the seat's rejoin key, kept on the player's machine, is needed."""
+    game = get_game("chip-n-dale")
+    host = loopback_host(game, 2, hold=30, auto_start=True)
+    await host.open()
+    bob = joiner(host, "Bob")
+    try:
+        await bob.join()
+        await until(lambda: host.started)
+        await bob.close()
+        await until(lambda: host.host.seats[1].state is SeatState.AWAY)
+        from xmas_tui.tables import network
+
+        (network._seat_file(host.table_id, "Bob")).unlink()  # ...which another terminal does not have
+        impostor = joiner(host, "Bob")
+        with pytest.raises(JoinError, match="rejoin key"):
+            await impostor.join()
+        assert host.host.seats[1].state is SeatState.AWAY
+    finally:
         await host.close()
 
 
 async def test_an_illegal_action_is_answered_to_its_sender_alone() -> None:
-    from netcode.client import ActionRefused
-
     game = get_game("chip-n-dale")
-    host = loopback_host(game, 2, auto_start=True)
-    await host.serve()
-    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
-    bob = ClientTable(host.address, "ABCD-2345", "Bob", info=host.info())
+    host = loopback_host(game, 3, auto_start=True)
+    mine = await host.open()
+    bob, cy = joiner(host, "Bob"), joiner(host, "Cy")
     try:
-        await ann.join()
-        await bob.join()
-        for _ in range(200):
-            if ann.snapshot and bob.snapshot:
-                break
-            await asyncio.sleep(0.01)
-        waiting = ann if host.rules.to_act() != {0} else bob
-        other = bob if waiting is ann else ann
-        other.keep_received = True
-        before = len(other.received)
-        with pytest.raises(ActionRefused, match="not your turn"):
-            await waiting.act(["stop"])
+        tables = [mine, await bob.join(), await cy.join()]
+        await until(lambda: all(t.ready for t in tables))
+        waiting = next(t for t in tables[1:] if t.seat not in host.host.rules.to_act())
+        other = cy if waiting is tables[1] else bob
+        other.session.keep_received = True
+        with pytest.raises(IllegalAction, match="not your turn"):
+            await waiting.send(game.parse_action(["stop"]))
         await asyncio.sleep(0.05)
-        assert not any(m.get("t") == "error" for m in other.received[before:])
+        assert not any(type(m).__name__ == "Verdict" for m in other.session.received)
     finally:
-        await ann.close()
         await bob.close()
+        await cy.close()
         await host.close()
 
 
@@ -230,77 +241,51 @@ def test_the_public_digest_is_the_hash_of_the_public_view() -> None:
 async def test_a_latecomer_watches_as_a_spectator_with_the_public_view() -> None:
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2, auto_start=True)
-    await host.serve()
-    clients = [ClientTable(host.address, "ABCD-2345", n, info=host.info()) for n in ("Ann", "Bob", "Cy")]
+    await host.open()
+    bob, cy = joiner(host, "Bob"), joiner(host, "Cy")
     try:
-        for client in clients:
-            await client.join()
-        cy = clients[2]
+        await bob.join()
+        table = await cy.join()
         assert cy.seat is None
-        for _ in range(200):
-            if cy.snapshot is not None:
-                break
-            await asyncio.sleep(0.01)
-        assert cy.snapshot["view"]["seat"] is None and cy.snapshot["legal"] == []
-        from netcode.client import ActionRefused
-
-        with pytest.raises(ActionRefused, match="seated player"):
-            await cy.act(["stop"])
+        await until(lambda: table.ready)
+        snapshot = table.snapshot()
+        assert snapshot.view.seat is None and snapshot.legal == ()
+        with pytest.raises(IllegalAction, match="seated player"):
+            await table.send(game.parse_action(["stop"]))
     finally:
-        for client in clients:
-            await client.close()
+        await bob.close()
+        await cy.close()
         await host.close()
-
-
-async def test_messages_from_an_older_host_epoch_are_dropped() -> None:
-    client = ClientTable(("127.0.0.1", 9), "CODE", "Ann")
-    client.epoch = 2
-
-    class Counter(dict):
-        def note_drop(self, reason: str) -> None:
-            self[reason] = self.get(reason, 0) + 1
-
-    class Fake:
-        endpoint = Counter()
-
-    client.aio = Fake()  # type: ignore[assignment]
-    client._handle({"t": "snap", "epoch": 1, "log_at": 0, "log": [], "roster": []})
-    assert client.snapshot is None and Fake.endpoint["stale_epoch"] == 1
-    client.aio = None
 
 
 async def test_a_silent_host_is_noticed_within_about_a_second() -> None:
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2)
-    await host.serve()
-    client = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info())
-    await client.join()
+    await host.open()
+    ann = joiner(host, "Ann")
+    await ann.join()
     try:
         # The host machine vanishes: no goodbye, its socket just stops answering.
-        for task in host._tasks:
-            task.cancel()
-        host.aio.abort()
+        host.runner.closed = True
+        host.runner.aio.abort()
         started = asyncio.get_running_loop().time()
-        while client.host_gone is None:
+        while ann.problem is None:
             assert asyncio.get_running_loop().time() - started < 1.5
             await asyncio.sleep(0.01)
-        assert "silent" in client.host_gone
+        assert "silent" in ann.problem
     finally:
-        await client.close()
+        await ann.close()
 
 
 async def test_a_seated_player_sees_their_ping_while_the_table_waits() -> None:
     """Nothing else happens at a waiting table, yet every seat's ping reaches the roster within a second or two."""
     host = loopback_host(get_game("chip-n-dale"), 3)
-    await host.serve()
-    ann = ClientTable(host.address, "ABCD-2345", "Ann", info=host.info(), bind_host="127.0.0.1")
+    await host.open()
+    ann = joiner(host, "Ann")
     try:
         await ann.join()
-        deadline = asyncio.get_running_loop().time() + 5.0
-        while not (ann.roster and ann.roster[ann.seat]["ping_ms"] is not None):
-            assert asyncio.get_running_loop().time() < deadline, ann.roster
-            await asyncio.sleep(0.05)
-        assert isinstance(ann.roster[ann.seat]["ping_ms"], int)
+        await until(lambda: ann.roster() and ann.roster()[ann.seat].ping_ms is not None, 5.0, "Ann's ping")
+        assert isinstance(ann.roster()[ann.seat].ping_ms, int)
     finally:
         await ann.close()
         await host.close()
@@ -310,8 +295,6 @@ async def test_a_seated_player_sees_their_ping_while_the_table_waits() -> None:
 def test_the_hosts_views_are_the_engines_views(game_id: str) -> None:
     """The host makes the shared parts of a move's views once and only the faces per seat;
     every seat's view must still be exactly what the engine's generic ``view()`` gives."""
-    from xmas_tui.net import GameRules
-
     game = get_game(game_id)
     players = [f"P{i}" for i in range(game.max_players)]
     rules = GameRules(game, players, seed=7, bot="random")

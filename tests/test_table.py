@@ -9,15 +9,9 @@ import pytest
 
 from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.chip_n_dale import Stop
-from xmas_tui.table import (
-    KEEP_AT_MOST,
-    KeptGameError,
-    LocalTable,
-    Snapshot,
-    keep_path,
-    kept_games,
-    latest_kept,
-)
+from xmas_tui.tables.kept import KEEP_AT_MOST, KeptGameError, keep_path, kept_games, latest_kept
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.table import Snapshot
 
 CHIP = get_game("chip-n-dale")
 
@@ -26,7 +20,7 @@ def test_a_snapshot_holds_my_view_only() -> None:
     table = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 1, seed=5)
     snapshot = table.snapshot()
     assert snapshot.view.seat == 1
-    assert snapshot.view.to_wire() == CHIP.view(table._state, 1).to_wire()
+    assert snapshot.view.to_wire() == CHIP.view(table.state, 1).to_wire()
 
 
 async def test_bots_play_until_it_is_my_turn_and_the_game_ends() -> None:
@@ -54,10 +48,10 @@ async def test_bots_play_until_it_is_my_turn_and_the_game_ends() -> None:
 async def test_a_refused_action_raises_with_the_rule_and_changes_nothing() -> None:
     table = LocalTable(CHIP, ["Ann", "Bo"], 0, seed=2, pace=4)
     table.autoplay(lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
-    before = CHIP.digest(table._state)
+    before = CHIP.digest(table.state)
     with pytest.raises(IllegalAction, match="flip at least 2"):
         await table.send(Stop())
-    assert CHIP.digest(table._state) == before
+    assert CHIP.digest(table.state) == before
 
 
 def test_pace_is_kept_within_bounds() -> None:
@@ -77,7 +71,7 @@ def test_an_unfinished_game_is_kept_after_every_move_and_resumes_exactly(game_id
     table.autoplay(lambda s: len(s.log) > 15)
     assert table.snapshot().result is None
     resumed = LocalTable.resume(path)
-    assert game.digest(resumed._state) == game.digest(table._state)
+    assert game.digest(resumed.state) == game.digest(table.state)
     assert [e.text for e in resumed.snapshot().log] == [e.text for e in table.snapshot().log]
     assert resumed.keep == path and resumed.options == table.options
     resumed.autoplay(lambda s: False)  # to the end: the kept game is gone, the audit covers every move

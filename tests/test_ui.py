@@ -9,7 +9,8 @@ from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.games.chip_n_dale import Continue, Stop
 from xmas_tui.names import default_name
-from xmas_tui.table import LocalTable, keep_path
+from xmas_tui.tables.kept import keep_path
+from xmas_tui.tables.local import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
 from xmas_tui.ui.screens.dialogs import RulesScreen
@@ -179,7 +180,7 @@ async def test_a_local_game_left_by_a_key_too_many_is_kept_and_resumed_where_it_
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         resumed = app.current
         assert resumed is not table
-        assert CHIP.digest(resumed._state) == CHIP.digest(table._state)  # every card where it was
+        assert CHIP.digest(resumed.state) == CHIP.digest(table.state)  # every card where it was
         assert [e.text for e in resumed.snapshot().log] == [e.text for e in table.snapshot().log]
         await pilot.press("ctrl+q")  # a local game is kept, so quitting asks nothing
         await wait_for(pilot, lambda: not app.is_running)

@@ -7,7 +7,7 @@ from collections import Counter
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Action, Rng, get_game
 from xmas_tui.games.christmas_carol import Draw, Play, Stop, puzzle_of
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 from xmas_tui.tools.screenshots import carol_turn_starts
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_carol import ChristmasCarolBoard
@@ -124,17 +124,17 @@ async def test_the_bag_stays_unseen_on_my_screen() -> None:
         assert text_of(app, "#cc-bag").startswith(f"Bag {len(table.snapshot().view.zone('bag'))} tiles")
         # Mix the faces inside the bag: not one cell on my screen may change.
         before = app.export_screenshot()
-        cards = table._state.cards
+        cards = table.state.cards
         bag = cards.zone("bag")
         faces = [cards._faces[h] for h in bag]
         for handle, face in zip(bag, faces[1:] + faces[:1], strict=True):
             cards._faces[handle] = face
-        table._publish()
+        table.refresh()
         await pilot.pause(0.1)
         assert app.export_screenshot() == before
         # A change to a face in the open shows at once (the comparison can see a change).
         placed = next(h for p in (1, 2, 3, 4) for h in cards.zone(f"puzzle.{p}"))
         cards.move(placed, "box")
-        table._publish()
+        table.refresh()
         await pilot.pause(0.1)
         assert app.export_screenshot() != before

@@ -9,7 +9,8 @@ from xmas_tui.bots import make_bot
 from xmas_tui.games import Action, Rng, View, get_game
 from xmas_tui.games.christmas_game import BOARD, CARD_ZONE, CARDS, Buy, Decline, Pick, Return, Roll
 from xmas_tui.games.engine import pack, unpack
-from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.christmas_game import ChristmasGameBoard, ring_position, token_spot
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen

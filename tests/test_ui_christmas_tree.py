@@ -8,7 +8,7 @@ from collections import Counter
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Action, Rng, get_game
 from xmas_tui.games.christmas_tree import SANTA, TYPES, Done, Pay, Play, Take
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_tree import PAY_KEYS, ChristmasTreeBoard, offered_sets, set_words
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
@@ -163,17 +163,17 @@ async def test_my_screen_shows_other_players_only_as_counts() -> None:
             assert text_of(app, f"#ct-hand-{item}").rstrip().endswith(str(mine[item]))
         # Change every face in the other hands: not one cell on my screen may change.
         before = app.export_screenshot()
-        cards = table._state.cards
+        cards = table.state.cards
         for seat in range(1, 4):
             for handle in cards.zone(f"hand.{seat}"):
                 cards._faces[handle] = TYPES[(TYPES.index(cards._faces[handle]) + 1) % len(TYPES)]
-        table._publish()
+        table.refresh()
         await pilot.pause(0.1)
         assert app.export_screenshot() == before
         # The same change to my own hand shows at once (the comparison can see a change).
         for handle in cards.zone("hand.0"):
             cards._faces[handle] = TYPES[(TYPES.index(cards._faces[handle]) + 1) % len(TYPES)]
-        table._publish()
+        table.refresh()
         await pilot.pause(0.1)
         assert app.export_screenshot() != before
 

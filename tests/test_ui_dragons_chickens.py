@@ -23,7 +23,7 @@ from xmas_tui.games.dragons_chickens import (
     most_abundant,
 )
 from xmas_tui.names import default_name
-from xmas_tui.table import LocalTable
+from xmas_tui.tables.local import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.dragons_chickens import (
     BLOCKS,
@@ -250,7 +250,7 @@ async def test_the_bots_sealed_presses_are_neither_shown_nor_seen_before_the_rou
         board = board_of(app)
         snapshot = board.snapshot
         assert snapshot.to_act == frozenset({0}), "the bots sealed at once"
-        sealed = {s: DC.parse_action(table._state.cards.sealed(s)) for s in (1, 2, 3)}  # the test may look; the board may not
+        sealed = {s: DC.parse_action(table.state.cards.sealed(s)) for s in (1, 2, 3)}  # the test may look; the board may not
         for seat in sealed:
             for handle in snapshot.view.zone(f"sealed.{seat}"):
                 assert snapshot.view.face(handle) is None
@@ -286,10 +286,10 @@ async def test_a_click_on_the_dark_room_slaps_it_and_a_click_on_a_key_presses_it
 async def test_a_shared_table_plays_every_human_seat_from_here_and_bots_the_rest() -> None:
     table = LocalTable(DC, ["Ann", "Bo", "Cy"], 0, humans=(0, 1), seed=2)
     assert table.snapshot().seats == (0, 1) and table.snapshot().my_seats == (0, 1)
-    assert set(table.bots) == {2}
+    assert [seat.state.value for seat in table.host.seats] == ["here", "here", "bot"]
     with pytest.raises(IllegalAction, match="not played from this terminal"):
-        await table.send_as(2, Presses())
-    await table.send_as(1, Presses.of((SHIELD, 0, 300)))
+        await table.send(Presses(), seat=2)
+    await table.send(Presses.of((SHIELD, 0, 300)), seat=1)
     assert 1 not in table.snapshot().to_act
     table.autoplay(lambda s: s.view["round"] == 3)
     assert table.snapshot().view["round"] == 3
@@ -423,5 +423,5 @@ async def test_the_lobby_seats_people_sharing_the_keyboard() -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: window_open(app, 1))
         table = app.current
-        assert table.humans == (0, 1) and set(table.bots) == {2, 3}
+        assert table.humans == (0, 1) and [s.state.value for s in table.host.seats] == ["here", "here", "bot", "bot"]
         assert table.players[:2] == (default_name(), "Player 2")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from netcode.client import ClientTable
+from netcode.session.seats import SeatState
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.ui.app import XmasApp
@@ -14,7 +14,7 @@ from xmas_tui.ui.screens.lobby import LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
 from xmas_tui.ui.screens.table import TableScreen
 
-from .netkit import free_port, loopback_host
+from .netkit import free_port, joiner, loopback_host
 from .test_ui import keys_for
 
 CHIP = get_game("chip-n-dale")
@@ -41,7 +41,7 @@ async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(mo
         assert big("HOLY-2345").splitlines()[0].strip() in code_text
         await until(pilots, lambda: isinstance(joiner.screen, JoinScreen) and bool(joiner.screen.heard))
         await pj.press("ctrl+t")
-        await until(pilots, lambda: any(s.state == "here" and s.name == "Bob" for s in host.hosting.seats))
+        await until(pilots, lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.hosting.roster()))
         await ph.press("ctrl+s")
         await until(pilots, lambda: isinstance(host.screen, TableScreen) and isinstance(joiner.screen, TableScreen))
         # Each terminal sees only its own seat.
@@ -67,12 +67,12 @@ async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(mo
 async def test_a_join_with_address_and_code_on_the_command_line_sits_down_at_once(monkeypatch) -> None:
     monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
     host = loopback_host(CHIP, 3, code="HOLY-2345")
-    await host.serve()
-    joiner = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
+    await host.open()
+    app = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
     try:
-        async with joiner.run_test(size=(80, 24)) as pilot:
-            await until((pilot,), lambda: any(s.state == "here" and s.name == "Bob" for s in host.seats), 10)
-            assert isinstance(joiner.screen, JoinScreen) and joiner.screen.client is not None
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
+            assert isinstance(app.screen, JoinScreen) and app.screen.joined is not None
     finally:
         await host.close()
 
@@ -81,28 +81,28 @@ async def test_leaving_a_networked_game_asks_first_then_frees_the_seat(monkeypat
     """A joiner who leaves mid-game is asked first; once gone, the host marks the seat
     away (a bot takes it after the countdown) instead of waiting for them for ever."""
     monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = loopback_host(CHIP, 2, code="HOLY-2345", bot_delay=5.0)
-    await host.serve()
-    joiner = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
+    host = loopback_host(CHIP, 2, code="HOLY-2345", pace=5.0)
+    await host.open()
+    app = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
     try:
-        async with joiner.run_test(size=(80, 24)) as pilot:
-            await until((pilot,), lambda: any(s.state == "here" and s.name == "Bob" for s in host.seats), 10)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
             host.start()
-            await until((pilot,), lambda: isinstance(joiner.screen, TableScreen), 10)
+            await until((pilot,), lambda: isinstance(app.screen, TableScreen), 10)
             await pilot.press("escape")
-            await until((pilot,), lambda: isinstance(joiner.screen, ConfirmScreen))
-            assert "bot takes your seat" in str(joiner.screen.query_one("#confirm-question").render())
+            await until((pilot,), lambda: isinstance(app.screen, ConfirmScreen))
+            assert "bot takes your seat" in str(app.screen.query_one("#confirm-question").render())
             await pilot.press("escape")  # Escape once too often keeps the game
-            await until((pilot,), lambda: isinstance(joiner.screen, TableScreen))
-            assert all(s.state != "away" for s in host.seats)
-            client = joiner.current.client
+            await until((pilot,), lambda: isinstance(app.screen, TableScreen))
+            assert all(r.state is not SeatState.AWAY for r in host.roster())
+            session = app.current.session
             await pilot.press("escape", "y")
-            await until((pilot,), lambda: isinstance(joiner.screen, LobbyScreen))
-            await until((pilot,), lambda: any(s.name == "Bob" and s.state == "away" for s in host.seats), 10)
-            await until((pilot,), lambda: client.host_gone is not None, 5)
-            assert client.host_gone == "You left the table."  # not "the host has gone silent"
+            await until((pilot,), lambda: isinstance(app.screen, LobbyScreen))
+            await until((pilot,), lambda: any(r.name == "Bob" and r.state is SeatState.AWAY for r in host.roster()), 10)
+            await until((pilot,), lambda: session.gone is not None, 5)
+            assert session.gone == "You left the table."  # not "the host has gone silent"
             await pilot.pause(0.2)
-            assert not [n for n in joiner._notifications if "silent" in str(n.message)]
+            assert not [n for n in app._notifications if "silent" in str(n.message)]
     finally:
         await host.close()
 
@@ -112,12 +112,12 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
     host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
     host.pace = 5.0
     async with host.run_test(size=(80, 24)) as pilot:
-        await until((pilot,), lambda: host.hosting is not None and host.joined is not None and host.joined.seat == 0, 10)
-        bob = ClientTable(host.hosting.address, "HOLY-2345", "Bob", info=host.hosting.info(), bind_host="127.0.0.1")
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        bob = joiner(host.hosting, "Bob", code="HOLY-2345")
         try:
-            await bob.join()
+            bob_table = await bob.join()
             await pilot.press("ctrl+s")
-            await until((pilot,), lambda: isinstance(host.screen, TableScreen) and bob.snapshot is not None, 10)
+            await until((pilot,), lambda: isinstance(host.screen, TableScreen) and bob_table.ready, 10)
             await pilot.press("ctrl+q")  # quitting asks too
             await until((pilot,), lambda: isinstance(host.screen, ConfirmScreen))
             assert "ends the game for everyone" in str(host.screen.query_one("#confirm-question").render())
@@ -125,7 +125,7 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
             await until((pilot,), lambda: isinstance(host.screen, TableScreen))
             await pilot.press("escape", "y")
             await until((pilot,), lambda: isinstance(host.screen, LobbyScreen))
-            await until((pilot,), lambda: bob.host_gone is not None, 10)
-            assert bob.host_gone == "The host closed the table."
+            await until((pilot,), lambda: bob.problem is not None, 10)
+            assert bob.problem == "The host closed the table."
         finally:
             await bob.close()

@@ -9,7 +9,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from xmas_tui.games import Action, Game, Result
-from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import EndScreen
 from xmas_tui.ui.screens.table import TableScreen
@@ -88,9 +89,9 @@ def catch_notes(app: XmasApp) -> list[str]:
 async def assert_refused(pilot, table: LocalTable, notes: list[str], press: Awaitable[object], rule: str) -> None:
     """``press`` (a key or a click, not yet awaited) is refused: a note names ``rule`` and the
     table's state is as it was."""
-    before = table.game.digest(table._state)
+    before = table.game.digest(table.state)
     count = len(notes)
     await press
     await wait_for(pilot, lambda: len(notes) > count)
     assert rule in notes[-1]
-    assert table.game.digest(table._state) == before
+    assert table.game.digest(table.state) == before

@@ -109,8 +109,21 @@ def pace_free_seconds(value: str) -> float:
     return seconds
 
 
+def turn_time_arg(value: str) -> float | None:
+    """Seconds for a move (5-3600), or 0 for no turn timer."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if seconds == 0:
+        return None
+    if not 5 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError("a turn lasts between 5 and 3600 seconds (0: no timer)")
+    return seconds
+
+
 def address_arg(value: str) -> tuple[str, int]:
-    from netcode.discovery import parse_address
+    from .tables.network import parse_address
 
     try:
         return parse_address(value)
@@ -162,6 +175,8 @@ def build_parser() -> Parser:
     host.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how bots play seats nobody takes")
     host.add_argument("--bots", type=non_negative_int, default=0, help="seats bots take from the start")
     host.add_argument("--hold", type=pace_free_seconds, default=30.0, help="seconds a dropped player's seat waits before a bot plays it")
+    host.add_argument("--turn-time", type=turn_time_arg, default=None, metavar="SECONDS",
+                      help="seconds a player has for a move before a bot plays it for them (default: no timer)")
     host.add_argument("--discovery", type=address_arg, default=None, help="where to announce the table (HOST:PORT; default: LAN broadcast)")
     host.add_argument("--seed", type=seed_arg, default=None)
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
@@ -208,7 +223,24 @@ def build_parser() -> Parser:
     sim.add_argument("--bot", choices=BOT_KINDS, default="random")
     sim.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     sim.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
+    sim.add_argument("--network", action="store_true",
+                     help="one whole networked table in virtual time: a host, every seat and spectators, each "
+                          "on its own channel over a simulated lossy LAN, bots at every seat")
+    sim.add_argument("--spectators", type=non_negative_int, default=0, help="with --network: peers who watch")
+    sim.add_argument("--loss", type=loss_arg, default=0.0, help="with --network: the share of datagrams lost (0-0.5)")
+    sim.add_argument("--pace", type=pace_free_seconds, default=1.0,
+                     help="with --network: virtual seconds a bot takes for a move")
     return parser
+
+
+def loss_arg(value: str) -> float:
+    try:
+        loss = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a share like 0.1") from None
+    if not 0 <= loss <= 0.5:
+        raise argparse.ArgumentTypeError("a loss is between 0 and 0.5")
+    return loss
 
 
 def option_arg(text: str) -> tuple[str, object]:
@@ -266,7 +298,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     import secrets
 
     from .simulate import with_bots
-    from .table import LocalTable
+    from .tables.local import LocalTable
     from .ui.app import XmasApp
     from .ui.boards import BOARDS
 
@@ -295,6 +327,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         from .simulate import simulate
 
         n = players_for(args.game, args.players)
+        if args.network:
+            return run_network_simulation(args, n)
         figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option))
         if not args.json:
             print(
@@ -309,7 +343,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.verb == "serve":
         return run_serve(args)
     if getattr(args, "log", None) is not None:
-        from . import audit
+        from .tables import audit
 
         audit.log_path = args.log
     if args.verb in ("host", "join"):
@@ -329,26 +363,26 @@ def run(argv: Sequence[str] | None = None) -> int:
 def run_network(args: argparse.Namespace) -> int:
     import asyncio
 
-    from netcode.client import ActionRefused, JoinError
-
-    from . import net
+    from .games import IllegalAction
+    from .tables import headless
+    from .tables.network import JoinError, new_code
 
     if args.verb == "host":
         n = players_for(args.game, args.players)
         if args.bots >= n:
             raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
-        code = args.code or net.new_code()
+        code = args.code or new_code()
         options = options_for(args.game, n, args.option)
         if not args.headless:
             from .ui.app import run_app
 
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                     options=options))
-        outcome = asyncio.run(net.headless_host(
+                                     options=options, turn_time=args.turn_time))
+        outcome = asyncio.run(headless.headless_host(
             args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
             discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
-            options=options,
+            options=options, turn_time=args.turn_time, opened=lambda line: print(json.dumps(line), flush=True),
         ))  # fmt: skip
         print(json.dumps(outcome))
         return 0
@@ -361,11 +395,11 @@ def run_network(args: argparse.Namespace) -> int:
         return run_app(join=dict(address=args.address, code=args.code, name=name, discovery=args.discovery,
                                  game=args.game.id if args.game else None))
     try:
-        outcome = asyncio.run(net.headless_join(
+        outcome = asyncio.run(headless.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
             bot=args.bot, discovery=args.discovery, log=args.log,
         ))  # fmt: skip
-    except (JoinError, ActionRefused, TimeoutError) as exc:
+    except (JoinError, IllegalAction, TimeoutError) as exc:
         print(f"xmas-tui: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(outcome))
@@ -398,9 +432,23 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_network_simulation(args: argparse.Namespace, players: int) -> int:
+    """One whole networked table in virtual time; its figures as a line (and JSON)."""
+    from .tables.simulation import simulate_network
+
+    figures = simulate_network(args.game, players, spectators=args.spectators, loss=args.loss, pace=args.pace,
+                               seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option))
+    if not args.json:
+        print(f"{args.game.title}, {players} players and {args.spectators} spectators at {args.loss:.0%} loss: "
+              f"{figures['virtual_seconds']:.0f} virtual seconds in {figures['seconds']:.2f} s "
+              f"({figures['speed']}x), digests equal: {figures['digests_equal']}, audits ok: {figures['audits_ok']}")
+    print(json.dumps(figures) if args.json else "", end="\n" if args.json else "")
+    return 0 if figures["digests_equal"] and figures["audits_ok"] else 1
+
+
 def run_verify(args: argparse.Namespace) -> int:
     """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures otherwise."""
-    from .audit import LogError, verify_file
+    from .tables.audit import LogError, verify_file
 
     try:
         verdict = verify_file(args.logfile)

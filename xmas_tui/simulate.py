@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .bots import Bot, make_bot
-from .games import Action, Event, Game, Result, Rng
+from .bots import BotDriver
+from .games import Action, Event, Game, Result, Rng, View
 
 
 def bot_names(n: int) -> list[str]:
@@ -56,19 +56,19 @@ def play_game(
     kinds = [bots] * players if isinstance(bots, str) else list(bots)
     rng = Rng(seed)
     state = game.setup(options or {}, bot_names(players), rng)
-    seats: list[Bot] = [make_bot(game.id, kind, seat, rng.fork(f"bot/{seat}")) for seat, kind in enumerate(kinds)]
-    watchers = [bot for bot in seats if bot.uses_view]
+    driver = BotDriver(game.id, dict(enumerate(kinds)), lambda seat: rng.fork(f"bot/{seat}"))
     playout = Playout(state, None)  # type: ignore[arg-type]
+
+    def view_of(seat: int) -> View:
+        return game.view(state, seat)
+
     for _ in range(game.max_actions):
         acting = game.to_act(state)
         if not acting:
             break
-        for bot in watchers:
-            bot.observe(game.view(state, bot.seat))
+        driver.follow(view_of)
         seat = min(acting)
-        bot = seats[seat]
-        legal = game.legal_actions(state, seat)
-        action = bot.choose(game.view(state, seat) if bot.uses_view else None, legal)
+        action = driver.choose(seat, view_of, game.legal_actions(state, seat))
         if before_apply is not None:
             before_apply(game, state, seat, action)
         events = game.apply(state, seat, action, rng)

@@ -1,15 +1,17 @@
-"""Bot players: pure policies over one seat's view.
+"""Bot players: pure policies over one seat's view, and the one way they are driven.
 
-Owns: the ``Bot`` protocol, the generic random bot, and the registry that
-maps (game, kind) to a bot. A bot is given only what its seat may see (its
-``View``) and the legal actions; it never touches the state.
+Owns: the ``Bot`` protocol, the generic random bot, the registry that maps
+(game, kind) to a bot, and ``BotDriver``: the bots of some seats of one game,
+each shown only its own seat's view, used alike by a table's host, the
+simulator, a headless seat and the demos. A bot is given only what its seat
+may see (its ``View``) and the legal actions; it never touches the state.
 
 Must not touch: the engines' states, the UI, the network, clocks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from xmas_tui.games import Action, Rng, View
 
@@ -65,6 +67,35 @@ def make_bot(game_id: str, kind: str, seat: int, rng: Rng) -> Bot:
             raise KeyError(f"no smart bot for {game_id!r}")
         return factory(seat, rng)
     raise KeyError(f"unknown bot {kind!r}; choose one of: {', '.join(BOT_KINDS)}")
+
+
+class BotDriver:
+    """Bots at some seats of one game: each follows the game through its own seat's view
+    (``follow``) and chooses among that seat's legal actions (``choose``).
+
+    ``kinds`` maps each seat to its kind of bot; ``rng_for(seat)`` gives each its own
+    randomness, so a seat's bot plays the same whoever else is at the table."""
+
+    def __init__(self, game_id: str, kinds: Mapping[int, str], rng_for: Callable[[int], Rng]) -> None:
+        self.bots: dict[int, Bot] = {seat: make_bot(game_id, kind, seat, rng_for(seat)) for seat, kind in kinds.items()}
+
+    def __contains__(self, seat: object) -> bool:
+        return seat in self.bots
+
+    def watching(self, seats: Iterable[int] | None = None) -> list[int]:
+        """The seats (of ``seats``, or all) whose bots read their view."""
+        chosen = self.bots if seats is None else seats
+        return [seat for seat in chosen if seat in self.bots and self.bots[seat].uses_view]
+
+    def follow(self, view_of: Callable[[int], View], seats: Iterable[int] | None = None) -> None:
+        """Show each watching bot (of ``seats``, or all) the table as its seat sees it now."""
+        for seat in self.watching(seats):
+            self.bots[seat].observe(view_of(seat))
+
+    def choose(self, seat: int, view_of: Callable[[int], View], legal: Sequence[Action]) -> Action:
+        """The bot of ``seat`` picks one of ``legal``, seeing only ``view_of(seat)``."""
+        bot = self.bots[seat]
+        return bot.choose(view_of(seat) if bot.uses_view else None, legal)
 
 
 _loaded = False

@@ -553,6 +553,7 @@ class DragonsChickens(Game):
     actions = (Presses,)
     max_actions = 600
     open_actions = True
+    race_window = WINDOW_MS / 1000
     rules = """
 The 109 Treasure cards are dealt equally into face-down piles; the leftovers go
 under the Dragon card, out of the game. Each round every player's top card is
@@ -632,6 +633,10 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         revealed = self.revealed(state)
         darks = tuple(s for s, f in sorted(revealed.items()) if card(f).torch)
         return list(representatives(any(card(f).dragon for f in revealed.values()), darks))
+
+    def silent_action(self, state: State, seat: int) -> Action:
+        """A seat that pressed nothing in the round: no input at all."""
+        return Presses()
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
         return seat in self.to_act(state) and isinstance(action, Presses) and not self._broken(state, action)

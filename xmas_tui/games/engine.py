@@ -84,6 +84,11 @@ def unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=True)
 
 
+def public_digest(public_view: Mapping[str, Any]) -> str:
+    """The hash of a public view's wire form: what every honest peer of a table computes alike."""
+    return hashlib.sha256(pack(public_view)).hexdigest()
+
+
 # ---------------------------------------------------------------- actions
 
 _ARG_TYPES = (int, str)
@@ -155,19 +160,23 @@ def _build(cls: type[Action], raw: Sequence[Any]) -> Action:
 
 
 class Event(NamedTuple):
-    """Something that happened, for the log. Events are public: never a hidden face."""
+    """Something that happened, for the log. Events are public: never a hidden face.
+
+    ``text`` says it for a person; ``data`` (plain data, or None) says it for a
+    program, so that no screen has to read the text back (``{"cards": 2}``)."""
 
     kind: str
     text: str
     seat: int | None = None
+    data: Mapping[str, Any] | None = None
 
     def to_wire(self) -> list:
-        return [self.kind, self.text, self.seat]
+        return [self.kind, self.text, self.seat, None if self.data is None else plain(self.data)]
 
     @classmethod
     def from_wire(cls, raw: Sequence[Any]) -> Event:
-        kind, text, seat = raw
-        return cls(kind, text, seat)
+        kind, text, seat, data = raw
+        return cls(kind, text, seat, data)
 
 
 @dataclass(frozen=True)
@@ -343,6 +352,9 @@ class Game(ABC):
     #: True for games whose actions carry free values (a reaction time in ms):
     #: ``legal_actions`` then lists representatives and ``is_legal`` decides.
     open_actions: ClassVar[bool] = False
+    #: A real-time game: the seconds every seat has to act in a round (a host gives a
+    #: seat that says nothing in time its ``silent_action``); None in a game of turns.
+    race_window: ClassVar[float | None] = None
     #: the table options ``setup`` understands (``xmas-tui play GAME --option NAME=VALUE``,
     #: or a choice in the lobby)
     table_options: ClassVar[tuple[TableOption, ...]] = ()
@@ -405,6 +417,10 @@ class Game(ABC):
             raise IllegalAction(self.why_illegal(state, seat, action))
         return self._apply(state, seat, action, rng)
 
+    def silent_action(self, state: Any, seat: int) -> Action:
+        """What a seat that said nothing within ``race_window`` plays (real-time games)."""
+        raise NotImplementedError(f"{self.title} has no race window")
+
     def why_waiting(self, state: Any, seat: int) -> str:
         """Why ``seat`` may not act now, while others may. Games may say more."""
         return "It is not your turn."
@@ -452,7 +468,7 @@ class Game(ABC):
 
     def public_digest(self, state: Any) -> str:
         """A hash of what a spectator sees: identical on every honest peer."""
-        return hashlib.sha256(pack(self.view(state, None).to_wire())).hexdigest()
+        return public_digest(self.view(state, None).to_wire())
 
     def options_from(self, players: int, **extra: Any) -> dict[str, Any]:
         return {"players": players, **extra}

@@ -16,8 +16,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from netcode.discovery import lan_address
-from xmas_tui.audit import data_dir
+from xmas_tui.tables.audit import data_dir
+from xmas_tui.tables.network import lan_address
 
 KINDS = ("ssh", "web")
 #: Addresses that mean "every interface".

@@ -19,7 +19,8 @@ from textual import events
 
 from xmas_tui.games import get_game
 from xmas_tui.serve.registry import record
-from xmas_tui.table import LocalTable, Snapshot
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen
 from xmas_tui.ui.screens.lobby import GameConfig

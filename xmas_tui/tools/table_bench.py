@@ -59,12 +59,14 @@ from typing import Any
 import asyncio_dgram
 import msgpack
 
-from netcode.client import ActionRefused, ClientTable
 from netcode.discovery import TableInfo
+from netcode.session.messages import Snap
+from netcode.session.seat import SeatEvent, Updated
 from netcode.tools.faultproxy import until_stdin_closes
 from xmas_tui.bots import make_bot
-from xmas_tui.games import Rng, get_game
-from xmas_tui.net import NetTable, make_host
+from xmas_tui.games import IllegalAction, Rng, get_game
+from xmas_tui.tables.network import HostedTable, JoinedTable
+from xmas_tui.tables.table import SessionTable
 
 LOOPBACK = "127.0.0.1"
 GAME = "chip-n-dale"
@@ -106,29 +108,31 @@ def blob_for(size: int) -> bytes:
 class PeerRecord:
     """What one peer saw: when its log first reached each length, and what it sent."""
 
-    def __init__(self, client: ClientTable) -> None:
-        self.client = client
+    def __init__(self, joined: JoinedTable) -> None:
+        self.joined = joined
         self.arrivals: list[tuple[int, float]] = []  # (log length, time), both increasing
         self.sends: dict[int, float] = {}  # target log length -> send time
-        self.snapshots: list[dict] = []  # each snapshot as it crossed the wire (a view delta after the first)
+        self.snapshots: list[Snap] = []  # each snapshot as it crossed the wire (a view delta after the first)
         self.actions_seen = 0
         self.refused = 0
-        self.last: dict | None = None
         self.last_at = 0.0
         self.changed = asyncio.Event()
-        client.keep_received = True  # emptied at every snapshot: only the latest messages are kept
-        client.subscribe(self.heard)
 
-    def heard(self) -> None:
-        now = clock()
-        snap = self.client.snapshot
-        if snap is None or snap is self.last:
+    def watch(self) -> None:
+        """Start noting every snapshot (once joined)."""
+        self.joined.session.keep_received = True  # emptied at every snapshot: only the latest are kept
+        self.joined.subscribe(self.heard)
+
+    def heard(self, events: list[SeatEvent]) -> None:
+        session = self.joined.session
+        if not session.dealt or not any(isinstance(e, Updated) for e in events):
             return
-        self.last, self.last_at = snap, now
-        received = self.client.received
-        self.snapshots += [m for m in received if m.get("t") == "snap"]  # sized at the end, off the clock
+        now = clock()
+        self.last_at = now
+        received = session.received
+        self.snapshots += [m for m in received if isinstance(m, Snap)]  # sized at the end, off the clock
         received.clear()
-        length = len(self.client.log)
+        length = len(session.log)
         if not self.arrivals or length > self.arrivals[-1][0]:
             if self.arrivals:
                 self.actions_seen += 1  # every action adds to the log; the deal comes first
@@ -136,56 +140,62 @@ class PeerRecord:
         self.changed.set()
 
     def over(self, actions: int) -> bool:
-        snap = self.client.snapshot
-        return snap is not None and (snap["result"] is not None or self.actions_seen >= actions)
+        session = self.joined.session
+        return session.dealt and (session.result is not None or self.actions_seen >= actions)
 
     def report(self) -> dict:
         return {
-            "seat": self.client.seat,
+            "seat": self.joined.seat,
             "arrivals": self.arrivals,
             "sends": sorted(self.sends.items()),
-            "snapshot_bytes": [len(msgpack.packb(s)) for s in self.snapshots],
+            "snapshot_bytes": [len(msgpack.packb(s.to_wire())) for s in self.snapshots],
             "actions_seen": self.actions_seen,
             "refused": self.refused,
         }
 
 
-async def play_paced(client: ClientTable, record: PeerRecord, actions: int, gap: float) -> bool:
+async def play_paced(table: SessionTable, record: PeerRecord, actions: int, gap: float) -> bool:
     """Play my seat with a random bot, acting when I am first to act, ``gap`` after my view arrived;
     True once the game is over or ``actions`` actions have been seen."""
     game = get_game(GAME)
-    table = NetTable(game, client)
-    seat = client.seat
+    session = table.session
+    seat = session.seat
     assert seat is not None
     bot = make_bot(game.id, "random", seat, Rng(seat))
     while True:
         record.changed.clear()
-        snap = client.snapshot
-        if client.host_gone:
-            raise BenchError(client.host_gone)
+        if session.gone:
+            raise BenchError(session.gone)
         if record.over(actions):
             return True
-        if snap is not None and snap["legal"] and snap["to_act"] and min(snap["to_act"]) == seat:
+        if session.legal and session.to_act and min(session.to_act) == seat:
+            view = session.view
             await asyncio.sleep(max(0.0, record.last_at + gap - clock()))
-            if client.snapshot is not snap:
+            if session.view is not view:
                 continue
-            view = table.snapshot()
-            action = bot.choose(view.view, list(view.legal))
-            target = len(client.log) + 1
+            snap = table.snapshot()
+            action = bot.choose(snap.view, list(snap.legal))
+            target = len(session.log) + 1
             record.sends[target] = clock()
             try:
-                await client.act(action.to_wire())
-            except ActionRefused:
+                await table.send(action)
+            except IllegalAction:
                 del record.sends[target]
                 record.refused += 1
-                if client.host_gone:
-                    raise BenchError(client.host_gone) from None
+                if session.gone:
+                    raise BenchError(session.gone) from None
             else:
-                while len(client.log) < target and not client.host_gone:
+                while len(session.log) < target and not session.gone:
                     record.changed.clear()
                     await record.changed.wait()
                 continue
         await record.changed.wait()
+
+
+def bench_host(peers: int) -> HostedTable:
+    """The benchmark's host: every seat a joined peer (the host's machine plays none), not announced."""
+    return HostedTable(get_game(GAME), peers, code=CODE, name="Host", bind_host=LOOPBACK, auto_start=True,
+                       seed=1, announce=False)
 
 
 # ---------------------------------------------------------------- child processes
@@ -219,35 +229,34 @@ def say(line: dict) -> None:
 
 
 async def host_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
-    host = make_host(get_game(GAME), args.peers, code=CODE, name="Host", bind_host=LOOPBACK,
-                     discovery=(LOOPBACK, 9), auto_start=True, seed=1)  # fmt: skip
-    host.announce = False
-    await host.serve()
+    host = bench_host(args.peers)
+    await host.open(sit=False)
     try:
         say({"port": host.address[1], "info": host.info().encode().hex()})
         await until_stopped(asyncio.Event().wait(), stop, args.timeout)
-        say({"drops": dict(host.endpoint.drops), "log": len(host.log)})
+        say({"drops": dict(host.runner.endpoint.drops), "log": len(host.host.log)})
     finally:
         await host.close()
 
 
 async def peer_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
     info = TableInfo.decode(bytes.fromhex(args.info))
-    client = ClientTable((LOOPBACK, args.port), CODE, f"Peer {args.index}", info=info, bind_host=LOOPBACK)
-    record = PeerRecord(client)
+    joined = JoinedTable((LOOPBACK, args.port), CODE, f"Peer {args.index}", info=info, bind_host=LOOPBACK)
+    record = PeerRecord(joined)
     try:
-        joined = await until_stopped(client.join(timeout=min(10.0, args.timeout)), stop, args.timeout)
-        if joined is None:
+        table = await until_stopped(joined.join(timeout=min(10.0, args.timeout)), stop, args.timeout)
+        if table is None:
             return  # stopped by the driver
+        record.watch()
         played = await until_stopped(
-            play_paced(client, record, args.actions, args.gap), stop, args.timeout
+            play_paced(table, record, args.actions, args.gap), stop, args.timeout
         )
         if not played:
             return  # stopped by the driver, or out of time
         say(record.report())
         await until_stopped(asyncio.Event().wait(), stop, args.timeout)
     finally:
-        await client.close()
+        await joined.close()
 
 
 async def raw_host_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
@@ -651,11 +660,9 @@ async def raw_one_process(
 
 async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
     game = get_game(GAME)
-    host = make_host(game, peers, code=CODE, name="Host", bind_host=LOOPBACK,
-                     discovery=(LOOPBACK, 9), auto_start=True, seed=1)  # fmt: skip
-    host.announce = False
-    await host.serve()
-    clients = [ClientTable(host.address, CODE, f"Peer {i}", info=host.info(), bind_host=LOOPBACK) for i in range(peers)]
+    host = bench_host(peers)
+    await host.open(sit=False)
+    joined = [JoinedTable(host.address, CODE, f"Peer {i}", info=host.info(), bind_host=LOOPBACK) for i in range(peers)]
 
     async def until(done: Callable[[], bool], what: str, pause: float) -> None:
         while not done():
@@ -665,16 +672,18 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
 
     latencies: list[float] = []
     sizes: list[int] = []
+    sessions = []
     try:
-        for client in clients:
-            client.keep_received = True  # emptied after every action: what crossed the wire, for its size
-            await client.join()
-        tables = [NetTable(game, c) for c in clients]
+        tables = []
+        for seat in joined:
+            tables.append(await seat.join())
+            seat.session.keep_received = True  # emptied after every action: what crossed the wire, for its size
+            sessions.append(seat.session)
         bots = {t.seat: make_bot(game.id, "random", t.seat, Rng(t.seat)) for t in tables}
         by_seat = {t.seat: t for t in tables}
         while len(latencies) < actions:
-            await until(lambda: all(c.snapshot for c in clients), "the deal", 0.001)
-            rules = host.rules
+            await until(lambda: all(s.dealt for s in sessions), "the deal", 0.001)
+            rules = host.host.rules
             assert rules is not None
             if rules.result() is not None:
                 break
@@ -683,28 +692,28 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
             await until(lambda t=table: bool(t.snapshot().legal), f"seat {seat}'s view", 0.001)
             snap = table.snapshot()
             action = bots[seat].choose(snap.view, list(snap.legal))
-            target = len(host.log) + 1
+            target = len(host.host.log) + 1
             started = clock()
             try:
-                await table.client.act(action.to_wire())
-            except ActionRefused:
+                await table.send(action)
+            except IllegalAction:
                 continue
             await until(
-                lambda t=target: all(len(c.log) >= t for c in clients), f"log length {target}", 0
+                lambda t=target: all(len(s.log) >= t for s in sessions), f"log length {target}", 0
             )
             latencies.append(clock() - started)
-            for c in clients:
-                sizes += [len(msgpack.packb(m)) for m in c.received if m.get("t") == "snap"]
-                c.received.clear()
+            for session in sessions:
+                sizes += [len(msgpack.packb(m.to_wire())) for m in session.received if isinstance(m, Snap)]
+                session.received.clear()
     finally:
-        for client in clients:
-            await client.close()
+        for seat in joined:
+            await seat.close()
         await host.close()
     return {
         "latencies": latencies,
         "sizes": sizes,
         "refused": 0,
-        "host_drops": dict(host.endpoint.drops),
+        "host_drops": dict(host.runner.endpoint.drops),
     }
 
 

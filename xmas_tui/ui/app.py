@@ -16,20 +16,13 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
-from netcode.authority import HostTable
-from netcode.client import ClientTable
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
-from xmas_tui.net import NetTable
 from xmas_tui.simulate import with_bots
-from xmas_tui.table import (
-    KeptGameError,
-    LocalTable,
-    Snapshot,
-    Table,
-    forget_kept,
-    latest_kept,
-)
+from xmas_tui.tables.kept import KeptGameError, forget_kept, latest_kept
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.network import HostedTable, JoinedTable, SeatState
+from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
@@ -79,8 +72,8 @@ class XmasApp(App[None]):
         self.current: Table | None = table
         self.start_host, self.start_join = host, join
         self.pace = config.pace if config else 0.9
-        self.hosting: HostTable | None = None
-        self.joined: ClientTable | None = None
+        self.hosting: HostedTable | None = None
+        self.joined: JoinedTable | None = None
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -101,34 +94,33 @@ class XmasApp(App[None]):
         self.current = None
         self.switch_to(LobbyScreen(self.config))
 
-    def open_host(self, game: Game, players: int, name: str, bot: str, options: dict | None = None) -> None:
-        from xmas_tui.net import new_code
+    def open_host(self, game: Game, players: int, name: str, bot: str, options: dict | None = None,
+                  turn_time: float | None = None) -> None:
+        from xmas_tui.tables.network import new_code
 
-        self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot, options=options))
+        self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot, options=options,
+                                  turn_time=turn_time))
 
     def open_join(self, name: str) -> None:
         self.switch_to(JoinScreen(name=name))
 
-    def play_networked(self, game: Game, client: ClientTable) -> None:
+    def play_networked(self, table: Table) -> None:
         """The host dealt: show my seat's table."""
-        self.current = NetTable(game, client)
-        self.switch_to(TableScreen(self.current))
+        self.current = table
+        self.switch_to(TableScreen(table))
 
     def close_network(self) -> None:
         """Leave or close any networked table (in the background)."""
         host, joined = self.hosting, self.joined
         self.hosting = self.joined = None
-        if isinstance(self.current, NetTable):
-            joined = joined or self.current.client
         self.run_worker(self._close(host, joined), group="close")
 
     async def on_unmount(self) -> None:
-        client = self.joined or (self.current.client if isinstance(self.current, NetTable) else None)
-        await self._close(self.hosting, client)
+        await self._close(self.hosting, self.joined)
 
-    async def _close(self, host: HostTable | None, client: ClientTable | None) -> None:
-        if client is not None:
-            await client.close()
+    async def _close(self, host: HostedTable | None, joined: JoinedTable | None) -> None:
+        if joined is not None:
+            await joined.close()
         if host is not None:
             await host.close()
 
@@ -227,6 +219,21 @@ class XmasApp(App[None]):
         if isinstance(screen, TableScreen):
             yield SystemCommand("Faster bots", "Bots wait less between moves", lambda: screen.action_pace(-1))
             yield SystemCommand("Slower bots", "Bots wait longer between moves", lambda: screen.action_pace(1))
+        yield from self.seat_commands()
+
+    def seat_commands(self) -> Iterable[SystemCommand]:
+        """The host's commands for the seats of a table in play: hand one to a bot, give it back."""
+        hosting = self.hosting
+        if hosting is None or not hosting.started:
+            return
+        for row in hosting.roster():
+            who = row.name or f"seat {row.seat + 1}"
+            if row.state in (SeatState.HERE, SeatState.AWAY):
+                yield SystemCommand(f"Bot plays {who}", f"Hand {who}'s seat (seat {row.seat + 1}) to a bot",
+                                    lambda s=row.seat: hosting.hand_to_bot(s))
+            elif row.state.played_by_bot and hosting.has_player(row.seat):
+                yield SystemCommand(f"Give {who} their seat back", f"Seat {row.seat + 1} is played by a bot now",
+                                    lambda s=row.seat: hosting.take_back(s))
 
 
 def run_app(

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from xmas_tui.games import Action, Game
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 
 
 @dataclass(frozen=True)
@@ -59,15 +59,19 @@ class Board(Widget, can_focus=True):
     game: Game
 
     class ActionChosen(Message):
-        """The player chose an action on the board."""
+        """A player at this terminal chose an action on the board: the player of ``seat``
+        (another person sharing the keyboard), or the view's own player (None)."""
 
-        def __init__(self, action: Action) -> None:
+        def __init__(self, action: Action, seat: int | None = None) -> None:
             super().__init__()
             self.action = action
+            self.seat = seat
 
     def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.snapshot = snapshot
+        #: the table's pace (seconds between bot moves), for boards that time things by it
+        self.pace = 0.0
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         """Draw a new snapshot (called after every change at the table)."""
@@ -88,12 +92,13 @@ class Board(Widget, can_focus=True):
     def player_lines(self) -> list[PlayerLine]:
         raise NotImplementedError
 
-    def choose(self, action: Action | None) -> bool:
-        """Post ``action`` if there is one; True if posted."""
+    def choose(self, action: Action | None, seat: int | None = None) -> bool:
+        """Post ``action`` (of ``seat``, if another player here chose it) if there is one;
+        True if posted."""
         if action is None:
             self.app.bell()
             return False
-        self.post_message(self.ActionChosen(action))
+        self.post_message(self.ActionChosen(action, None if seat == self.snapshot.seat else seat))
         return True
 
     def pace_note(self, pace: float) -> str:

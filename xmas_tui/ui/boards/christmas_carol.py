@@ -39,7 +39,7 @@ from xmas_tui.games.christmas_carol import (
     piece_of,
     puzzle_of,
 )
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 
 from .base import Board, BoardClick, PlayerLine
 

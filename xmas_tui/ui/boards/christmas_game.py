@@ -40,7 +40,7 @@ from xmas_tui.games.christmas_game import (
     effect_text,
     lucky_text,
 )
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 
 from .base import Board, BoardClick, PlayerLine
 

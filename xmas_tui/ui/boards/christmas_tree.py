@@ -39,7 +39,7 @@ from xmas_tui.games.christmas_tree import (
     counted,
     set_points,
 )
-from xmas_tui.table import Snapshot
+from xmas_tui.tables.table import Snapshot
 
 from .base import Board, BoardClick, PlayerLine
 

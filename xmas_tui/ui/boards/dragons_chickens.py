@@ -21,16 +21,15 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rich.text import Text
-from textual import _time
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal, Vertical
 from textual.events import Click, Key
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from xmas_tui.games import ActionError
 from xmas_tui.games.dragons_chickens import (
     CHEST,
     DRAGON,
@@ -50,7 +49,7 @@ from xmas_tui.games.dragons_chickens import (
     table_zone,
 )
 from xmas_tui.games.dragons_chickens import last_round as record_of
-from xmas_tui.table import DEFAULT_PACE, Snapshot, Table
+from xmas_tui.tables.table import DEFAULT_PACE, Snapshot
 
 from .base import Board, PlayerLine
 
@@ -69,8 +68,9 @@ NAME_WIDTH = 7
 
 
 def now() -> float:
-    """The clock Textual stamps its events with (``Message.time``)."""
-    return _time.get_time()
+    """The time on the clock Textual stamps its events with (``Message.time``), read the
+    public way: a fresh message's stamp."""
+    return Message().time
 
 
 # ---------------------------------------------------------------- keys
@@ -504,8 +504,7 @@ class DragonsChickensBoard(Board):
     def pause(self) -> float:
         """How long the last round stays up between rounds: three times the table's pace
         (a networked table without one: the default pace)."""
-        table = self._table()
-        pace = getattr(table, "pace", 0.0) or DEFAULT_PACE
+        pace = self.pace or DEFAULT_PACE
         return PAUSE_PER_PACE * pace
 
     def _reveal(self, rnd: int) -> None:
@@ -549,26 +548,7 @@ class DragonsChickensBoard(Board):
 
     def _seal(self, seat: int) -> None:
         assert self.window is not None
-        presses = self.window.seal(seat)
-        if seat == self.snapshot.seat:
-            self.choose(presses)
-        else:
-            self.run_worker(self._send_as(seat, presses), group="dc-send")
-
-    async def _send_as(self, seat: int, presses: Presses) -> None:
-        table = self._table()
-        try:
-            if table is None:
-                raise ActionError("no table to play at")
-            await table.send_as(seat, presses)
-        except ActionError as error:
-            self.notify(str(error), title="Not allowed", severity="error")
-
-    def _table(self) -> Table | None:
-        """The table behind this screen: its pace, and a seat for another player here.
-        The board reads no game state from it."""
-        table = getattr(self.screen, "table", None)
-        return table if isinstance(table, Table) else None
+        self.choose(self.window.seal(seat), seat=seat)
 
     # -------------------------------------------------------------- input
     def on_key(self, event: Key) -> None:

@@ -206,7 +206,7 @@ def verdict_text(verdict: dict | None) -> Text:
         return Text("Fair play: no audit (the host's final message did not arrive).", style="bold red")
     text = Text(verdict["summary"], style="#9be39b" if verdict["ok"] else "bold red")
     if verdict.get("path"):
-        from xmas_tui.audit import data_dir
+        from xmas_tui.tables.audit import data_dir
 
         path = Path(verdict["path"])
         where = path.name if path.parent == data_dir() else str(path)

@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.names import default_name
 from xmas_tui.serve.registry import join_hints, join_line
-from xmas_tui.table import KeptGameError, latest_kept, read_kept
+from xmas_tui.tables.kept import KeptGameError, latest_kept, read_kept
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"

@@ -21,12 +21,19 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from netcode.authority import HostTable
-from netcode.client import ClientTable, JoinError
-from netcode.discovery import Heard, Listener, lan_address, parse_address
-from xmas_tui.games import Game, get_game
+from xmas_tui.games import Game
 from xmas_tui.names import default_name
-from xmas_tui.net import make_host
+from xmas_tui.tables.network import (
+    Heard,
+    HostedTable,
+    JoinedTable,
+    JoinError,
+    RosterRow,
+    SeatState,
+    TableFinder,
+    lan_address,
+    parse_address,
+)
 
 # A 3-row block font for the join code, readable across a room.
 GLYPHS = {
@@ -55,23 +62,26 @@ def big(text: str) -> str:
     return "\n".join(row.rstrip() for row in rows)
 
 
-def roster_table(roster: list[dict], me: int | None) -> RichTable:
+STATE_LABELS = {SeatState.OPEN: "open seat", SeatState.HERE: "here", SeatState.AWAY: "away",
+                SeatState.IDLE: "idle: bot plays", SeatState.BOT: "bot"}
+
+
+def roster_table(roster: list[RosterRow], me: int | None) -> RichTable:
     table = RichTable(box=None, expand=True, header_style="bold #9be39b")
     table.add_column("Seat", width=4)
     table.add_column("Player")
     table.add_column("", width=16)
     table.add_column("Ping", justify="right", width=8)
     for row in roster:
-        state = row["state"]
-        label = {"open": "open seat", "here": "here", "away": "away", "bot": "bot"}[state]
-        if state == "away" and row.get("countdown") is not None:
-            label = f"away · bot in {row['countdown']:.0f}s"
-        name = row["name"] or "—"
-        if row["seat"] == me:
+        label = STATE_LABELS[row.state]
+        if row.state is SeatState.AWAY and row.hold_left is not None:
+            label = f"away · bot in {row.hold_left:.0f}s"
+        name = row.name or "—"
+        if row.seat == me:
             name += " (you)"
-        ping = f"{row['ping_ms']:.0f} ms" if row.get("ping_ms") is not None else ""
-        style = "dim" if state == "open" else ("#ff9f43" if state == "away" else "")
-        table.add_row(str(row["seat"] + 1), Text(name, style=style), Text(label, style=style), ping)
+        ping = f"{row.ping_ms:.0f} ms" if row.ping_ms is not None else ""
+        style = "dim" if row.state is SeatState.OPEN else ("#ff9f43" if row.state is SeatState.AWAY else "")
+        table.add_row(str(row.seat + 1), Text(name, style=style), Text(label, style=style), ping)
     return table
 
 
@@ -85,13 +95,12 @@ class HostScreen(Screen[None]):
 
     def __init__(self, game: Game, players: int, *, code: str, name: str, port: int = 0, bot: str = "smart",
                  bots: int = 0, hold: float = 30.0, discovery: tuple[str, int] | None = None,
-                 options: dict | None = None) -> None:
+                 options: dict | None = None, turn_time: float | None = None) -> None:
         super().__init__()
         self.game, self.players, self.code, self.name_, self.port = game, players, code, name, port
         self.options = dict(options or {})
-        self.bot, self.bots, self.hold, self.discovery = bot, bots, hold, discovery
-        self.host: HostTable | None = None
-        self.client: ClientTable | None = None
+        self.bot, self.bots, self.hold, self.discovery, self.turn_time = bot, bots, hold, discovery, turn_time
+        self.host: HostedTable | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="host-box", classes="dialog"):
@@ -110,42 +119,35 @@ class HostScreen(Screen[None]):
 
     @work(exclusive=True, group="host")
     async def open_table(self) -> None:
-        self.host = make_host(
+        self.host = HostedTable(
             self.game, self.players, code=self.code, name=self.name_, port=self.port, bot=self.bot,
-            bot_seats=0, hold=self.hold, discovery=self.discovery, bot_delay=self.app.pace, options=self.options,
+            bots=self.bots, hold=self.hold, discovery=self.discovery, pace=self.app.pace, options=self.options,
+            turn_time=self.turn_time,
         )  # fmt: skip
-        await self.host.serve()
         self.app.hosting = self.host
+        await self.host.open()
         port = self.host.address[1]
         self.query_one("#host-address", Static).update(
             f"Code {self.code} · players on this LAN see the table in their lobby; "
             f"elsewhere: xmas-tui join --address {lan_address()}:{port} --code {self.code}"
         )
-        self.client = ClientTable(("127.0.0.1", port), self.code, self.name_, info=self.host.info())
-        self.app.joined = self.client
-        self.client.subscribe(self.refresh_roster)
         self.host.subscribe(self.refresh_roster)
-        await self.client.join()
-        for _ in range(self.bots):
-            seat = next((s for s in self.host.seats if s.state == "open"), None)
-            if seat is not None:
-                seat.state = "bot"
         self.refresh_roster()
 
     def on_unmount(self) -> None:
-        for table in (self.client, self.host):
-            if table is not None:
-                table.unsubscribe(self.refresh_roster)
+        if self.host is not None:
+            self.host.unsubscribe(self.refresh_roster)
 
-    def refresh_roster(self) -> None:
-        if self.host is None or not self.is_attached or not self.is_mounted:
+    def refresh_roster(self, *_: object) -> None:
+        host = self.host
+        if host is None or host.table is None or not self.is_attached or not self.is_mounted:
             return
-        self.query_one("#host-roster", Static).update(roster_table(self.host.roster(), self.client.seat if self.client else None))
-        if self.client is not None and self.client.snapshot is not None and self.app.screen is self:
-            self.app.play_networked(self.game, self.client)
+        self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat))
+        if host.table.ready and self.app.screen is self:
+            self.app.play_networked(host.table)
 
     def action_start(self) -> None:
-        if self.host is not None and self.client is not None and self.client.seat is not None:
+        if self.host is not None and self.host.table is not None:
             self.host.start()
 
     def action_leave(self) -> None:
@@ -171,10 +173,9 @@ class JoinScreen(Screen[None]):
                  discovery: tuple[str, int] | None = None, game: str | None = None) -> None:
         super().__init__()
         self.code, self.name_, self.address, self.discovery, self.only_game = code, name or default_name(), address, discovery, game
-        self.listener: Listener | None = None
+        self.finder: TableFinder | None = None
         self.heard: list[Heard] = []
-        self.client: ClientTable | None = None
-        self.joined_game: Game | None = None
+        self.joined: JoinedTable | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box", classes="dialog"):
@@ -204,15 +205,15 @@ class JoinScreen(Screen[None]):
 
     @work(exclusive=True, group="listen")
     async def listen(self) -> None:
-        self.listener = Listener(self.discovery)
+        self.finder = TableFinder(self.discovery)
         try:
-            await self.listener.start()
+            await self.finder.start()
         except OSError as exc:
             self.query_one("#join-status", Static).update(f"Cannot listen for tables ({exc}); type the host's address.")
             return
         shown: list | None = None
-        while self.is_attached and self.client is None:
-            heard = [h for h in self.listener.current() if self.only_game in (None, h.info.game)]
+        while self.is_attached and self.joined is None:
+            heard = [h for h in self.finder.current() if self.only_game in (None, h.info.game)]
             if [h.info for h in heard] != shown:
                 shown = [h.info for h in heard]
                 self.heard = heard
@@ -226,13 +227,13 @@ class JoinScreen(Screen[None]):
                 ] or [Option("No tables heard yet… (hosts announce every half second)", disabled=True)])
                 if heard:
                     options.highlighted = min(highlighted or 0, len(heard) - 1)
-            await self.listener.changed(1.0)
+            await self.finder.changed(1.0)
 
     def on_unmount(self) -> None:
-        if self.listener is not None:
-            self.listener.close()
-        if self.client is not None:
-            self.client.unsubscribe(self.refresh_roster)
+        if self.finder is not None:
+            self.finder.close()
+        if self.joined is not None:
+            self.joined.unsubscribe(self.refresh_roster)
 
     def action_join(self) -> None:
         self.join_table()
@@ -278,27 +279,26 @@ class JoinScreen(Screen[None]):
                 return
             address, info = self.heard[index].address, self.heard[index].info
         self._status(f"Joining {address[0]}:{address[1]}…")
-        client = ClientTable(address, code, name, info=info)
+        joined = JoinedTable(address, code, name, info=info)
         try:
-            welcome = await client.join()
+            await joined.join()
         except JoinError as exc:
             self._status(str(exc), error=True)
             return
-        self.client = client
-        self.app.joined = client
-        self.joined_game = get_game(welcome["game"])
-        seat = welcome["seat"]
+        self.joined = joined
+        self.app.joined = joined
+        seat = joined.seat
         where = f"seat {seat + 1}" if seat is not None else "a spectator's place"
-        self._status(f"You have {where} at {welcome['host']}'s table. Waiting for the host to start…")
-        client.subscribe(self.refresh_roster)
+        self._status(f"You have {where} at {joined.host_name}'s table. Waiting for the host to start…")
+        joined.subscribe(self.refresh_roster)
         self.refresh_roster()
 
-    def refresh_roster(self) -> None:
-        client, game = self.client, self.joined_game
-        if client is None or game is None or not self.is_attached or not self.is_mounted:
+    def refresh_roster(self, *_: object) -> None:
+        joined = self.joined
+        if joined is None or joined.table is None or not self.is_attached or not self.is_mounted:
             return
-        self.query_one("#join-roster", Static).update(roster_table(client.roster, client.seat))
-        if client.snapshot is not None and self.app.screen is self:
-            self.app.play_networked(game, client)
-        elif client.host_gone:
-            self._status(client.host_gone, error=True)
+        self.query_one("#join-roster", Static).update(roster_table(joined.roster(), joined.seat))
+        if joined.table.ready and self.app.screen is self:
+            self.app.play_networked(joined.table)
+        elif joined.problem:
+            self._status(joined.problem, error=True)

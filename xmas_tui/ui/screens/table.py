@@ -15,8 +15,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
-from xmas_tui.games import ActionError
-from xmas_tui.table import Snapshot, Table
+from xmas_tui.games import Action, ActionError
+from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
 
 
@@ -78,9 +78,11 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#players-panel").border_title = "Players"
         self.query_one("#log").border_title = "What happened"
+        self.board.pace = self.table.pace
         self.table.subscribe(self._on_table_changed)
         self.show_snapshot(self.table.snapshot())
         self.board.focus()
+        self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
         self.run_worker(self.table.run(), name="table", exclusive=True)
 
     def on_unmount(self) -> None:
@@ -97,10 +99,7 @@ class TableScreen(Screen[None]):
         self.snapshot = snapshot
         board = self.board
         board.show_snapshot(snapshot)
-        problem = self.table.problem
-        status = self.query_one("#status", Static)
-        status.update(Text(problem or board.status_line(), style="bold"))
-        status.set_class(bool(problem), "-problem")
+        self._show_status()
         self.query_one("#players-panel", PlayersPanel).show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
         prompt = self.query_one("#prompt", Static)
         prompt.update(board.prompt_line())
@@ -114,11 +113,31 @@ class TableScreen(Screen[None]):
             self._ended = True
             self.app.show_result(self.table, snapshot)
 
+    def _show_status(self) -> None:
+        """The top bar: a problem, or the board's line and how long whoever acts has left."""
+        problem = self.table.problem
+        text = Text(problem or self.board.status_line(), style="bold")
+        if not problem:
+            for seat in sorted(self.snapshot.to_act):
+                left = self.table.seconds_left(seat)
+                if left is not None and not self.table.game.race_window:
+                    who = "you" if seat == self.snapshot.seat else self.board.player_name(seat)
+                    text.append(f"  ⏱ {who}: {left:.0f} s", style="bold #ff9f43" if left <= 10 else "")
+        status = self.query_one("#status", Static)
+        status.update(text)
+        status.set_class(bool(problem), "-problem")
+
+    def on_key(self) -> None:
+        self.table.present()  # a player the table marked idle is back
+
     @on(Board.ActionChosen)
-    async def play(self, message: Board.ActionChosen) -> None:
+    def play(self, message: Board.ActionChosen) -> None:
         message.stop()
+        self.run_worker(self._send(message.action, message.seat), group="send")
+
+    async def _send(self, action: Action, seat: int | None) -> None:
         try:
-            await self.table.send(message.action)
+            await self.table.send(action, seat=seat)
         except ActionError as error:
             self.notify(str(error), title="Not allowed", severity="error")
 
@@ -127,6 +146,7 @@ class TableScreen(Screen[None]):
 
     def action_pace(self, direction: int) -> None:
         pace = self.table.set_pace(self.table.pace * (1.5 if direction > 0 else 1 / 1.5))
+        self.board.pace = pace
         self.notify(self.board.pace_note(pace), title="Pace")
 
     def action_leave(self) -> None:

@@ -2,9 +2,9 @@
 
 Owns: replaying a finished game from its revealed seed and public action log
 with the engine, checking every commitment, every opening, the last view and
-the result (``audit_log``); the game log file (``write_log``, ``read_log``,
-``verify_file``) and where it goes by default; the bookkeeping of a local game
-(``Recorder``), where this process is host and sole peer.
+the result (``audit_log``); the game log of a seat (``seat_log``); the game
+log file (``write_log``, ``read_log``, ``verify_file``); and the data
+directory where logs, kept games and seat keys live (``data_dir``).
 
 The game log (JSON, UTF-8, one object; bytes are lowercase hex)::
 
@@ -30,9 +30,11 @@ The game log (JSON, UTF-8, one object; bytes are lowercase hex)::
       "sha256": "…"                 # SHA-256 of the canonical JSON of the rest
     }
 
-A local game (``xmas-tui play``: this process is host and only peer) keeps the
-same format with ``"rng_seed"`` (the ``--seed`` it was dealt from) and no
-nonces: there is nobody to be fair to, but the log and its audit work alike.
+A game against bots (``xmas-tui play``) keeps the same format with
+``"rng_seed"`` (the ``--seed`` it was dealt from) and no nonces: there is
+nobody to be fair to, but the log and its audit work alike. Every kind of
+table builds its log in one place (``seat_log``), from the session of the
+seat whose log it is.
 
 The canonical JSON is ``json.dumps(rest, sort_keys=True, separators=(",", ":"),
 ensure_ascii=False)`` in UTF-8. The checksum makes an accidental or careless
@@ -53,17 +55,17 @@ from pathlib import Path
 from typing import Any
 
 from netcode.fairplay import (
-    Ledger,
     card_commitment,
     card_salt,
     derive_seed,
-    digest,
     nonce_commitment,
     seed_commitment,
 )
+from netcode.session.seat import SeatSession
+from xmas_tui.games import ActionError, Game, Result, Rng, get_game
+from xmas_tui.games.engine import plain
 
-from .games import ActionError, Game, Result, Rng, get_game
-from .games.engine import plain
+from .rules import made_since
 
 FORMAT = "xmas-tui/game-log"
 VERSION = 1
@@ -75,16 +77,6 @@ class LogError(Exception):
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def made_since(cards: Any, upto: int) -> tuple[list[tuple[int, str]], int]:
-    """The cards made with handles from ``upto`` on that still exist, and the next ``upto``.
-
-    Handles are numbered in order, so this finds every card a deal, a shuffle or a
-    sealed choice made (one made and gone within a single action was never seen).
-    """
-    top = cards.next_handle
-    return [(h, cards.face(h)) for h in range(upto, top) if h in cards], top
 
 
 def _hex(value: bytes | None) -> str | None:
@@ -226,150 +218,46 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
 # ---------------------------------------------------------------- building logs
 
 
-def client_log(client: Any) -> dict:
-    """The game log of a network peer (a ``netcode.client.ClientTable`` after its final message)."""
-    final, verifier = client.final, client.verifier
-    fair = final.get("fair") or {}
-    snapshot = client.snapshot or {}
+def seat_log(session: SeatSession) -> dict:
+    """The game log of one seat (or a spectator), from its session after the final message.
+
+    Every kind of table makes its log here: a game against bots, a networked host's own
+    seat, a joiner and a spectator alike."""
+    final, verifier = session.final, session.verifier
+    assert final is not None, "the game is not over"
+    fair = final.fair
+    seat = session.seat
+    commits = fair.get("nonce_commits") or []
+    # my nonce went into the seed only if the commitment the host kept for my seat is mine
+    # (a player who rejoined from elsewhere may hold another)
+    mine = seat is not None and seat < len(commits) and commits[seat] == verifier.nonce_commit
     return {
         "format": FORMAT, "version": VERSION,
         "game": verifier.game, "table": _hex(verifier.table_id),
-        "players": list((snapshot.get("view") or final["public"])["public"]["players"]),
-        "seat": client.seat,
+        "players": list((session.view or final.public)["public"]["players"]),
+        "seat": seat,
         "seed_commit": _hex(verifier.seed_commit), "secret": _hex(fair.get("secret")),
-        "nonce_commits": [_hex(c) for c in fair.get("nonce_commits", [])],
+        "nonce_commits": [_hex(c) for c in commits],
         "nonces": [_hex(n) for n in fair.get("nonces", [])],
-        "my_nonce": _hex(verifier.nonce) if client.seat is not None else None,
+        "my_nonce": _hex(verifier.nonce) if mine else None,
         "notes": list(fair.get("notes", [])),
         "actions": [list(a) for a in fair.get("actions", [])],
         "commitments": [[h, _hex(c)] for h, c in sorted(verifier.commitments.items())],
         "openings": [[h, face, _hex(salt)] for h, (face, salt) in sorted(verifier.openings.items())],
-        "last_view": snapshot.get("view"),
-        "result": final.get("result"),
+        "last_view": session.view,
+        "result": final.result,
         "alarms": list(verifier.alarms),
+        **({"rng_seed": fair["rng_seed"]} if fair.get("rng_seed") is not None else {}),
         **({"options": normal(fair["options"])} if fair.get("options") else {}),
     }  # fmt: skip
 
 
-def audit_client(client: Any) -> dict:
-    """The verdict of a network peer, with its log (``"log"``) for writing."""
-    log = client_log(client)
+def audit_seat(session: SeatSession) -> dict:
+    """The verdict of one seat's session, with its log (``"log"``) for writing."""
+    log = seat_log(session)
     result = audit_log(log)
     result["log"] = log
     return result
-
-
-def host_log(host: Any) -> dict:
-    """The game log of a host (``netcode.authority.HostTable``) that plays seat 0 by bot."""
-    ledger, rules = host.ledger, host.rules
-    view = rules.view(0)
-    return {
-        "format": FORMAT, "version": VERSION,
-        "game": ledger.game, "table": _hex(ledger.table_id),
-        "players": list(view["public"]["players"]), "seat": 0,
-        "seed_commit": _hex(ledger.commitment), "secret": _hex(ledger.secret),
-        "nonce_commits": [_hex(ledger.nonce_commits.get(s)) for s in range(len(ledger.nonces))],
-        "nonces": [_hex(n) for n in ledger.nonces], "my_nonce": None,
-        "notes": list(ledger.notes),
-        "actions": [[s, normal(a)] for s, a in ledger.actions],
-        "commitments": [[h, _hex(c)] for h, c in ledger.commitments],
-        "openings": [[h, f, _hex(ledger.salt(h))] for h, f in sorted(view["faces"])],
-        "last_view": view, "result": rules.result(), "alarms": [],
-        **({"options": normal(ledger.options)} if ledger.options else {}),
-    }  # fmt: skip
-
-
-class Recorder:
-    """The fair-play bookkeeping of a game run in this process (host and peers in one).
-
-    Call ``observe(state)`` after the setup and after every action, and
-    ``record(seat, wire)`` for every action applied.
-    """
-
-    def __init__(self, game: Game, players: Sequence[str], *, secret: bytes | None = None,
-                 nonces: Sequence[bytes | None] | None = None, table_id: bytes | None = None,
-                 watch: Sequence[int | None] = (0,), rng_seed: int | str | None = None,
-                 options: Mapping[str, Any] | None = None) -> None:
-        self.game = game
-        self.players = list(players)
-        if table_id is None:  # a local game dealt from a seed gets a table id from it too
-            table_id = os.urandom(8) if rng_seed is None else digest("local-table", str(rng_seed))[:8]
-        self.ledger = Ledger(game.id, table_id, **({"secret": secret} if secret else {}))
-        nonces = list(nonces) if nonces is not None else [None] * len(players)
-        for seat, nonce in enumerate(nonces):
-            if nonce is not None:
-                self.ledger.nonce_commits[seat] = nonce_commitment(self.ledger.table_id, nonce)
-                self.ledger.reveal_nonce(seat, nonce)
-        self.seed: bytes | int | str = self.ledger.fix_seed(len(players))
-        self.rng_seed = rng_seed
-        self.options = dict(options or {})
-        if rng_seed is not None:
-            self.seed = rng_seed
-        self.watch = list(watch)
-        self.openings: dict[int | None, dict[int, tuple[str, bytes]]] = {s: {} for s in self.watch}
-        self.last_view: dict[int | None, Any] = {}
-        self._upto = 1
-
-    def observe(self, state: Any) -> None:
-        made, self._upto = made_since(state.cards, self._upto)
-        self.ledger.made(made)
-        for seat in self.watch:
-            view = self.game.view(state, seat)
-            opened = self.openings[seat]
-            for handle, face in view.faces.items():
-                if handle not in opened:
-                    opened[handle] = (face, self.ledger.salt(handle))
-            self.last_view[seat] = view.to_wire()
-
-    def record(self, seat: int, wire: Any) -> None:
-        self.ledger.actions.append((seat, wire))
-
-    def log(self, seat: int | None, result: Result | None) -> dict:
-        ledger = self.ledger
-        return {
-            "format": FORMAT, "version": VERSION,
-            "game": self.game.id, "table": _hex(ledger.table_id), "players": self.players, "seat": seat,
-            "seed_commit": _hex(ledger.commitment), "secret": _hex(ledger.secret),
-            "nonce_commits": [_hex(ledger.nonce_commits.get(s)) for s in range(len(self.players))],
-            "nonces": [_hex(n) for n in ledger.nonces],
-            "my_nonce": _hex(ledger.revealed.get(seat)) if seat is not None else None,
-            "notes": list(ledger.notes),
-            "actions": [[s, normal(a)] for s, a in ledger.actions],
-            "commitments": [[h, _hex(c)] for h, c in ledger.commitments],
-            "openings": [[h, f, _hex(salt)] for h, (f, salt) in sorted(self.openings.get(seat, {}).items())],
-            "last_view": self.last_view.get(seat),
-            "result": result.to_wire() if result is not None else None,
-            "alarms": [],
-            **({"rng_seed": self.rng_seed} if self.rng_seed is not None else {}),
-            **({"options": normal(self.options)} if self.options else {}),
-        }  # fmt: skip
-
-
-def play_bot_game(game: Game, players: int, *, secret: bytes, nonces: Sequence[bytes | None],
-                  bot: str = "random", bot_seed: int = 0) -> tuple[Recorder, Result]:
-    """A whole bot game with fair-play bookkeeping for every seat (tests, demos)."""
-    from .bots import make_bot
-
-    names = [f"Bot {i + 1}" for i in range(players)]
-    recorder = Recorder(game, names, secret=secret, nonces=nonces, watch=[*range(players), None])
-    rng = Rng(recorder.seed)
-    state = game.setup({}, names, rng)
-    recorder.observe(state)
-    bots = {s: make_bot(game.id, bot, s, Rng(f"bot/{bot_seed}/{s}")) for s in range(players)}
-    for _ in range(game.max_actions):
-        result = game.result(state)
-        if result is not None:
-            return recorder, result
-        seat = min(game.to_act(state))
-        legal = game.legal_actions(state, seat)
-        view = game.view(state, seat) if bots[seat].uses_view else None
-        if view is not None:
-            bots[seat].observe(view)
-        action = bots[seat].choose(view, legal)
-        game.apply(state, seat, action, rng)
-        recorder.record(seat, action.to_wire())
-        recorder.observe(state)
-    raise RuntimeError("the game did not end")
 
 
 # ---------------------------------------------------------------- files
@@ -392,7 +280,7 @@ def default_log_path(log: Mapping[str, Any]) -> Path:
     return path
 
 
-def seal(log: Mapping[str, Any]) -> dict:
+def with_checksum(log: Mapping[str, Any]) -> dict:
     """The log with its trailing checksum."""
     rest = {k: v for k, v in log.items() if k != "sha256"}
     return {**rest, "sha256": hashlib.sha256(canonical(rest)).hexdigest()}
@@ -402,7 +290,7 @@ def write_log(log: Mapping[str, Any], path: str | Path | None = None) -> Path:
     """Write a sealed log (to the default place if no path); returns where."""
     target = Path(path) if path is not None else default_log_path(log)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(seal(log), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    target.write_text(json.dumps(with_checksum(log), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return target
 
 

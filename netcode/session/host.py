@@ -1,0 +1,736 @@
+"""The host's table session: seating, the deal, the rules, every deadline. Sans-IO.
+
+Owns: the whole logic of hosting a table, as a state machine. It is driven by
+``receive(peer, message, now)`` (a seat's message), ``peer_lost`` and
+``peer_rtt`` (what the channel says of a connection), ``tick(now)`` when
+``next_deadline()`` comes, and the host's own commands (``start``,
+``hand_to_bot``, ``take_back``, ``set_bot_pace``). Each returns an ``Output``:
+the messages to send, to which peer, and the events for the application. It
+never reads a clock, never touches a socket, and draws no randomness of its
+own, so the same inputs give the same table, in real or virtual time.
+
+A peer is any hashable name the caller gives a connection: a channel's peer id
+for a remote seat, anything else for a seat in this process. The host knows no
+difference, except that a **local** seat (``local=True`` at ``Hello``) is on
+the host's own machine and no network can stall it.
+
+What it does:
+
+* **Seating.** ``Hello`` seats a player in the first open seat before the deal,
+  gives a player their own seat back (with the rejoin token it was given), or
+  makes a latecomer a spectator. Names are cleaned; a name already playing is
+  refused in words.
+* **The deal** (``netcode.fairplay``): the host committed to its secret before
+  anyone joined; each player committed to a nonce in ``Hello`` and is asked to
+  reveal it (``AskNonce``); the host deals when every nonce is in or
+  ``nonce_timeout`` has passed, leaving out (by a public note) those that did
+  not answer. Open seats become bots.
+* **Play.** An ``Act`` is checked against the seat of the peer that sent it
+  (one peer can only act for its own seat); the rules refuse an illegal one
+  with the rule it breaks, answered to that peer alone (``Verdict``). Each
+  accepted action goes into the fair-play ledger, and every peer gets its own
+  ``Snap``: its view (whole the first time, then what changed), its legal
+  actions, the new log entries, the new card commitments and the openings of
+  faces it is shown for the first time.
+* **Deadlines, all enforced here** (no client can stall a table):
+  the nonce timeout; the **hold** of a player who dropped (then a bot plays
+  the seat); the **turn timer** (``turn_time``: when it runs out a bot plays
+  that one turn and the player keeps the seat; after two in a row the seat is
+  idle and a bot plays until the player is back, ``Here``); and in a
+  real-time game the **race window** of every remote seat (the round's
+  intermission, the rules' window and ``race_slack``), after which the seat
+  is given the rules' silent action.
+* **Bots** play open seats, away seats after the hold, idle and covered seats
+  and any seat the host hands them, one move every ``bot_pace`` seconds (at
+  once in a real-time game, whose actions carry their own timing).
+* **The end**: a ``Final`` to every peer with the public view, its digest, the
+  result and the fair-play record for the audit.
+
+Must not touch: sockets, clocks, asyncio, randomness, any particular game.
+The rules come in through ``Rules`` (plain data in and out).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from netcode import delta
+from netcode.fairplay import NONCE_BYTES, NONCE_TIMEOUT, Ledger, digest
+from netcode.session.messages import (
+    VERSION,
+    Act,
+    AskNonce,
+    BadMessage,
+    Bye,
+    Final,
+    Hello,
+    Here,
+    Lobby,
+    Message,
+    Nonce,
+    Refused,
+    Snap,
+    Verdict,
+    Welcome,
+    parse_seat_message,
+)
+from netcode.session.seats import RosterRow, Seat, SeatState, bot_name, clean_name
+
+Peer = Hashable
+_INF = float("inf")
+
+
+class RuleError(Exception):
+    """An action the rules refuse; the message names the rule."""
+
+
+class Rules(Protocol):
+    """A running game as the host drives it, all in plain (msgpack-ready) data."""
+
+    def to_act(self) -> frozenset[int]: ...
+
+    def act(self, seat: int, action: Any) -> list[Any]:
+        """Apply a wire action for ``seat``; return the log entries; raise ``RuleError``."""
+
+    def view(self, seat: int | None) -> Any:
+        """The view of ``seat``: a mapping whose ``"faces"`` lists ``[handle, face]`` it may see."""
+
+    def made(self) -> list[tuple[int, str]]:
+        """The (handle, face) of every card made since the last call (to be committed)."""
+
+    def legal(self, seat: int) -> list[Any]: ...
+
+    def result(self) -> Any | None: ...
+
+    def bot_action(self, seat: int) -> Any:
+        """What a bot would play for ``seat`` now (wire form)."""
+
+    def set_bot_seats(self, seats: frozenset[int]) -> None:
+        """The seats bots play from now on (a bot follows the game only while it plays)."""
+
+    def silent_action(self, seat: int) -> Any:
+        """What a seat that said nothing in its race window does (wire form)."""
+
+    def window(self) -> float | None:
+        """Seconds a seat has to act in a real-time round; None in a game of turns."""
+
+    def digest(self) -> str:
+        """A hash of the public state: the same on every honest peer."""
+
+    def opening(self) -> list[Any]:
+        """The log entries of the deal (who plays, what the table shows)."""
+
+
+#: ``make_rules(names, seed)``: the game dealt from the fair seed.
+RulesFactory = Callable[[list[str], Any], Rules]
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """What a table is and how its host runs it."""
+
+    game: str
+    title: str
+    seats: int
+    host_name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    #: seconds a dropped player's seat waits before a bot plays it
+    hold: float = 30.0
+    #: seconds between two bot moves (in a game of turns)
+    bot_pace: float = 0.0
+    #: seconds a player has for their move before a bot plays it (None: no timer)
+    turn_time: float | None = None
+    #: deal as soon as every seat is taken
+    auto_start: bool = False
+    nonce_timeout: float = NONCE_TIMEOUT
+    #: a real-time round: seconds between the reveal and the opening of the window
+    #: (the last round's result stays up that long on every screen)
+    intermission: float = 0.0
+    #: a real-time round: seconds beyond the window a remote seat's presses may take to arrive
+    race_slack: float = 1.0
+
+
+# ---------------------------------------------------------------- what comes out
+
+
+@dataclass(frozen=True)
+class TableChanged:
+    """The seats, the roster or the phase changed (the host's screen redraws)."""
+
+
+@dataclass(frozen=True)
+class ActionApplied:
+    """``seat`` played ``action`` (wire form); ``by`` is "player", "bot", "timer" or "silence"."""
+
+    seat: int
+    action: Any
+    by: str
+
+
+@dataclass(frozen=True)
+class GameOver:
+    result: Any
+
+
+HostEvent = TableChanged | ActionApplied | GameOver
+
+
+@dataclass
+class Output:
+    """What one call produced: messages to send, and events for the application."""
+
+    sends: list[tuple[Peer, Message]] = field(default_factory=list)
+    events: list[HostEvent] = field(default_factory=list)
+
+    def send(self, peer: Peer, message: Message) -> None:
+        self.sends.append((peer, message))
+
+
+@dataclass
+class Guest:
+    """A connected peer: its seat (None for a spectator) and what it has been sent."""
+
+    name: str
+    seat: int | None
+    local: bool = False
+    rtt: float | None = None
+    log_sent: int = 0
+    commits_sent: int = 0
+    opened: set[int] = field(default_factory=set)
+    #: the roster as last sent: snapshots carry it only when it changed
+    roster_sent: list | None = None
+    #: the view as last sent: later snapshots carry only what changed in it
+    view_sent: dict | None = None
+
+
+# ---------------------------------------------------------------- the session
+
+
+class HostSession:
+    """One table, hosted. Sans-IO: feed it messages and time, send what it returns."""
+
+    def __init__(self, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, *,
+                 bots: int = 0, names: Sequence[str | None] = (), bot_seats: Sequence[int] = (),
+                 rng_seed: Any = None) -> None:
+        """``bots``: how many seats bots take from the start (the first ones). ``names``:
+        seats kept for these names (a player of that name sits there); ``bot_seats``: bots
+        take these seats, under the names given. ``rng_seed``: deal from this seed instead
+        of the fair one (a game against bots alone, reproducible by ``--seed``; its log
+        says so)."""
+        self.settings = settings
+        self.make_rules = make_rules
+        self.ledger = ledger
+        self.rng_seed = rng_seed
+        self.seats = [Seat() for _ in range(settings.seats)]
+        for seat, name in zip(self.seats, names, strict=False):
+            seat.name = name
+        for i in [*range(bots), *bot_seats]:
+            self.seats[i].state = SeatState.BOT
+        self.guests: dict[Peer, Guest] = {}
+        self.rules: Rules | None = None
+        self.log: list[list] = []
+        self.bot_pace = settings.bot_pace
+        self.drops: Counter[str] = Counter()
+        #: every peer's messages refused by the rules, for the host's figures
+        self.refused = 0
+        self.dealing = False
+        self.finished = False
+        self._deal_by: float | None = None
+        self._last_action = -_INF
+        self._bot_seats: frozenset[int] | None = None
+        self._roster_due: float | None = None
+        self._out = Output()
+
+    # ------------------------------------------------------------ facts
+    @property
+    def started(self) -> bool:
+        """True from ``start`` on (the deal may still wait for nonces)."""
+        return self.rules is not None or self.dealing
+
+    @property
+    def taken(self) -> int:
+        return sum(1 for seat in self.seats if seat.state is not SeatState.OPEN)
+
+    @property
+    def real_time(self) -> bool:
+        return self.rules is not None and self.rules.window() is not None
+
+    def roster(self, now: float) -> list[RosterRow]:
+        rows = []
+        for i, seat in enumerate(self.seats):
+            guest = self.guests.get(seat.peer) if seat.peer is not None else None
+            ping = round(guest.rtt * 1000) if guest is not None and guest.rtt is not None else None
+            hold = round(max(0.0, seat.hold_until - now), 1) if seat.hold_until is not None else None
+            name = seat.name or (bot_name(i) if seat.state is SeatState.BOT else None)
+            rows.append(RosterRow(i, name, seat.state, ping, hold))
+        return rows
+
+    def rejoin_token(self, seat: int) -> bytes:
+        """What a player must show to take seat ``seat`` back: known only to whoever sat there."""
+        return digest("rejoin", self.ledger.secret, self.ledger.table_id, seat)[:16]
+
+    def next_deadline(self) -> float | None:
+        """When ``tick`` must next be called (absolute time), or None."""
+        when = _INF
+        if self.dealing and self._deal_by is not None:
+            when = self._deal_by
+        for seat in self.seats:
+            for deadline in (seat.hold_until, seat.act_by):
+                if deadline is not None and deadline < when:
+                    when = deadline
+        if self._roster_due is not None and self._roster_due < when:
+            when = self._roster_due
+        bot = self._bot_due()
+        if bot < when:
+            when = bot
+        return None if when == _INF else when
+
+    # ------------------------------------------------------------ inputs
+    def receive(self, peer: Peer, raw: Any, now: float, *, local: bool = False) -> Output:
+        """A message from ``peer``; a malformed one is dropped and counted in ``drops``."""
+        try:
+            message = parse_seat_message(raw)
+        except BadMessage as bad:
+            self.drops[bad.reason] += 1
+            return self._take()
+        if isinstance(message, Hello):
+            self._hello(peer, message, now, local)
+        elif peer not in self.guests:
+            self.drops["not_seated"] += 1
+        elif isinstance(message, Act):
+            self._act_message(peer, message, now)
+        elif isinstance(message, Nonce):
+            self._nonce(peer, message, now)
+        elif isinstance(message, Here):
+            self._here(peer, now)
+        elif isinstance(message, Bye):
+            self._left(peer, now)
+        return self._settle(now)
+
+    def peer_lost(self, peer: Peer, now: float) -> Output:
+        """The channel says ``peer`` is gone (silent, closed, unreachable)."""
+        self._left(peer, now)
+        return self._settle(now)
+
+    def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Output:
+        """A new round-trip estimate: the roster shows it within a second."""
+        guest = self.guests.get(peer)
+        if guest is not None:
+            if guest.rtt is None or round(guest.rtt * 1000) != round(rtt * 1000):
+                if self._roster_due is None:
+                    self._roster_due = now + 1.0
+            guest.rtt = rtt
+        return self._take()
+
+    def tick(self, now: float) -> Output:
+        """Do whatever is due by ``now``: the deal, holds, timers, windows, a bot's move."""
+        if self.dealing and self._deal_by is not None and now >= self._deal_by:
+            self._deal(now)
+        for i, seat in enumerate(self.seats):
+            if seat.hold_until is not None and now >= seat.hold_until:
+                seat.state, seat.hold_until = SeatState.BOT, None
+                self._note(f"{seat.name} did not come back: a bot plays seat {i + 1}.", i)
+            if seat.act_by is not None and now >= seat.act_by:
+                self._timed_out(i, now)
+        if self._roster_due is not None and now >= self._roster_due:
+            self._roster_due = None
+            self._dirty = True
+        if self._bot_due() <= now:
+            self._bot_moves(now)
+        return self._settle(now)
+
+    # ------------------------------------------------------------ the host's commands
+    def start(self, now: float) -> Output:
+        """Deal: open seats become bots, the players reveal their nonces, then play begins.
+
+        With players at the table this asks for their nonces and deals when all have
+        answered or after ``nonce_timeout``; with bots alone it deals at once."""
+        self._start(now)
+        return self._settle(now)
+
+    def _start(self, now: float) -> None:
+        if self.started:
+            return
+        self.dealing = True
+        for seat in self.seats:
+            if seat.state is SeatState.OPEN:
+                seat.state = SeatState.BOT
+        seated = {g.seat for g in self.guests.values() if g.seat is not None}
+        for seat in set(self.ledger.nonce_commits) - seated:
+            del self.ledger.nonce_commits[seat]  # the player left before the deal
+        if not self.ledger.nonce_commits:
+            self._deal(now)
+        else:
+            self._deal_by = now + self.settings.nonce_timeout
+            for peer, guest in self.guests.items():
+                if guest.seat in self.ledger.nonce_commits:
+                    self._out.send(peer, AskNonce())
+        self._dirty = True
+
+    def hand_to_bot(self, seat: int, now: float) -> Output:
+        """A bot plays ``seat`` from now on, until ``take_back``."""
+        place = self.seats[seat]
+        if place.state is not SeatState.BOT:
+            place.state, place.hold_until, place.act_by, place.covered = SeatState.BOT, None, None, False
+            self._note(f"The host hands {place.name or bot_name(seat)}'s seat to a bot.", seat)
+        return self._settle(now)
+
+    def take_back(self, seat: int, now: float) -> Output:
+        """Give ``seat`` back to its player (who plays it again if connected, or is away)."""
+        place = self.seats[seat]
+        if place.state.played_by_bot and place.name is not None:
+            if place.peer is not None and place.peer in self.guests:
+                place.state, place.timeouts = SeatState.HERE, 0
+                self._note(f"{place.name} plays their seat again.", seat)
+            elif self.started:
+                place.state, place.hold_until = SeatState.AWAY, now + self.settings.hold
+        return self._settle(now)
+
+    def add_bots(self, count: int, now: float) -> Output:
+        """Bots take ``count`` open seats before the deal."""
+        for seat in self.seats:
+            if count and seat.state is SeatState.OPEN:
+                seat.state, count = SeatState.BOT, count - 1
+        return self._settle(now)
+
+    def set_bot_pace(self, pace: float, now: float) -> Output:
+        self.bot_pace = pace
+        return self._take()
+
+    def play_bot(self, now: float) -> bool:
+        """Let one bot that may act play now, whatever the pace; False if none may."""
+        seat = self._next_bot()
+        if seat is None:
+            return False
+        self._apply(seat, self.rules.bot_action(seat), now, "bot")  # type: ignore[union-attr]
+        return True
+
+    def replay(self, actions: Sequence[tuple[int, Any]], now: float) -> Output:
+        """Apply recorded actions in order (a kept game resumed); ``RuleError`` if one is refused."""
+        for seat, action in actions:
+            self._apply(seat, action, now, "replay")
+        return self._settle(now)
+
+    def refresh(self, now: float) -> Output:
+        """Send every peer its news again: after a change made to the game outside the session
+        (a demo or a test setting a table up by hand)."""
+        self._dirty = True
+        return self._settle(now)
+
+    def settle(self, now: float) -> Output:
+        """Send what the last commands changed (after ``play_bot``, say)."""
+        return self._settle(now)
+
+    # ------------------------------------------------------------ seating
+    def _hello(self, peer: Peer, hello: Hello, now: float, local: bool) -> None:
+        name = clean_name(hello.name)
+        if hello.version != VERSION:
+            self._out.send(peer, Refused("This table runs another version of xmas-tui: "
+                                          "every player needs the same version."))
+            return
+        if name is None:
+            self._out.send(peer, Refused("A player needs a printable name of 1-16 characters."))
+            return
+        if peer in self.guests:
+            self.drops["hello_again"] += 1
+            return
+        seat = None if hello.watch else self._seat_for(name, peer, hello.token, local, now)
+        if isinstance(seat, str):
+            self._out.send(peer, Refused(seat))
+            return
+        self.guests[peer] = Guest(name, seat, local)
+        if seat is not None and not self.started and hello.nonce_commit is not None:
+            self.ledger.nonce_commits[seat] = hello.nonce_commit
+        s = self.settings
+        self._out.send(peer, Welcome(
+            seat, s.game, s.title, len(self.seats), s.host_name, self.started, self.ledger.commitment,
+            dict(s.options), s.turn_time, self.rejoin_token(seat) if seat is not None else None,
+        ))  # fmt: skip
+        if s.auto_start and not self.started and all(p.state is not SeatState.OPEN for p in self.seats):
+            self._start(now)
+        self._dirty = True
+
+    def _seat_for(self, name: str, peer: Peer, token: bytes | None, local: bool, now: float) -> int | None | str:
+        """The seat a player gets: their own again, else a free one before the deal;
+        None: a spectator; a str: why they are refused."""
+        folded = name.casefold()
+        for i, seat in enumerate(self.seats):
+            if seat.name is None or seat.name.casefold() != folded:
+                continue
+            if not seat.sat:
+                if seat.state is SeatState.OPEN:  # a seat kept for this name
+                    self._sit(i, name, peer, local)
+                    return i
+                continue  # a bot of that name
+            if seat.peer is not None and seat.peer in self.guests:
+                return f"{name!r} is already playing at this table; choose another name."
+            if token != self.rejoin_token(i):
+                return (f"Seat {i + 1} is {seat.name}'s: only their own terminal can take it back "
+                        "(its rejoin key did not match). Choose another name to watch.")
+            self._sit(i, name, peer, local)
+            if self.started:
+                self._note(f"{seat.name} is back.", i)
+            return i
+        if self.started:
+            return None
+        for i, seat in enumerate(self.seats):
+            if seat.state is SeatState.OPEN and seat.name is None:
+                self._sit(i, name, peer, local)
+                return i
+        return None
+
+    def _sit(self, i: int, name: str, peer: Peer, local: bool) -> None:
+        seat = self.seats[i]
+        seat.name, seat.peer, seat.local, seat.state, seat.sat = name, peer, local, SeatState.HERE, True
+        seat.hold_until, seat.timeouts, seat.covered, seat.act_by = None, 0, False, None
+
+    def _left(self, peer: Peer, now: float) -> None:
+        guest = self.guests.pop(peer, None)
+        if guest is None or guest.seat is None:
+            return
+        seat = self.seats[guest.seat]
+        if seat.peer != peer:
+            return
+        seat.leave()
+        if not self.started:
+            seat.name, seat.state, seat.sat = None, SeatState.OPEN, False
+            self.ledger.nonce_commits.pop(guest.seat, None)
+        elif not self.finished:
+            if seat.state is SeatState.HERE:
+                seat.state, seat.hold_until = SeatState.AWAY, now + self.settings.hold
+                self._note(f"{seat.name} is away: a bot plays their seat in {self.settings.hold:.0f} s "
+                           "unless they come back.", guest.seat)
+        self._dirty = True
+
+    def _here(self, peer: Peer, now: float) -> None:
+        guest = self.guests[peer]
+        if guest.seat is None:
+            return
+        seat = self.seats[guest.seat]
+        if seat.state is SeatState.IDLE:
+            seat.state, seat.timeouts = SeatState.HERE, 0
+            self._note(f"{seat.name} is back at the keyboard.", guest.seat)
+            self._dirty = True
+
+    def _nonce(self, peer: Peer, message: Nonce, now: float) -> None:
+        guest = self.guests[peer]
+        if guest.seat is None or not self.dealing or len(message.nonce) != NONCE_BYTES:
+            self.drops["unasked_nonce"] += 1
+            return
+        self.ledger.reveal_nonce(guest.seat, message.nonce)
+        if not self.ledger.waiting_for():
+            self._deal(now)
+
+    # ------------------------------------------------------------ the deal and play
+    def _deal(self, now: float) -> None:
+        if self.rules is not None:
+            return
+        names = [seat.name or bot_name(i) for i, seat in enumerate(self.seats)]
+        for i, seat in enumerate(self.seats):
+            seat.name = names[i]
+        seed = self.ledger.fix_seed(len(self.seats))
+        self.rules = self.make_rules(names, seed if self.rng_seed is None else self.rng_seed)
+        self.ledger.made(self.rules.made())
+        self.log.extend(self.rules.opening())
+        self.log.extend(["fair", note, None, None] for note in self.ledger.notes)
+        self.dealing = False
+        self._deal_by = None
+        self._last_action = now
+        self._dirty = True
+
+    def _act_message(self, peer: Peer, act: Act, now: float) -> None:
+        guest = self.guests[peer]
+        seat = guest.seat if act.seat is None else act.seat
+        if guest.seat is None or self.rules is None or seat != guest.seat:
+            why = ("Only a seated player can act, once the game has started." if seat == guest.seat
+                   else "You can only act for your own seat.")
+            self._out.send(peer, Verdict(act.id, why))
+            return
+        place = self.seats[seat]
+        if place.state is SeatState.BOT:
+            self._out.send(peer, Verdict(act.id, "A bot plays your seat now; the host can give it back to you."))
+            return
+        try:
+            self._apply(seat, act.action, now, "player")
+        except RuleError as refused:
+            self.refused += 1
+            self._out.send(peer, Verdict(act.id, str(refused)))
+            return
+        if place.state is SeatState.IDLE:
+            place.state = SeatState.HERE
+        place.timeouts, place.covered, place.act_by = 0, False, None
+        self._out.send(peer, Verdict(act.id, None))
+
+    def _apply(self, seat: int, action: Any, now: float, by: str) -> None:
+        """Apply an action through the rules (``RuleError`` if refused) and record it."""
+        rules = self.rules
+        assert rules is not None
+        entries = rules.act(seat, action)
+        self.ledger.actions.append((seat, action))
+        self.ledger.made(rules.made())
+        self.log.extend(entries)
+        self._last_action = now
+        self._dirty = True
+        self._out.events.append(ActionApplied(seat, action, by))
+
+    def _timed_out(self, i: int, now: float) -> None:
+        seat = self.seats[i]
+        seat.act_by = None
+        if self.rules is None or i not in self.rules.to_act():
+            return
+        if seat.racing:
+            self._note(f"{seat.name} said nothing in time.", i)
+            self._apply(i, self.rules.silent_action(i), now, "silence")
+            return
+        seat.timeouts += 1
+        seat.covered = True
+        if seat.timeouts >= 2:
+            seat.state = SeatState.IDLE
+            self._note(f"{seat.name} let the timer run out twice: a bot plays for them until "
+                       "they press a key.", i)
+        else:
+            self._note(f"{seat.name}'s time is up: a bot plays this turn for them.", i)
+        self._dirty = True
+
+    def _plays_by_bot(self, i: int) -> bool:
+        seat = self.seats[i]
+        return seat.state.played_by_bot or seat.covered
+
+    def _next_bot(self) -> int | None:
+        rules = self.rules
+        if rules is None or self.finished:
+            return None
+        for i in sorted(rules.to_act()):
+            if self._plays_by_bot(i):
+                return i
+        return None
+
+    def _bot_due(self) -> float:
+        if self._next_bot() is None:
+            return _INF
+        return self._last_action + (0.0 if self.real_time else self.bot_pace)
+
+    def _bot_moves(self, now: float) -> None:
+        """One bot move (every bot that may act, in a real-time game)."""
+        rules = self.rules
+        assert rules is not None
+        if self.real_time:
+            for i in sorted(rules.to_act()):
+                if self._plays_by_bot(i):
+                    self._apply(i, rules.bot_action(i), now, "bot")
+            return
+        seat = self._next_bot()
+        if seat is not None:
+            self._apply(seat, rules.bot_action(seat), now, "timer" if self.seats[seat].covered else "bot")
+
+    def _note(self, text: str, seat: int | None = None) -> None:
+        self.log.append(["table", text, seat, None])
+        self._dirty = True
+
+    # ------------------------------------------------------------ sending
+    _dirty = False
+
+    def _take(self) -> Output:
+        out, self._out = self._out, Output()
+        return out
+
+    def _settle(self, now: float) -> Output:
+        """After any change: timers follow who acts, and every peer gets its news."""
+        if not self._dirty:
+            return self._take()
+        self._dirty = False
+        rules = self.rules
+        if rules is not None and not self.finished:
+            bots = frozenset(i for i in range(len(self.seats)) if self._plays_by_bot(i))
+            if bots != self._bot_seats:
+                self._bot_seats = bots
+                rules.set_bot_seats(bots)
+            self._arm_timers(rules, now)
+        self._broadcast(now)
+        self._out.events.append(TableChanged())
+        return self._take()
+
+    def _arm_timers(self, rules: Rules, now: float) -> None:
+        acting = rules.to_act() if rules.result() is None else frozenset()
+        window = rules.window()
+        turn_time = self.settings.turn_time
+        for i, seat in enumerate(self.seats):
+            if i not in acting or self._plays_by_bot(i) or seat.state is not SeatState.HERE:
+                if i not in acting:
+                    seat.covered = False
+                seat.act_by = None
+                continue
+            if seat.act_by is not None:
+                continue
+            if window is not None:
+                if not seat.local:
+                    seat.racing = True
+                    seat.act_by = now + self.settings.intermission + window + self.settings.race_slack
+            elif turn_time is not None:
+                seat.racing = False
+                seat.act_by = now + turn_time
+
+    def _broadcast(self, now: float) -> None:
+        roster = [row.to_wire() for row in self.roster(now)]
+        rules = self.rules
+        if rules is None:
+            lobby = Lobby(roster)
+            for peer in self.guests:
+                self._out.send(peer, lobby)
+            return
+        result = rules.result()
+        to_act = sorted(rules.to_act()) if result is None else []
+        clocks = [[i, round(max(0.0, seat.act_by - now), 3)] for i, seat in enumerate(self.seats)
+                  if seat.act_by is not None]
+        memo: dict = {}  # the views of one moment share parts: each is diffed once
+        for peer, guest in self.guests.items():
+            self._out.send(peer, self._snap_for(guest, rules, roster, to_act, result, clocks, memo))
+        if result is not None and not self.finished:
+            self.finished = True
+            for seat in self.seats:
+                seat.act_by = seat.hold_until = None
+            fair = self.ledger.public()
+            if self.rng_seed is not None:
+                fair["rng_seed"] = self.rng_seed
+            final = Final(rules.view(None), rules.digest(), result, fair)
+            for peer in self.guests:
+                self._out.send(peer, final)
+            self._out.events.append(GameOver(result))
+
+    def _snap_for(self, guest: Guest, rules: Rules, roster: list, to_act: list, result: Any,
+                  clocks: list, memo: dict) -> Snap:
+        seat = guest.seat
+        view = rules.view(seat)
+        whole = changes = None
+        if guest.view_sent is None:
+            whole = view
+        else:  # what changed since the last snapshot: usually a few zones and faces
+            changes = delta.diff(guest.view_sent, view, memo)
+        guest.view_sent = view
+        sent_roster = None
+        if roster != guest.roster_sent:
+            sent_roster = guest.roster_sent = roster
+        log = self.log[guest.log_sent :]
+        log_at, guest.log_sent = guest.log_sent, len(self.log)
+        commitments = self.ledger.commitments
+        commits = [[h, c] for h, c in commitments[guest.commits_sent :]]
+        guest.commits_sent = len(commitments)
+        fresh = [h for h, _ in view["faces"] if h not in guest.opened]
+        openings = [[h, self.ledger.salt(h)] for h in fresh]
+        guest.opened.update(fresh)
+        return Snap(
+            seat, rules.legal(seat) if seat is not None and result is None else [], to_act, log_at, log,
+            result, whole, changes, sent_roster, commits, openings, clocks,
+        )  # fmt: skip
+
+    def forget_sent(self, peer: Peer) -> None:
+        """The last messages to ``peer`` could not be sent: send it everything afresh next time."""
+        guest = self.guests.get(peer)
+        if guest is not None:
+            guest.log_sent = guest.commits_sent = 0
+            guest.opened.clear()
+            guest.view_sent = guest.roster_sent = None
+            self._dirty = True

@@ -1,0 +1,364 @@
+"""Every message a table session sends, declared once, and their strict decoding.
+
+Owns: the message kinds between a host and a seat, each with its fields and
+what each field may hold; the wire form (a msgpack-ready list: the kind's
+name, then the fields in order); ``decode``, which turns received plain data
+back into a message or raises ``BadMessage`` naming what was wrong, so a
+session can drop and count it; and ``VERSION``, the version of this set of
+messages (a ``Hello`` of another version is refused in words).
+
+Checks are strict: the kind must be known, the number of fields right, every
+field of its declared type and within its limits (text length, byte length,
+numbers' ranges, list lengths), and nested plain data (views, actions, log
+entries) no deeper than ``MAX_DEPTH``, measured without recursion. A payload
+has already passed the channel's size limits before it gets here.
+
+Changing a message, or adding one, bumps ``VERSION``.
+
+Must not touch: sockets, clocks, games. A message says nothing of any
+particular game: views, actions and results are plain data to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from netcode.session.seats import SeatState
+
+#: The version of this set of messages; a peer of another version is refused at ``Hello``.
+VERSION = 3
+#: How deep nested plain data (a view, an action, a log entry) may go.
+MAX_DEPTH = 24
+#: The longest text field (a rule broken, a note, a name before it is cleaned).
+MAX_TEXT = 4096
+#: The longest list field (log entries, legal actions, commitments per message).
+MAX_ITEMS = 65_536
+#: Seats at one table.
+MAX_SEATS = 64
+#: Request ids and counters are below this.
+MAX_COUNT = 2**53
+
+
+class BadMessage(Exception):
+    """A message that breaks its declaration; ``reason`` is a short counter name."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+
+
+# ---------------------------------------------------------------- field checks
+
+Check = Callable[[Any], Any]
+
+
+def whole(low: int, high: int) -> Check:
+    def check(value: Any) -> int:
+        if type(value) is not int or not low <= value <= high:
+            raise BadMessage("bad_field", f"{value!r} is not a whole number in {low}..{high}")
+        return value
+
+    return check
+
+
+def number(low: float, high: float) -> Check:
+    def check(value: Any) -> float:
+        if type(value) not in (int, float) or not low <= value <= high:
+            raise BadMessage("bad_field", f"{value!r} is not a number in {low}..{high}")
+        return float(value)
+
+    return check
+
+
+def text(longest: int = MAX_TEXT) -> Check:
+    def check(value: Any) -> str:
+        if type(value) is not str or len(value) > longest:
+            raise BadMessage("bad_field", f"not text of at most {longest} characters")
+        return value
+
+    return check
+
+
+def blob(size: int | None = None, longest: int = 64) -> Check:
+    def check(value: Any) -> bytes:
+        if type(value) is not bytes or (len(value) != size if size is not None else len(value) > longest):
+            raise BadMessage("bad_field", f"not {size if size is not None else f'at most {longest}'} bytes")
+        return value
+
+    return check
+
+
+def flag(value: Any) -> bool:
+    if type(value) is not bool:
+        raise BadMessage("bad_field", f"{value!r} is not true or false")
+    return value
+
+
+def maybe(inner: Check) -> Check:
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
+
+    return check
+
+
+def items(inner: Check, longest: int = MAX_ITEMS) -> Check:
+    def check(value: Any) -> list:
+        if type(value) is not list or len(value) > longest:
+            raise BadMessage("bad_field", f"not a list of at most {longest} items")
+        return [inner(item) for item in value]
+
+    return check
+
+
+def row(*columns: Check) -> Check:
+    """A fixed-length list whose items each have their own check."""
+
+    def check(value: Any) -> list:
+        if type(value) is not list or len(value) != len(columns):
+            raise BadMessage("bad_field", f"not a row of {len(columns)}")
+        return [column(item) for column, item in zip(columns, value, strict=True)]
+
+    return check
+
+
+_PLAIN_LEAVES = (str, int, float, bool, bytes, type(None))
+
+
+def data(value: Any) -> Any:
+    """Plain data (lists, string-keyed maps, scalars) no deeper than ``MAX_DEPTH``."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN_LEAVES:
+            continue
+        if depth > MAX_DEPTH:
+            raise BadMessage("too_deep", f"nested deeper than {MAX_DEPTH}")
+        if kind is list:
+            stack.extend((x, depth + 1) for x in item)
+        elif kind is dict:
+            for key, x in item.items():
+                if type(key) is not str:
+                    raise BadMessage("bad_field", "a map key is not text")
+                stack.append((x, depth + 1))
+        else:
+            raise BadMessage("bad_field", f"{kind.__name__} is not plain data")
+    return value
+
+
+def one_of(*allowed: str) -> Check:
+    def check(value: Any) -> str:
+        if value not in allowed or type(value) is not str:
+            raise BadMessage("bad_field", f"{str(value)[:32]!r} is not one of {', '.join(allowed)}")
+        return value
+
+    return check
+
+
+def mapping(value: Any) -> dict:
+    if type(value) is not dict:
+        raise BadMessage("bad_field", "not a map")
+    return data(value)
+
+
+SEAT = whole(0, MAX_SEATS - 1)
+COUNT = whole(0, MAX_COUNT)
+SECONDS = number(0.0, 86_400.0)
+DIGEST = blob(32)
+NAME = text(64)
+#: one row of the roster: seat, name, state, ping in ms, seconds left of the hold
+ROSTER_ROW = row(SEAT, maybe(NAME), one_of(*(s.value for s in SeatState)), maybe(whole(0, 100_000)), maybe(SECONDS))
+#: one entry of the public log: kind, text, seat, structured data
+LOG_ENTRY = row(text(64), text(), maybe(SEAT), maybe(mapping))
+
+
+# ---------------------------------------------------------------- messages
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message: ``KIND`` names it on the wire, ``CHECKS`` are its fields' checks in order."""
+
+    KIND: ClassVar[str] = ""
+    CHECKS: ClassVar[tuple[Check, ...]] = ()
+
+    def to_wire(self) -> list:
+        return [self.KIND, *(getattr(self, f.name) for f in dataclasses.fields(self))]
+
+
+KINDS: dict[str, type[Message]] = {}
+
+
+def declare(kind: str, *checks: Check) -> Callable[[type], type[Message]]:
+    """Make ``cls`` a message of ``kind`` whose fields are checked by ``checks`` in order."""
+
+    def wrap(cls: type) -> type[Message]:
+        made = dataclass(frozen=True, slots=True)(cls)
+        if len(dataclasses.fields(made)) != len(checks):
+            raise TypeError(f"{kind}: {len(checks)} checks for {len(dataclasses.fields(made))} fields")
+        made.KIND, made.CHECKS = kind, checks
+        KINDS[kind] = made
+        return made
+
+    return wrap
+
+
+def decode(raw: Any) -> Message:
+    """The message in ``raw`` (plain data as received), or ``BadMessage``."""
+    if type(raw) is not list or not raw or type(raw[0]) is not str:
+        raise BadMessage("malformed", "a message is a list that starts with its kind")
+    cls = KINDS.get(raw[0])
+    if cls is None:
+        raise BadMessage("unknown_kind", repr(raw[0][:32]))
+    values = raw[1:]
+    if len(values) != len(cls.CHECKS):
+        raise BadMessage("wrong_arity", f"{cls.KIND} has {len(cls.CHECKS)} fields, not {len(values)}")
+    return cls(*(check(value) for check, value in zip(cls.CHECKS, values, strict=True)))
+
+
+# -- a seat to its host
+
+
+@declare("hello", whole(0, 1 << 16), NAME, maybe(DIGEST), maybe(blob(longest=64)), flag)
+class Hello(Message):
+    """Seat me: my name, the commitment to my nonce (fair play), my rejoin token, and
+    whether I only want to watch."""
+
+    version: int
+    name: str
+    nonce_commit: bytes | None
+    token: bytes | None
+    watch: bool
+
+
+@declare("nonce", DIGEST)
+class Nonce(Message):
+    """My nonce, revealed for the deal."""
+
+    nonce: bytes
+
+
+@declare("act", COUNT, data, maybe(SEAT))
+class Act(Message):
+    """Play this action (wire form) for my seat; ``id`` comes back in the ``Verdict``."""
+
+    id: int
+    action: Any
+    seat: int | None
+
+
+@declare("here")
+class Here(Message):
+    """The player is at the keyboard again (after being marked idle)."""
+
+
+@declare("bye")
+class Bye(Message):
+    """I am leaving the table."""
+
+
+# -- a host to a seat
+
+
+@declare("welcome", maybe(SEAT), text(64), text(128), whole(1, MAX_SEATS), NAME, flag, DIGEST,
+         mapping, maybe(SECONDS), maybe(blob(longest=64)))  # fmt: skip
+class Welcome(Message):
+    """You are seated (``seat``; None: you watch) at this table; ``token`` gets you back in."""
+
+    seat: int | None
+    game: str
+    title: str
+    seats: int
+    host: str
+    started: bool
+    seed_commit: bytes
+    options: dict
+    turn_time: float | None
+    token: bytes | None
+
+
+@declare("refused", text())
+class Refused(Message):
+    """You cannot sit at this table, and why (for a person)."""
+
+    why: str
+
+
+@declare("deal?")
+class AskNonce(Message):
+    """The host deals: reveal your nonce now."""
+
+
+@declare("lobby", items(ROSTER_ROW, MAX_SEATS))
+class Lobby(Message):
+    """Who sits where while the table waits for the deal."""
+
+    roster: list
+
+
+@declare(
+    "snap", maybe(SEAT), items(data), items(SEAT, MAX_SEATS), COUNT, items(LOG_ENTRY), maybe(mapping),
+    maybe(mapping), maybe(mapping), maybe(items(ROSTER_ROW, MAX_SEATS)), items(row(COUNT, DIGEST)),
+    items(row(COUNT, DIGEST)), items(row(SEAT, SECONDS), MAX_SEATS),
+)
+class Snap(Message):
+    """My seat's news: legal actions, who acts, the log from ``log_at``, the result, my
+    view whole (``view``) or what changed in it (``changes``), the roster if it changed,
+    new card commitments, the salts of faces shown to me for the first time, and the
+    seconds each seat to act has left (turn timers, race windows)."""
+
+    seat: int | None
+    legal: list
+    to_act: list
+    log_at: int
+    log: list
+    result: dict | None
+    view: dict | None
+    changes: dict | None
+    roster: list | None
+    commits: list
+    openings: list
+    clocks: list
+
+
+@declare("verdict", COUNT, maybe(text()))
+class Verdict(Message):
+    """The answer to ``Act`` number ``id``: accepted (``refused`` None), or the rule it breaks."""
+
+    id: int
+    refused: str | None
+
+
+@declare("final", mapping, text(64), mapping, mapping)
+class Final(Message):
+    """The game is over: the public view, its digest, the result, and the fair-play
+    record (the secret, the nonces, every action) for every peer's audit."""
+
+    public: dict
+    digest: str
+    result: dict
+    fair: dict
+
+
+HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Snap, Verdict, Final)
+SEAT_TO_HOST = (Hello, Nonce, Act, Here, Bye)
+
+
+def parse_seat_message(raw: Any) -> Message:
+    """A message a seat may send to its host, or ``BadMessage``."""
+    return _parse(raw, SEAT_TO_HOST)
+
+
+def parse_host_message(raw: Any) -> Message:
+    """A message a host may send to a seat, or ``BadMessage``."""
+    return _parse(raw, HOST_TO_SEAT)
+
+
+def _parse(raw: Any, allowed: Sequence[type[Message]]) -> Message:
+    message = decode(raw)
+    if type(message) not in allowed:
+        raise BadMessage("wrong_direction", message.KIND)
+    return message

@@ -1,0 +1,105 @@
+"""A host session with the seats that sit at its own machine. Sans-IO.
+
+Owns: ``HostNode``, which joins a ``HostSession`` to the ``SeatSession`` of
+every player on the host's machine (the host's own player; everyone at a
+game against bots; people sharing a keyboard) with an in-memory link, and
+hands everything meant for remote peers back to its caller. Messages on the
+in-memory link travel in their wire form and are decoded as strictly as from
+the network, so a local seat sees exactly what a remote one would.
+
+A local game against bots is a ``HostNode`` with local seats and no remote
+peers; a networked host is the same with a channel underneath. Each call
+returns the messages for remote peers; the host's events and each local
+seat's events wait in ``host_events`` and ``seat_events`` for the caller.
+
+Must not touch: sockets, clocks, asyncio.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from netcode.session.host import HostEvent, HostSession, Output
+from netcode.session.messages import Message
+from netcode.session.seat import SeatEvent, SeatSession
+
+Peer = Hashable
+Remote = list[tuple[Peer, Message]]
+
+
+class LocalPeer(str):
+    """The name of a seat on the host's own machine (never a channel's peer id)."""
+
+
+class HostNode:
+    """A host session and its local seats, routed in memory."""
+
+    def __init__(self, host: HostSession) -> None:
+        self.host = host
+        self.local: dict[LocalPeer, SeatSession] = {}
+        self.host_events: list[HostEvent] = []
+        self.seat_events: dict[LocalPeer, list[SeatEvent]] = {}
+
+    # ------------------------------------------------------------ local seats
+    def sit_local(self, session: SeatSession, now: float) -> Remote:
+        """Seat ``session`` at the table from this machine; returns what remote peers must get."""
+        peer = LocalPeer(f"local-{len(self.local)}")
+        self.local[peer] = session
+        self.seat_events[peer] = []
+        return self.from_local(peer, session.hello(), now)
+
+    def from_local(self, peer: LocalPeer, message: Message, now: float) -> Remote:
+        """A local seat's message to the host."""
+        return self._route(self.host.receive(peer, message.to_wire(), now, local=True), now)
+
+    def peer_of(self, session: SeatSession) -> LocalPeer:
+        return next(peer for peer, seat in self.local.items() if seat is session)
+
+    # ------------------------------------------------------------ remote peers and time
+    def receive(self, peer: Peer, raw: Any, now: float) -> Remote:
+        return self._route(self.host.receive(peer, raw, now), now)
+
+    def peer_lost(self, peer: Peer, now: float) -> Remote:
+        return self._route(self.host.peer_lost(peer, now), now)
+
+    def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Remote:
+        return self._route(self.host.peer_rtt(peer, rtt, now), now)
+
+    def tick(self, now: float) -> Remote:
+        return self._route(self.host.tick(now), now)
+
+    def next_deadline(self) -> float | None:
+        return self.host.next_deadline()
+
+    def command(self, run: Callable[[float], Output], now: float) -> Remote:
+        """One of the host's commands (``node.command(node.host.start, now)``)."""
+        return self._route(run(now), now)
+
+    # ------------------------------------------------------------ routing
+    def _route(self, output: Output, now: float) -> Remote:
+        remote: Remote = []
+        queue = deque([output])
+        while queue:
+            out = queue.popleft()
+            self.host_events.extend(out.events)
+            for peer, message in out.sends:
+                seat = self.local.get(peer) if isinstance(peer, LocalPeer) else None
+                if seat is None:
+                    remote.append((peer, message))
+                    continue
+                answer = seat.receive(message.to_wire(), now)
+                self.seat_events[peer].extend(answer.events)  # type: ignore[index]
+                for reply in answer.sends:
+                    queue.append(self.host.receive(peer, reply.to_wire(), now, local=True))
+        return remote
+
+    def take_host_events(self) -> list[HostEvent]:
+        events, self.host_events = self.host_events, []
+        return events
+
+    def take_seat_events(self, peer: LocalPeer) -> list[SeatEvent]:
+        events = self.seat_events[peer]
+        self.seat_events[peer] = []
+        return events

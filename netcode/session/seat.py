@@ -1,0 +1,261 @@
+"""A player's side of a table session: my seat, my view, my checks. Sans-IO.
+
+Owns: one seat's (or a spectator's) state at a hosted table, as a state
+machine fed the host's messages (``receive(message, now)``) and the news that
+the host is gone (``host_lost``); the messages a seat sends (``hello``,
+``act``, ``here``, ``bye``, and the nonce when the host deals); and the events
+for whoever shows the table: seated, turned away, updated, an action's
+verdict, the end, the host lost.
+
+What it keeps: the welcome (my seat, the game, the table's settings, my
+rejoin token), my view (assembled from the host's whole views and deltas),
+my legal actions, who acts, the public log in order, the roster, the clocks
+(when each seat to act must have acted, in my own clock), the result and the
+final message.
+
+Fair play: the seat commits to a nonce in ``Hello`` and reveals it when the
+host deals; a ``Verifier`` keeps every card commitment and checks every face
+I am shown against it on receipt; the secret and my nonce are checked in the
+final message. The first failure becomes ``alarm`` at once (the player's
+screen shows it in red). The replay of the whole game needs the rules, so it
+lives with the games.
+
+Must not touch: sockets, clocks, asyncio, any particular game.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from netcode import delta
+from netcode.fairplay import Verifier
+from netcode.session.messages import (
+    VERSION,
+    Act,
+    AskNonce,
+    BadMessage,
+    Bye,
+    Final,
+    Hello,
+    Here,
+    Lobby,
+    Message,
+    Nonce,
+    Refused,
+    Snap,
+    Verdict,
+    Welcome,
+    parse_host_message,
+)
+from netcode.session.seats import RosterRow
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Seated:
+    """The host seated me (``welcome.seat`` None: I watch)."""
+
+    welcome: Welcome
+
+
+@dataclass(frozen=True)
+class TurnedAway:
+    why: str
+
+
+@dataclass(frozen=True)
+class Updated:
+    """My view, the log, the roster or the clocks changed."""
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The host's verdict on my action ``id``: accepted (``refused`` None) or the rule broken."""
+
+    id: int
+    refused: str | None
+
+
+@dataclass(frozen=True)
+class Ended:
+    final: Final
+
+
+@dataclass(frozen=True)
+class HostLost:
+    """The host is gone; ``why`` says it for a person."""
+
+    why: str
+
+
+SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostLost
+
+#: what a player is told when the host went away, by the channel's reason
+HOST_GONE = {
+    "closed": "The host closed the table.",
+    "local": "You left the table.",
+}
+HOST_SILENT = "The host has gone silent: the game cannot go on without it."
+
+
+@dataclass
+class SeatOutput:
+    """What one call produced: messages for the host, and events for the application."""
+
+    sends: list[Message] = field(default_factory=list)
+    events: list[SeatEvent] = field(default_factory=list)
+
+
+class SeatSession:
+    """My place at a hosted table. Sans-IO: feed it the host's messages, send what it returns."""
+
+    def __init__(self, name: str, table_id: bytes, seed_commit: bytes | None = None, *,
+                 game: str = "", nonce: bytes | None = None, token: bytes | None = None,
+                 watch: bool = False, contribute: bool = True) -> None:
+        """``seed_commit``: the host's commitment as announced (checked against the welcome).
+        ``nonce`` and ``token``: kept from an earlier sitting at this table, to rejoin it.
+        ``contribute``: whether my nonce goes into the seed (not at a game dealt from a
+        seed the player chose)."""
+        self.name = name
+        self.watch = watch
+        self.contribute = contribute and not watch
+        self.token = token
+        self.verifier = Verifier(game, table_id, seed_commit or None,
+                                 **({"nonce": nonce} if nonce is not None else {}))
+        self.welcome: Welcome | None = None
+        self.refused: str | None = None
+        self.view: dict | None = None
+        self.legal: list = []
+        self.to_act: list[int] = []
+        self.result: dict | None = None
+        self.log: list[list] = []
+        self.roster: list[RosterRow] = []
+        #: seat -> the time (my clock) by which it must act (turn timers, race windows)
+        self.clocks: dict[int, float] = {}
+        self.final: Final | None = None
+        self.gone: str | None = None
+        self.alarm: str | None = None
+        self.revealed_nonce = False
+        self.drops: Counter[str] = Counter()
+        #: every message received, when ``keep_received`` (leak tests, audits)
+        self.received: list[Message] = []
+        self.keep_received = False
+        self._ids = itertools.count(1)
+
+    # ------------------------------------------------------------ facts
+    @property
+    def seat(self) -> int | None:
+        return self.welcome.seat if self.welcome is not None else None
+
+    @property
+    def dealt(self) -> bool:
+        return self.view is not None
+
+    # ------------------------------------------------------------ what I send
+    def hello(self) -> Hello:
+        commit = self.verifier.nonce_commit if self.contribute else None
+        return Hello(VERSION, self.name, commit, self.token, self.watch)
+
+    def act(self, action: Any, seat: int | None = None) -> Act:
+        """My action (wire form); its ``id`` comes back in an ``Answered`` event."""
+        return Act(next(self._ids), action, seat)
+
+    def here(self) -> Here:
+        return Here()
+
+    def bye(self) -> Bye:
+        return Bye()
+
+    # ------------------------------------------------------------ what I receive
+    def receive(self, raw: Any, now: float) -> SeatOutput:
+        """A message from the host; a malformed one is dropped and counted in ``drops``."""
+        out = SeatOutput()
+        try:
+            message = parse_host_message(raw)
+            if self.keep_received:
+                self.received.append(message)
+            self._take(message, now, out)
+        except BadMessage as bad:
+            self.drops[bad.reason] += 1
+        except (KeyError, TypeError, ValueError, IndexError):  # a delta or roster that does not fit
+            self.drops["bad_content"] += 1
+        return out
+
+    def host_lost(self, reason: str) -> SeatOutput:
+        """The channel says the host is gone (``closed``, ``local``, ``silent``…)."""
+        out = SeatOutput()
+        if self.gone is None and self.final is None:
+            self.gone = HOST_GONE.get(reason, HOST_SILENT)
+            out.events.append(HostLost(self.gone))
+        return out
+
+    def _take(self, message: Message, now: float, out: SeatOutput) -> None:
+        if isinstance(message, Snap):
+            self._snap(message, now)
+            out.events.append(Updated())
+        elif isinstance(message, Verdict):
+            out.events.append(Answered(message.id, message.refused))
+        elif isinstance(message, Lobby):
+            self.roster = [RosterRow.from_wire(row) for row in message.roster]
+            out.events.append(Updated())
+        elif isinstance(message, Welcome):
+            self._welcome(message)
+            out.events.append(Seated(message))
+        elif isinstance(message, AskNonce):
+            if self.seat is not None and self.contribute:
+                self.revealed_nonce = True
+                out.sends.append(Nonce(self.verifier.nonce))
+        elif isinstance(message, Final):
+            fair = message.fair
+            self._alarm(self.verifier.check_final(fair.get("secret", b""), fair.get("nonces", [])))
+            self.final = message
+            out.events.append(Ended(message))
+        elif isinstance(message, Refused):
+            self.refused = message.why
+            out.events.append(TurnedAway(message.why))
+
+    def _welcome(self, welcome: Welcome) -> None:
+        verifier = self.verifier
+        if verifier.game and verifier.game != welcome.game:
+            self._alarm([f"the table was announced as {verifier.game!r} but the host deals {welcome.game!r}"])
+        verifier.game = welcome.game
+        if verifier.seed_commit is None:
+            verifier.seed_commit = welcome.seed_commit
+        elif welcome.seed_commit != verifier.seed_commit:
+            self._alarm(["the host's welcome carries a different secret commitment from its announcement"])
+        verifier.seat = welcome.seat
+        if welcome.token is not None:
+            self.token = welcome.token
+        self.welcome = welcome
+
+    def _snap(self, snap: Snap, now: float) -> None:
+        if snap.view is not None:
+            view = snap.view
+        elif snap.changes is not None and self.view is not None:
+            view = delta.apply(self.view, snap.changes)  # only what changed since the last one
+        else:
+            raise ValueError("a snapshot with neither a view nor a change to one")
+        if snap.log_at > len(self.log):
+            raise ValueError("the log skips entries")
+        if self.verifier is not None and (
+            snap.commits or snap.openings or snap.view is not None or delta.touches(snap.changes or {}, "faces")
+        ):  # faces already checked, with nothing new to check them against, need no second look
+            faces = {h: f for h, f in view["faces"]}
+            self._alarm(self.verifier.receive(snap.commits, snap.openings, faces))
+        self.view = view
+        self.legal = snap.legal
+        self.to_act = snap.to_act
+        self.result = snap.result
+        self.log[snap.log_at :] = snap.log
+        if snap.roster is not None:  # sent only when it changed
+            self.roster = [RosterRow.from_wire(row) for row in snap.roster]
+        self.clocks = {seat: now + left for seat, left in snap.clocks}
+
+    def _alarm(self, alarms: list[str]) -> None:
+        if alarms and self.alarm is None:
+            more = f" (and {len(alarms) - 1} more)" if len(alarms) > 1 else ""
+            self.alarm = f"CHEATING DETECTED: {alarms[0]}{more}"

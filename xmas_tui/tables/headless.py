@@ -1,0 +1,87 @@
+"""Playing a networked table with no terminal: a bot plays my seat, a JSON line tells the end.
+
+Owns: ``headless_host`` and ``headless_join`` (``xmas-tui host/join --headless``)
+and ``summary``, the JSON object a headless seat prints at the end: the game,
+my seat, the result, the public digest (the same on every honest peer), the
+fair-play verdict and where the game log went.
+
+Must not touch: Textual.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from xmas_tui.games import Game, IllegalAction
+from xmas_tui.games.engine import public_digest
+
+from .audit import audit_seat, write_log
+from .network import HostedTable, JoinedTable, find_table
+from .seatbot import SeatBot, play_seat, rng_for
+from .table import SessionTable
+
+
+def summary(table: SessionTable, *, role: str, log: str | None | bool = False, **extra: Any) -> dict:
+    """The JSON line of a headless seat at the end of its game.
+
+    ``log``: ``False`` writes no log, ``None`` writes it to the default place, else to that path."""
+    session = table.session
+    final = session.final
+    assert final is not None
+    verdict = audit_seat(session)
+    record = verdict.pop("log")
+    written = {"log": str(write_log(record, log))} if log is not False else {}
+    return {
+        "game": table.game.id, "seat": session.seat, "role": role, "result": final.result,
+        "digest": public_digest(final.public), "host_digest": final.digest,
+        "drops": dict(session.drops), "audit": verdict, **extra, **written,
+    }  # fmt: skip
+
+
+def seat_bot(table: SessionTable, bot: str, name: str, pace: float) -> SeatBot:
+    return SeatBot(table.game, bot, rng_for(name, secrets.token_hex(4)), pace=pace)
+
+
+async def headless_host(game: Game, players: int, *, code: str, name: str, port: int, bot: str, bots: int,
+                        discovery: tuple[str, int] | None, bind_host: str = "0.0.0.0", hold: float = 30.0,
+                        seed: int | None = None, wait: float = 120.0, log: str | None = None,
+                        options: dict | None = None, pace: float = 0.0, turn_time: float | None = None,
+                        opened: Callable[[dict], None] | None = None) -> dict:
+    """Host a table whose own seat a bot plays; deal when every seat is taken.
+    ``opened`` is told where the table is (its code and address) as soon as it is open."""
+    hosted = HostedTable(game, players, code=code, name=name, port=port, bind_host=bind_host,
+                         discovery=discovery, bot=bot, bots=bots, auto_start=True, hold=hold, seed=seed,
+                         options=options, pace=pace, turn_time=turn_time)
+    table = await hosted.open()
+    try:
+        if opened is not None:
+            opened({"event": "table", "game": game.id, "code": code,
+                    "address": f"{hosted.address[0]}:{hosted.address[1]}", "seats": players})
+        if players == 1 + bots:
+            hosted.start()
+        await play_seat(table, seat_bot(table, bot, name, pace), wait=wait)
+        await hosted.finish()
+        drops = dict(hosted.runner.endpoint.drops) if hosted.runner.endpoint else {}
+        return summary(table, role="host", log=log, code=code, port=hosted.address[1], host_drops=drops)
+    finally:
+        await hosted.close()
+
+
+async def headless_join(game_id: str | None, *, address: tuple[str, int] | None, code: str, name: str,
+                        bot: str, discovery: tuple[str, int] | None = None, wait: float = 120.0,
+                        log: str | None = None, pace: float = 0.0) -> dict:
+    """Join a table and let a bot play my seat; return the JSON summary."""
+    if address is None:
+        address = await find_table(code, discovery, game_id)
+    joined = JoinedTable(address, code, name)
+    try:
+        table = await joined.join()
+        if table.seat is None:
+            raise IllegalAction("The table is full and playing: there is no seat for a headless player.")
+        await play_seat(table, seat_bot(table, bot, name, pace), wait=wait)
+        return summary(table, role="join", log=log)
+    finally:
+        await joined.close()
+

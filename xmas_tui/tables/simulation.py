@@ -1,0 +1,190 @@
+"""Whole tables in virtual time: every seat's session, bots at every seat, no clock, no socket.
+
+Owns: ``simulate_network`` (``xmas-tui simulate GAME --network``): a host and
+every peer, each a table session on its own channel endpoint, over the
+seeded lossy in-memory network, bots at every seat taking ``pace`` virtual
+seconds per move, spectators watching; optionally a seat that drops and
+rejoins, or a seat whose player never moves. It returns the figures and
+whether every peer ended with the same public digest and a passing audit.
+And ``play_in_memory``: one table whose every seat sits at the host's own
+node (no network), with the nonces given, for the fair-play tests.
+
+The same seed gives the same run: table id, secret, nonces and peer ids all
+come from it.
+
+Must not touch: Textual, sockets, real clocks (the wall clock is read only to
+report how long a run took).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from netcode.channel import Endpoint
+from netcode.envelope import table_key
+from netcode.fairplay import Ledger, digest
+from netcode.session.host import HostSession, TableSettings
+from netcode.session.node import HostNode
+from netcode.session.seat import SeatSession
+from netcode.tools.faults import LinkFaults
+from netcode.tools.sim import SimNetwork, SimNode
+from netcode.tools.sim_tables import SimHostPeer, SimSeatPeer
+from xmas_tui.games import Game, Rng
+from xmas_tui.games.engine import public_digest
+
+from .audit import audit_seat
+from .network import INTERMISSION
+from .rules import GameRules
+from .seatbot import SeatBot
+
+CODE = "SIM-TABLE"
+HOST_PEER = 1
+
+
+def _bytes(seed: Any, *label: Any) -> bytes:
+    return digest("simulation", str(seed), *map(str, label))
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A seat's machine goes away at ``at`` (virtual seconds) and comes back ``back_after`` later
+    (None: never)."""
+
+    seat_index: int
+    at: float
+    back_after: float | None = 5.0
+
+
+class SimTable:
+    """A networked table in the simulated network: its host, seats and spectators."""
+
+    def __init__(self, game: Game, players: int, *, spectators: int = 0, faults: LinkFaults | None = None,
+                 pace: float = 1.0, seed: int = 1, bot: str = "smart", options: dict | None = None,
+                 hold: float = 10.0, turn_time: float | None = None, stalled: Sequence[int] = ()) -> None:
+        """``stalled``: indices of joined seats (1 …) whose player never moves."""
+        self.game, self.seed, self.bot, self.pace = game, seed, bot, pace
+        self.table_id = _bytes(seed, "table")[:8]
+        self.key = table_key(CODE, self.table_id)
+        self.net = SimNetwork(seed, faults)
+        options = dict(options or {})
+        self.ledger = Ledger(game.id, self.table_id, _bytes(seed, "secret"), options=options)
+        settings = TableSettings(game.id, game.title, players, "Host", options, hold=hold, turn_time=turn_time,
+                                 auto_start=True, intermission=INTERMISSION)
+        self.host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options),
+                                self.ledger)
+        self.host_peer = SimHostPeer(Endpoint(self.key, self.table_id, HOST_PEER, max_peers=64), HostNode(self.host))
+        self.net.add("host", self.host_peer)
+        me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0))
+        self.host_peer.sit(me, self._bot(0), self.net.now)
+        self.sessions: list[SeatSession] = [me]
+        self.nodes: dict[int, SimNode] = {}
+        for index in range(1, players):
+            self._join(index, f"Elf {index}", player=index not in stalled)
+        for index in range(spectators):
+            self._join(players + index, f"Watcher {index + 1}", player=False, watch=True)
+
+    def _bot(self, index: int) -> SeatBot:
+        return SeatBot(self.game, self.bot, Rng(_bytes(self.seed, "bot", index)), pace=self.pace)
+
+    def _join(self, index: int, name: str, *, player: bool, watch: bool = False, token: bytes | None = None,
+              generation: int = 0) -> SeatSession:
+        session = SeatSession(name, self.table_id, self.ledger.commitment, game=self.game.id, watch=watch,
+                              nonce=_bytes(self.seed, "nonce", index), token=token)
+        local_id = 1000 * (generation + 1) + index
+        endpoint = Endpoint(self.key, self.table_id, local_id, accept_unknown=False)
+        peer = SimSeatPeer(endpoint, session, HOST_PEER, "host", self._bot(index) if player else None, self.net.now)
+        self.nodes[index] = self.net.add(f"peer {index}.{generation}", peer)
+        if index < len(self.sessions):
+            self.sessions[index] = session
+        else:
+            self.sessions.append(session)
+        return session
+
+    def drop(self, drop: Drop) -> None:
+        """Schedule a seat's machine going away (and coming back, as the same player)."""
+
+        def away() -> None:
+            self.nodes[drop.seat_index].crash()
+            if drop.back_after is not None:
+                self.net.call_later(drop.back_after, back)
+
+        def back() -> None:
+            old = self.sessions[drop.seat_index]
+            self._join(drop.seat_index, old.name, player=True, token=old.token, generation=1)
+
+        self.net.call_at(drop.at, away)
+
+    @property
+    def over(self) -> bool:
+        return all(s.final is not None or s.gone is not None for s in self.sessions)
+
+    def run(self, limit: float = 24 * 3600.0) -> bool:
+        """Run until every peer has the final message (True) or ``limit`` virtual seconds."""
+        return self.net.run(limit, stop=lambda: self.over)
+
+    def figures(self) -> dict:
+        """Whether every peer ended alike and passed its audit, and what went over the wire."""
+        finals = [s.final for s in self.sessions]
+        digests = {public_digest(f.public) for f in finals if f is not None}
+        host_digest = self.host.rules.digest() if self.host.rules is not None else None
+        audits = [audit_seat(s) for s in self.sessions if s.final is not None]
+        return {
+            "finished": all(f is not None for f in finals),
+            "digests_equal": len(digests) == 1 and digests == {host_digest},
+            "audits_ok": len(audits) == len(self.sessions) and all(a["ok"] for a in audits),
+            "failures": [f for a in audits for f in a["failures"]][:5],
+            "actions": len(self.ledger.actions),
+            "virtual_seconds": round(self.net.now, 3),
+            "datagrams": self.net.stats["datagrams_sent"],
+            "lost": self.net.stats["datagrams_lost"],
+        }
+
+
+def simulate_network(game: Game, players: int, *, spectators: int = 0, loss: float = 0.0, pace: float = 1.0,
+                     seed: int = 1, bot: str = "smart", options: dict | None = None) -> dict:
+    """One whole networked table in virtual time: the figures of ``simulate --network --json``."""
+    faults = LinkFaults(loss=loss, delay=0.002, jitter=0.001)
+    started = time.perf_counter()
+    table = SimTable(game, players, spectators=spectators, faults=faults, pace=pace, seed=seed, bot=bot,
+                     options=options)
+    table.run()
+    seconds = time.perf_counter() - started
+    figures = table.figures()
+    return {
+        "game": game.id, "network": "simulated", "peers": players + spectators, "players": players,
+        "spectators": spectators, "seed": seed, "loss": loss, "pace": pace,
+        "virtual_seconds": figures["virtual_seconds"], "seconds": round(seconds, 3),
+        "speed": round(figures["virtual_seconds"] / seconds, 1) if seconds else None,
+        "digests_equal": figures["digests_equal"], "audits_ok": figures["audits_ok"],
+        "finished": figures["finished"], "actions": figures["actions"],
+        "datagrams": figures["datagrams"], "lost": figures["lost"],
+    }  # fmt: skip
+
+
+def play_in_memory(game: Game, players: int, *, nonces: Sequence[bytes | None], secret: bytes, seed: int = 0,
+                   bot: str = "random", options: dict | None = None) -> list[SeatSession]:
+    """One whole game between bots, every seat (and a spectator, last) a session at the host's own
+    node, each seat contributing the nonce given (None: none). Returns the sessions after the end."""
+    table_id = _bytes(seed, "memory table")[:8]
+    ledger = Ledger(game.id, table_id, secret, options=dict(options or {}))
+    settings = TableSettings(game.id, game.title, players, "Bot 1", dict(options or {}), auto_start=True)
+    host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options), ledger)
+    net = SimNetwork(seed)
+    peer = SimHostPeer(Endpoint(table_key(CODE, table_id), table_id, HOST_PEER), HostNode(host))
+    net.add("host", peer)
+    sessions = []
+    for index in range(players):
+        nonce = nonces[index]
+        session = SeatSession(f"Bot {index + 1}", table_id, ledger.commitment, game=game.id,
+                              nonce=nonce, contribute=nonce is not None)
+        peer.sit(session, SeatBot(game, bot, Rng(_bytes(seed, "bot", index))), net.now)
+        sessions.append(session)
+    watcher = SeatSession("Watcher", table_id, ledger.commitment, game=game.id, watch=True)
+    peer.sit(watcher, None, net.now)
+    sessions.append(watcher)
+    if not net.run(24 * 3600.0, stop=lambda: all(s.final is not None for s in sessions)):
+        raise RuntimeError(f"{game.id} did not end (seed {seed})")
+    return sessions

@@ -1,0 +1,299 @@
+"""The seam between the UI and whoever runs the rules: a ``Table``.
+
+Owns: the ``Table`` the UI talks to (send my action, receive my view, who is
+at the table, how long a seat has left to act), its ``Snapshot`` (everything
+one seat may know right now), and ``SessionTable``, the one kind of table
+there is: a seat's session at a table session, whether the host runs in this
+process (a game against bots, or the host's own seat) or across the network.
+The UI cannot tell which, and never holds the full state.
+
+Must not touch: Textual. It may use asyncio (waiting for a verdict).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from netcode.runners import Listeners
+from netcode.session.messages import Message
+from netcode.session.seat import Answered, Ended, HostLost, SeatEvent, SeatSession
+from netcode.session.seats import RosterRow, SeatState
+from xmas_tui.games import Action, Event, Game, IllegalAction, Result, View
+
+DEFAULT_PACE = 0.9
+MIN_PACE = 0.05
+MAX_PACE = 4.0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What my seat may know now: my view, my legal actions, who acts, the log, the result.
+
+    ``seats`` lists every seat played from this terminal when several people
+    share it (the view's seat first); empty means the view's seat alone.
+    """
+
+    view: View
+    legal: tuple[Action, ...]
+    to_act: frozenset[int]
+    log: tuple[Event, ...]
+    result: Result | None
+    seats: tuple[int, ...] = ()
+
+    @property
+    def seat(self) -> int | None:
+        return self.view.seat
+
+    @property
+    def my_seats(self) -> tuple[int, ...]:
+        """The seats played from this terminal."""
+        if self.seats:
+            return self.seats
+        return () if self.seat is None else (self.seat,)
+
+    @property
+    def my_turn(self) -> bool:
+        return bool(self.legal)
+
+
+#: A function called with a fresh snapshot after every change.
+SnapshotCallback = Callable[[Snapshot], None]
+
+
+class Table(ABC):
+    """A game table as one seat sees it."""
+
+    game: Game
+    seat: int | None
+    players: tuple[str, ...]
+    pace: float
+
+    def __init__(self) -> None:
+        self._watchers = Listeners()
+
+    def subscribe(self, callback: SnapshotCallback) -> None:
+        """Call ``callback`` with a fresh snapshot after every change."""
+        self._watchers.add(callback)
+
+    def unsubscribe(self, callback: SnapshotCallback) -> None:
+        self._watchers.remove(callback)
+
+    def _publish(self) -> None:
+        if not self._watchers:
+            return  # nobody to tell: a snapshot is made only when asked for
+        self._watchers(self.snapshot())
+
+    @property
+    def problem(self) -> str | None:
+        """Something the player must know now (the host went silent), or None."""
+        return None
+
+    def seat_notes(self) -> dict[int, str]:
+        """A word per seat for the players panel (ping, away, bot); empty at a local table."""
+        return {}
+
+    def seconds_left(self, seat: int) -> float | None:
+        """How long ``seat`` has left to act (a turn timer, a race window), or None."""
+        return None
+
+    @property
+    def networked(self) -> bool:
+        return False
+
+    def set_pace(self, seconds: float) -> float:
+        self.pace = min(MAX_PACE, max(MIN_PACE, seconds))
+        return self.pace
+
+    def present(self) -> None:  # noqa: B027 - most tables have nobody to mark idle
+        """The player pressed a key: if the table marked them idle, they are back."""
+
+    @abstractmethod
+    def snapshot(self) -> Snapshot: ...
+
+    @abstractmethod
+    async def send(self, action: Action, seat: int | None = None) -> None:
+        """Play my action (or, with ``seat``, that of another player at this terminal);
+        raises ``ActionError`` (with the rule broken) if it is refused."""
+
+    @abstractmethod
+    async def run(self) -> None:
+        """Drive the table until the game ends."""
+
+
+class SeatLink(Protocol):
+    """How a seat's session reaches its host: in memory, or over the channel."""
+
+    session: SeatSession
+    listeners: Listeners
+
+    def post(self, message: Message) -> None: ...
+
+
+def seat_notes(roster: Sequence[RosterRow]) -> dict[int, str]:
+    """A word per seat for the players panel, from the roster."""
+    notes = {}
+    for row in roster:
+        if row.state is SeatState.AWAY:
+            notes[row.seat] = f"away, bot in {row.hold_left:.0f}s" if row.hold_left is not None else "away"
+        elif row.state is SeatState.IDLE:
+            notes[row.seat] = "idle: a bot plays"
+        elif row.state is SeatState.BOT:
+            notes[row.seat] = "bot"
+        elif row.ping_ms is not None:
+            notes[row.seat] = f"{row.ping_ms:.0f} ms"
+    return notes
+
+
+class SessionTable(Table):
+    """My seat at a table session (and the seats of anyone sharing my keyboard)."""
+
+    def __init__(self, game: Game, links: Sequence[SeatLink], *, pace: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.game = game
+        self.links = list(links)
+        self.pace = pace
+        self.clock = clock
+        self._events: list[Event] = []
+        self._pending: dict[tuple[int, int], asyncio.Future[None]] = {}
+        self._over = asyncio.Event()
+        self._audit: dict | None = None
+        for index, link in enumerate(self.links):
+            link.listeners.add(lambda events, i=index: self._heard(i, events))
+
+    # ------------------------------------------------------------ facts
+    @property
+    def session(self) -> SeatSession:
+        return self.links[0].session
+
+    @property
+    def seat(self) -> int | None:  # type: ignore[override]
+        return self.session.seat
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """Every seat played from this terminal, mine first (several people sharing a keyboard)."""
+        return tuple(s for link in self.links if (s := link.session.seat) is not None)
+
+    @property
+    def players(self) -> tuple[str, ...]:  # type: ignore[override]
+        view = self.session.view
+        return tuple(view["public"]["players"]) if view is not None else ()
+
+    @property
+    def ready(self) -> bool:
+        """Whether the game has been dealt (a snapshot can be made)."""
+        return self.session.dealt
+
+    @property
+    def over(self) -> bool:
+        return self.session.final is not None or self.session.gone is not None
+
+    @property
+    def networked(self) -> bool:
+        return True
+
+    @property
+    def problem(self) -> str | None:
+        return self.session.alarm or self.session.gone
+
+    def seat_notes(self) -> dict[int, str]:
+        return seat_notes(self.session.roster)
+
+    def roster(self) -> list[RosterRow]:
+        return list(self.session.roster)
+
+    def seconds_left(self, seat: int) -> float | None:
+        deadline = self.session.clocks.get(seat)
+        return None if deadline is None else max(0.0, deadline - self.clock())
+
+    def snapshot(self) -> Snapshot:
+        session = self.session
+        if session.view is None:
+            raise RuntimeError("the game has not been dealt yet")
+        return Snapshot(
+            view=View.from_wire(session.view),
+            legal=tuple(self.game.parse_action(a) for a in session.legal),
+            to_act=frozenset(session.to_act),
+            log=tuple(self._log()),
+            result=Result.from_wire(session.result) if session.result is not None else None,
+            seats=self.seats if len(self.links) > 1 else (),
+        )
+
+    def _log(self) -> list[Event]:
+        """The public log as events, converting only what arrived since last time."""
+        wire = self.session.log
+        if len(self._events) > len(wire):
+            self._events = []
+        self._events.extend(Event.from_wire(e) for e in wire[len(self._events) :])
+        return self._events
+
+    # ------------------------------------------------------------ acting
+    def _link_for(self, seat: int | None) -> tuple[int, SeatLink]:
+        if seat is None:
+            return 0, self.links[0]
+        for index, link in enumerate(self.links):
+            if link.session.seat == seat:
+                return index, link
+        raise IllegalAction(f"Seat {seat + 1} is not played from this terminal.")
+
+    async def send(self, action: Action, seat: int | None = None) -> None:
+        index, link = self._link_for(seat)
+        session = link.session
+        if session.gone:
+            raise IllegalAction(session.gone)
+        message = session.act(action.to_wire())
+        key = (index, message.id)
+        verdict: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending[key] = verdict
+        try:
+            link.post(message)  # a host in this process answers before this returns
+            await asyncio.wait_for(verdict, 5.0)
+        except TimeoutError:
+            raise IllegalAction("The host did not answer in time.") from None
+        finally:
+            self._pending.pop(key, None)
+
+    def present(self) -> None:
+        session = self.session
+        if session.seat is not None and any(
+            row.seat == session.seat and row.state is SeatState.IDLE for row in session.roster
+        ):
+            self.links[0].post(session.here())
+
+    def _heard(self, index: int, events: list[SeatEvent]) -> None:
+        for event in events:
+            if isinstance(event, Answered):
+                verdict = self._pending.get((index, event.id))
+                if verdict is not None and not verdict.done():
+                    if event.refused is None:
+                        verdict.set_result(None)
+                    else:
+                        verdict.set_exception(IllegalAction(event.refused))
+            elif isinstance(event, HostLost):
+                for verdict in self._pending.values():
+                    if not verdict.done():
+                        verdict.set_exception(IllegalAction(event.why))
+            if isinstance(event, (Ended, HostLost)):
+                self._over.set()
+        if index == 0 and self.session.dealt:
+            self._publish()
+
+    async def run(self) -> None:
+        await self._over.wait()
+
+    # ------------------------------------------------------------ the end
+    def audit(self) -> dict | None:
+        """The end-of-game audit of my seat, its log written (``None`` before the end)."""
+        if self.session.final is None:
+            return None
+        if self._audit is None:
+            from .audit import finish, seat_log
+
+            self._audit = finish(seat_log(self.session))
+        return self._audit
