@@ -19,10 +19,13 @@ from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
 from xmas_tui.games.personal_cards import OPTION, CardsProblem
 from xmas_tui.names import default_name
+from xmas_tui.serve.registry import join_hints, join_line
 from xmas_tui.tables.kept import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"
+#: Room for a line of text inside the lobby's box (its width less border and padding).
+LINE_WIDTH = 66
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,7 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         self._shown_game = self.game.id
         self.query_one("#lobby-box").border_title = "Lobby"
+        self.show_how_to_join()
         self.show_kept()
         self.query_one("#start", Button).focus()
 
@@ -259,6 +263,15 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-about", Static).update(
             Text(f"{game.min_players}-{game.max_players} players · press ? for the rules", style="dim")
         )
+
+    def show_how_to_join(self) -> None:
+        """While this machine serves guests (``xmas-tui serve ssh``/``web``), the line under the
+        banner says how to join it: ``ssh -p 2222 NAME@192.168.1.20 · http://192.168.1.20:8000``."""
+        hints = join_hints()
+        if hints:
+            lead, words = join_line(hints, LINE_WIDTH)
+            line = Text.assemble((lead, "dim"), (words, "bold #9be39b"), no_wrap=True, overflow="ellipsis")
+            self.query_one("#lobby-sub", Static).update(line)
 
     def show_kept(self) -> None:
         """Refresh what the lobby says of an unfinished game (it may have gone)."""
