@@ -463,13 +463,16 @@ players share the victory.
             for handle in mine[-drop:]:
                 cards.move(handle, "discard", visible=EVERYONE)
             lost += drop
-            log.append(Event("surprise", f"Surprise! {state.players[other]} discards {drop} {NAMES[item]}.", other))
+            log.append(Event("surprise", f"Surprise! {state.players[other]} discards {drop} {NAMES[item]}.", other,
+                             {"item": item, "cards": drop}))
         if not lost:
-            log.append(Event("surprise", f"Surprise! Nobody has to discard {NAMES[item]}."))
+            log.append(Event("surprise", f"Surprise! Nobody has to discard {NAMES[item]}.", None,
+                             {"item": item, "cards": 0}))
             return
         for _ in range(lost):
             self._draw(state, hand_zone(seat), seat_mask(seat), rng, log)
-        log.append(Event("reward", f"{state.players[seat]} draws {lost} card{'s' if lost > 1 else ''} as a reward.", seat))
+        log.append(Event("reward", f"{state.players[seat]} draws {lost} card{'s' if lost > 1 else ''} as a reward.", seat,
+                         {"cards": lost}))
 
     def _end_turn(self, state: State, rng: Rng, log: list[Event]) -> None:
         state.turns += 1
