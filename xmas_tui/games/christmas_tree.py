@@ -198,7 +198,7 @@ class ChristmasTree(TakingTurns):
     # 62 + 21 * 89 takes, and at most 89 sets (each keeps a card for good): fewer
     # than 10,000 actions. Bot games take 50 to 80.
     max_actions = 10_000
-    rules = """
+    how_to_play = """
 89 Item cards: 15 each of Christmas Tree, Gift Boxes, Gingerbread Man, Reindeer
 and Snowman, and 14 Santa Claus. Each player is dealt 3 cards, kept hidden;
 five rows of 1, 2, 3, 5 and 7 cards are laid face up. With two players one
