@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ join-bench: $(STAMP)
 
 start-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.start_bench
+
+# Needs OpenSSH's client (ssh); takes about two minutes.
+serve-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.serve_bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -137,6 +138,12 @@ def address_arg(value: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def password_arg(value: str) -> str:
+    if not value:
+        raise argparse.ArgumentTypeError("a password needs at least one character")
+    return value
+
+
 #: A typed join code needs this many letters and digits: each wrong guess costs
 #: an online attempt the host sees and slows, but a short code is still guessable.
 MIN_CODE = 6
@@ -213,6 +220,20 @@ def build_parser() -> Parser:
 
     rules = verbs.add_parser("rules", help="the rules and our rulings")
     rules.add_argument("game", type=game_arg, metavar="GAME", help=games)
+
+    serve = verbs.add_parser("serve", help="guests with nothing installed join over SSH or from a browser")
+    ways = serve.add_subparsers(dest="way", metavar="ssh|web", required=True, parser_class=Parser)
+    ssh = ways.add_parser("ssh", help="an SSH server: any `ssh -p PORT NAME@HOST` reaches the lobby as NAME")
+    ssh.add_argument("--port", type=port_arg, default=2222, help="TCP port (default 2222; 0: any free port)")
+    ssh.add_argument("--password", type=password_arg, default=None, metavar="TEXT",
+                     help="every guest must give this password (default: none is asked)")
+    web = ways.add_parser("web", help="a web server: each browser tab is a lobby of its own")
+    web.add_argument("--port", type=port_arg, default=8000, help="TCP port (default 8000; 0: any free port)")
+    for way in (ssh, web):
+        way.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS", help="local address to serve on (default: every interface)")
+        way.add_argument("--max-guests", type=positive_int, default=16, metavar="N", help="guests playing at once (default 16)")
+        way.add_argument("--idle", type=non_negative_int, default=30, metavar="MINUTES",
+                         help="a guest's app closes after this long without a key (default 30; 0: never)")
 
     sim = verbs.add_parser("simulate", help="many bot games, headless, with figures")
     sim.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -359,6 +380,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.verb == "verify":
         return run_verify(args)
+    if args.verb == "serve":
+        return run_serve(args)
     if getattr(args, "log", None) is not None:
         from .tables import audit
 
@@ -424,6 +447,32 @@ def run_network(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve the lobby to guests over SSH or to browsers until Ctrl+C."""
+    import asyncio
+
+    from .serve import ServeError
+    from .serve.guests import Guests
+
+    guests = Guests(most=args.max_guests, idle=args.idle * 60.0 or None)
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    try:
+        if args.way == "ssh":
+            from .serve import ssh
+
+            asyncio.run(ssh.serve(args.bind, args.port, password=args.password, guests=guests, say=say))
+        else:
+            from .serve import web
+
+            asyncio.run(web.serve(args.bind, args.port, guests=guests, say=say))
+    except ServeError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
 def run_network_simulation(args: argparse.Namespace, players: int) -> int:
     """One whole networked table in virtual time; its figures as a line (and JSON)."""
     from .tables.simulation import simulate_network
@@ -471,6 +520,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `xmas-tui rules GAME | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 0
 
 
 if __name__ == "__main__":

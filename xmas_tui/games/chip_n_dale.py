@@ -290,7 +290,7 @@ class ChipNDale(Game):
     table_options = (first_seat_option("Who last ate a candy cane?"),)
     actions = (Flip, Stop, Collect, Discard, Peek, Give, Take, Pass, Continue)
     max_actions = 1_000
-    rules = """
+    how_to_play = """
 Flip Treasures in the tree of six one at a time, and stop whenever you choose.
 If the Treasures you flipped show three or more Pluto faces, Pluto caught you:
 you must stop, and you collect only one Treasure instead of two. Then the rest

@@ -223,7 +223,7 @@ class ChristmasCarol(TakingTurns):
     # one for each completion in order (4), so at most 15 such turns. So at most
     # 39 turns of at most 7 actions. Bot games take 20 to 60.
     max_actions = 300
-    rules = """
+    how_to_play = """
 The bag holds the tiles of four puzzles (six each) and seven special tiles;
 the other two puzzles stay in the box (puzzles 5 and 6 in a first game).
 Scrooge starts on the clock's 9 (Asleep). Everyone plays together.

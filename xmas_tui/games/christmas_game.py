@@ -444,7 +444,7 @@ class ChristmasGame(TakingTurns):
     # Reindeer cards offer no choice). So at most 1,000 * 6 * 9 = 54,000 actions;
     # the longest of 50,000 bot games took 615.
     max_actions = ROUND_LIMIT * 6 * 9
-    rules = _rules_text()
+    how_to_play = _rules_text()
     rulings = (
         Ruling("The board and the cards", "The rulebook prints neither, so ours are printed above: 40 squares clockwise from START (24 gift squares, more cheap than dear; three each of Santa, Scrooge and Reindeer; one of each special square) and three decks of 12 cards. A deck that runs out is made again by shuffling its discards."),
         Ruling("Who starts", "The starting player is drawn at random when the game is set up, and play goes clockwise (seat order)."),

@@ -198,7 +198,7 @@ class ChristmasTree(TakingTurns):
     # 62 + 21 * 89 takes, and at most 89 sets (each keeps a card for good): fewer
     # than 10,000 actions. Bot games take 50 to 80.
     max_actions = 10_000
-    rules = """
+    how_to_play = """
 89 Item cards: 15 each of Christmas Tree, Gift Boxes, Gingerbread Man, Reindeer
 and Snowman, and 14 Santa Claus. Each player is dealt 3 cards, kept hidden;
 five rows of 1, 2, 3, 5 and 7 cards are laid face up. With two players one
@@ -463,13 +463,16 @@ players share the victory.
             for handle in mine[-drop:]:
                 cards.move(handle, "discard", visible=EVERYONE)
             lost += drop
-            log.append(Event("surprise", f"Surprise! {state.players[other]} discards {drop} {NAMES[item]}.", other))
+            log.append(Event("surprise", f"Surprise! {state.players[other]} discards {drop} {NAMES[item]}.", other,
+                             {"item": item, "cards": drop}))
         if not lost:
-            log.append(Event("surprise", f"Surprise! Nobody has to discard {NAMES[item]}."))
+            log.append(Event("surprise", f"Surprise! Nobody has to discard {NAMES[item]}.", None,
+                             {"item": item, "cards": 0}))
             return
         for _ in range(lost):
             self._draw(state, hand_zone(seat), seat_mask(seat), rng, log)
-        log.append(Event("reward", f"{state.players[seat]} draws {lost} card{'s' if lost > 1 else ''} as a reward.", seat))
+        log.append(Event("reward", f"{state.players[seat]} draws {lost} card{'s' if lost > 1 else ''} as a reward.", seat,
+                         {"cards": lost}))
 
     def _end_turn(self, state: State, rng: Rng, log: list[Event]) -> None:
         state.turns += 1

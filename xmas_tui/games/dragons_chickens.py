@@ -554,7 +554,7 @@ class DragonsChickens(Game):
     max_actions = 600
     open_actions = True
     race_window = WINDOW_MS / 1000
-    rules = """
+    how_to_play = """
 The 109 Treasure cards are dealt equally into face-down piles; the leftovers go
 under the Dragon card, out of the game. Each round every player's top card is
 revealed at the same instant. Each card shows two treasures (ring, pearl,

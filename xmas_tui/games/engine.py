@@ -389,7 +389,7 @@ class Game(ABC):
     #: The action classes of this game.
     actions: ClassVar[tuple[type[Action], ...]]
     #: A short account of the rules, shown by ``xmas-tui rules`` and the help screen.
-    rules: ClassVar[str]
+    how_to_play: ClassVar[str]
     #: Our rulings where the rulebook is silent.
     rulings: ClassVar[tuple[Ruling, ...]]
     #: Keys for the help screen and README: (key, what it does).
@@ -522,7 +522,7 @@ class Game(ABC):
 
     def describe_rules(self) -> str:
         """The rules and our rulings, as text for ``xmas-tui rules`` and help."""
-        lines = [self.title, "=" * len(self.title), "", self.rules.strip(), "", "Our rulings", "-----------"]
+        lines = [self.title, "=" * len(self.title), "", self.how_to_play.strip(), "", "Our rulings", "-----------"]
         for r in self.rulings:
             lines.append(f"* {r.topic}: {r.ruling}")
             if r.quote:  # its own line (indented past a list item's continuation)

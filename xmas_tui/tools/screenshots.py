@@ -20,6 +20,7 @@ from textual import events
 from xmas_tui.files import default_cards_file, read_cards
 from xmas_tui.games import get_game
 from xmas_tui.games.christmas_game import CARD_ZONE
+from xmas_tui.serve.registry import record
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
@@ -163,6 +164,14 @@ def our_card_drawn() -> XmasApp:
     return XmasApp(table=table)
 
 
+def serving_lobby() -> XmasApp:
+    """The lobby of a machine that serves guests (``xmas-tui serve ssh`` and ``serve web``, on
+    a LAN address given here so the picture is the same on every machine)."""
+    record("ssh", "192.168.1.20", 2222)
+    record("web", "192.168.1.20", 8000)
+    return XmasApp()
+
+
 def hosting() -> XmasApp:
     return XmasApp(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
                              discovery=("127.0.0.1", 47474)))
@@ -187,6 +196,8 @@ SCENES: tuple[Scene, ...] = (
         lambda: LobbyAfter(GameConfig(get_game("christmas-carol"), 3, "Ann", options={"puzzles": [3, 4, 5, 6]})),
     ),
     Scene("rules", "Rules and our rulings, from any screen with ?", XmasApp, ("question_mark",)),
+    Scene("lobby-serving", "A machine that serves guests (xmas-tui serve): the lobby says how to join",
+          serving_lobby),
     Scene("host", "Hosting a table: the join code, shown large, and the seats", hosting, snapshot=False),
     Scene("join", "Joining: tables heard on the LAN, the code, or a typed address", joining, snapshot=False),
     Scene(

@@ -12,7 +12,6 @@ Must not touch: the engine state, or any hand but mine.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -73,9 +72,6 @@ NO_SET = Text.assemble(
 MOVES = frozenset({"take", "choose-row", "pay", "score", "done"})
 SURPRISE = frozenset({"surprise", "reward"})
 #: Reading a Surprise! event: "… discards 2 Reindeer." or "Nobody has to discard Reindeer."
-LOSES = re.compile(r"discards? (?:(\d+) )?(.+)\.$")
-DRAWS = re.compile(r"draws (\d+) card")
-ITEM_BY_NAME = {name: item for item, name in NAMES.items()}
 #: A row's number and its longest run of cards (3 cells each, 1 apart).
 ROW_WIDTH = 2 + 4 * max(ROW_SIZES) - 1
 
@@ -332,23 +328,22 @@ class ChristmasTreeBoard(Board):
         losses = Text()
         drawn = 0
         for event in log[news.start : news.stop]:
+            data = event.data or {}
             if event.kind == "reward":
-                found = DRAWS.search(event.text)
-                drawn += int(found.group(1)) if found else 0
+                drawn += data.get("cards", 0)
                 continue
-            found = LOSES.search(event.text)
-            item = ITEM_BY_NAME.get(found.group(2)) if found else None
+            item = data.get("item")
             if item is None:
                 losses.append(event.text.removeprefix("Surprise! "), style="#ff9f9f")
                 continue
             if item not in types:
                 types.append(item)
-            if found and found.group(1) and event.seat is not None:
+            if data.get("cards") and event.seat is not None:
                 if losses:
                     losses.append(" · ", style="dim")
                 hit = event.seat == self.me
                 who = "you" if hit else self.player_name(event.seat)
-                losses.append(f"{who} −{found.group(1)}", style="bold #ff6b6b" if hit else "#ff9f9f")
+                losses.append(f"{who} −{data['cards']}", style="bold #ff6b6b" if hit else "#ff9f9f")
                 losses.append_text(symbols(item, 1))
         line = badge(" Surprise! ", "bold #fff6d5 on #a31515")
         if scorer is not None:

@@ -19,10 +19,13 @@ from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
 from xmas_tui.games.personal_cards import OPTION, CardsProblem
 from xmas_tui.names import default_name
+from xmas_tui.serve.registry import join_hints, join_line
 from xmas_tui.tables.kept import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
 
 BANNER = "❄  x m a s - t u i  ❄"
+#: Room for a line of text inside the lobby's box (its width less border and padding).
+LINE_WIDTH = 66
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,14 @@ class GameConfig:
     options: dict = field(default_factory=dict)
     #: people sharing this keyboard (``--local-players``): seats 0 .. local-1
     local: int = 1
+    #: seconds a player has for a move at a table this lobby hosts (None: no timer); a game
+    #: against bots has none
+    turn_time: float | None = None
+
+
+#: The lobby's choices of turn timer for a hosted table: (what it shows, seconds; 0 for none).
+TURN_TIMES = (("none", 0), ("30 s a move (hosted)", 30), ("1 min a move (hosted)", 60),
+              ("2 min a move (hosted)", 120))
 
 
 @dataclass(frozen=True)
@@ -155,6 +166,10 @@ class LobbyScreen(Screen[None]):
                              value=self.last.players if self.last else default_players(first), allow_blank=False, id="players", compact=True)  # fmt: skip
                 yield Label("Bots")
                 yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot", compact=True)
+                yield Label("Turn timer")
+                yield Select(list(TURN_TIMES), value=int(self.last.turn_time or 0) if self.last else 0, allow_blank=False,
+                             id="turn-time", compact=True, tooltip="At a table you host: a bot plays the move of a "
+                             "player who takes longer (never in a game against bots)")  # fmt: skip
                 yield Label("Your name")
                 yield Input(value=self.last.name if self.last else default_name(), max_length=16, id="name", compact=True)
             yield Static(id="lobby-cards")
@@ -169,6 +184,7 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         self._shown_game = self.game.id
         self.query_one("#lobby-box").border_title = "Lobby"
+        self.show_how_to_join()
         self.show_kept()
         self.query_one("#start", Button).focus()
 
@@ -260,6 +276,15 @@ class LobbyScreen(Screen[None]):
             Text(f"{game.min_players}-{game.max_players} players · press ? for the rules", style="dim")
         )
 
+    def show_how_to_join(self) -> None:
+        """While this machine serves guests (``xmas-tui serve ssh``/``web``), the line under the
+        banner says how to join it: ``ssh -p 2222 NAME@192.168.1.20 · http://192.168.1.20:8000``."""
+        hints = join_hints()
+        if hints:
+            lead, words = join_line(hints, LINE_WIDTH)
+            line = Text.assemble((lead, "dim"), (words, "bold #9be39b"), no_wrap=True, overflow="ellipsis")
+            self.query_one("#lobby-sub", Static).update(line)
+
     def show_kept(self) -> None:
         """Refresh what the lobby says of an unfinished game (it may have gone)."""
         self._describe()
@@ -315,7 +340,13 @@ class LobbyScreen(Screen[None]):
             return
         players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
         self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value),
-                           self.options())  # fmt: skip
+                           self.options(), turn_time=self.turn_time)  # fmt: skip
+
+    @property
+    def turn_time(self) -> float | None:
+        """The turn timer chosen for a hosted table (None: no timer)."""
+        seconds = self.query_one("#turn-time", Select).value
+        return float(seconds) if isinstance(seconds, int) and seconds > 0 else None
 
     def action_join(self) -> None:
         self.app.open_join(self._player_name())
@@ -331,5 +362,6 @@ class LobbyScreen(Screen[None]):
             bot=str(self.query_one("#bot", Select).value),
             options=self.options(),
             local=self.local,
+            turn_time=self.turn_time,
         )
         self.app.start_game(config)

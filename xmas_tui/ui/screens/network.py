@@ -114,7 +114,8 @@ class HostScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#host-box").border_title = f"Hosting · {self.game.title}"
+        timer = f" · {self.turn_time:.0f} s a move" if self.turn_time else ""
+        self.query_one("#host-box").border_title = f"Hosting · {self.game.title}{timer}"
         self.open_table()
 
     @work(exclusive=True, group="host")

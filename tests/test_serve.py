@@ -1,0 +1,100 @@
+"""What every served guest gets, and what the host's lobby says about joining."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.uikit import wait_for
+from xmas_tui.names import default_name
+from xmas_tui.serve import registry
+from xmas_tui.serve.guests import Guests, guest_environment, guest_home
+from xmas_tui.serve.registry import join_hints, join_line, join_words, record, record_path, serving
+from xmas_tui.ui.app import XmasApp
+
+
+@pytest.mark.parametrize(
+    ("kind", "bind", "port", "words"),
+    [
+        ("ssh", "192.168.1.20", 2222, "ssh -p 2222 NAME@192.168.1.20"),
+        ("ssh", "10.0.0.7", 22, "ssh NAME@10.0.0.7"),
+        ("web", "192.168.1.20", 8000, "http://192.168.1.20:8000"),
+        ("web", "10.0.0.7", 80, "http://10.0.0.7"),
+        ("web", "fe80::1", 8000, "http://[fe80::1]:8000"),
+        ("ssh", "0.0.0.0", 2222, "ssh -p 2222 NAME@203.0.113.9"),  # every interface: the LAN address
+        ("web", "", 8000, "http://203.0.113.9:8000"),
+    ],
+)
+def test_how_to_join_names_the_address_a_guest_types(monkeypatch, kind, bind, port, words) -> None:
+    monkeypatch.setattr(registry, "lan_address", lambda: "203.0.113.9")
+    assert join_words(kind, bind, port) == words
+
+
+def test_the_lobby_shows_only_what_this_machine_serves_now() -> None:
+    assert join_hints() == []
+    with serving("web", "192.168.1.20", 8000):
+        record("ssh", "192.168.1.20", 2222)
+        assert join_hints() == ["ssh -p 2222 NAME@192.168.1.20", "http://192.168.1.20:8000"]
+    assert join_hints() == ["ssh -p 2222 NAME@192.168.1.20"]  # the web server has stopped
+    # a server that died without a word leaves its record: a process that is gone is not serving
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    record_path("ssh").write_text(json.dumps({"pid": int(gone.stdout), "bind": "192.168.1.20", "port": 2222}))
+    assert join_hints() == []
+    record_path("ssh").write_text("{not json")
+    assert join_hints() == []
+
+
+def test_the_line_fits_the_lobby_and_keeps_the_addresses_whole() -> None:
+    hints = ["ssh -p 2222 NAME@192.168.1.20", "http://192.168.1.20:8000"]
+    lead, words = join_line(hints, 66)
+    assert lead == "Guests: " and words == " · ".join(hints) and len(lead + words) <= 66
+    assert join_line(hints[:1], 66) == ("Guests join: ", hints[0])
+    assert join_line(["ssh -p 2222 NAME@[fe80::1234:5678:9abc:def0]", "http://[fe80::1234:5678:9abc:def0]:8000"], 66)[0] == ""
+
+
+async def test_the_hosts_lobby_says_how_to_join_while_this_machine_serves() -> None:
+    record("ssh", "192.168.1.20", 2222)
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "ssh -p 2222 NAME@192.168.1.20" in str(app.screen.query_one("#lobby-sub").render()))
+        assert str(app.screen.query_one("#lobby-sub").render()).startswith("Guests join: ")
+
+
+def test_each_guest_has_a_data_folder_of_their_own_found_again_by_their_name() -> None:
+    """A guest's Ctrl+R resumes their own game, never another guest's (whose hand it shows)."""
+    assert guest_home("Holly") == guest_home("holly") != guest_home("Holly B") != guest_home("Holly-B")
+    assert guest_home("../../etc").parent == guest_home("Ann").parent
+    assert guest_home("Noël").name.startswith("no-l-")
+
+
+def test_a_guest_app_gets_its_name_terminal_and_folder_and_none_of_the_servers_secrets(monkeypatch) -> None:
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "shh")
+    env = guest_environment("Holly", term="xterm-kitty", colorterm="truecolor")
+    assert env["XMAS_TUI_NAME"] == "Holly" and env["TERM"] == "xterm-kitty" and env["COLORTERM"] == "truecolor"
+    assert env["XDG_DATA_HOME"] == str(guest_home("Holly"))
+    assert env["XMAS_TUI_DISCOVERY"] == os.environ["XMAS_TUI_DISCOVERY"]  # finds this machine's tables
+    assert "SSH_AUTH_SOCK" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+    odd = guest_environment("Ivy", term="xterm\x1b]0;pwned\x07", colorterm="$(reboot)")
+    assert odd["TERM"] == "xterm-256color" and "COLORTERM" not in odd
+
+
+def test_a_served_guest_plays_under_the_name_they_were_given(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_NAME", "  Holly   Berry ")
+    assert default_name() == "Holly Berry"
+    monkeypatch.setenv("XMAS_TUI_NAME", "\x07")
+    monkeypatch.setenv("LOGNAME", "noel")
+    assert default_name() == "Noel"  # no usable name given: the login name, as before
+
+
+def test_places_and_idle_time_in_words() -> None:
+    guests = Guests(most=2, idle=1800.0)
+    assert guests.admit() and guests.admit() and not guests.admit()
+    guests.leave()
+    assert guests.admit()
+    assert guests.idle_words() == "30 minutes" and Guests(idle=60.0).idle_words() == "1 minute"
+    assert Guests(idle=2.0).idle_words() == "2 seconds" and Guests(idle=None).idle_words() == "never"
