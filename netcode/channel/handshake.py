@@ -30,6 +30,7 @@ is a standard one (``spake2``, ``cryptography``); nothing here is a primitive.
 from __future__ import annotations
 
 import hmac
+import os
 import unicodedata
 from dataclasses import dataclass
 
@@ -93,15 +94,29 @@ def _schedule(shared: bytes, joiner_identity: bytes, host_identity: bytes) -> _S
 class Initiator:
     """The joiner's side of one attempt: its message, then the host's answer checked."""
 
-    __slots__ = ("joiner", "host", "message", "keys", "proof", "_spake", "_saved", "_identities")
+    __slots__ = ("joiner", "host", "message", "keys", "proof", "_spake", "_redo", "_identities")
 
     def __init__(self, join_code: str, table_id: bytes, joiner: int, host: int) -> None:
         self.joiner = joiner
         self.host = host
         self._identities = _identities(table_id, joiner, host)
-        self._spake = SPAKE2_A(normalise_code(join_code), *self._identities)
+        password = normalise_code(join_code)
+        drawn: list[bytes] = []
+
+        def entropy(count: int) -> bytes:
+            drawn.append(os.urandom(count))
+            return drawn[-1]
+
+        def again() -> SPAKE2_A:
+            """The same exchange afresh (same secret scalar): `finish` may be tried again."""
+            replay = iter(drawn)
+            fresh = SPAKE2_A(password, *self._identities, entropy_f=lambda _count: next(replay))
+            fresh.start()
+            return fresh
+
+        self._spake = SPAKE2_A(password, *self._identities, entropy_f=entropy)
         self.message: bytes = self._spake.start()
-        self._saved = self._spake.serialize()
+        self._redo = again
         #: set once the host proved it knows the code
         self.keys: SessionKeys | None = None
         self.proof = b""
@@ -113,7 +128,7 @@ class Initiator:
         try:
             shared = self._spake.finish(message)
         except Exception:  # the library's refusals of a bad element come in several types
-            self._spake = SPAKE2_A.from_serialized(self._saved)
+            self._spake = self._redo()
             raise Dropped("bad_handshake") from None
         schedule = _schedule(shared, *self._identities)
         if not hmac.compare_digest(schedule.host_proof, host_proof):

@@ -17,9 +17,11 @@ from netcode.channel import (
     Endpoint,
     HandshakeCompleted,
     HandshakeFailed,
+    Initiator,
     JoinAttemptFailed,
     PeerGone,
     PeerJoined,
+    Responder,
     SessionKeys,
 )
 from netcode.envelope import SEALED, Dropped, Kind, Opener, Sealer, pack_confirm
@@ -370,3 +372,19 @@ def test_a_connection_closes_rather_than_reuse_a_packet_number() -> None:
 def test_session_keys_never_show_in_a_repr() -> None:
     keys = SessionKeys(b"s" * 32, b"r" * 32)
     assert "sss" not in repr(keys) and "rrr" not in repr(keys)
+
+
+def test_a_reply_that_is_no_spake2_message_leaves_the_join_as_it_was() -> None:
+    """A forged REPLY with a bad element is dropped; the host's real REPLY still works."""
+    joiner = Initiator(CODE, TABLE, 2, HOST)
+    host = Responder(CODE, TABLE, 2, HOST, joiner.message)
+    try:
+        joiner.finish(b"B" + b"\xff" * 32, host.proof)
+    except Dropped as dropped:
+        assert dropped.reason == "bad_handshake"
+    else:
+        raise AssertionError("a bad element was taken")
+    assert joiner.finish(host.message, host.proof) and host.confirms(joiner.proof)
+    assert joiner.keys is not None and (joiner.keys.send, joiner.keys.receive) == (
+        host.keys.receive, host.keys.send
+    )
