@@ -27,7 +27,9 @@ from netcode.channel.handshake import Initiator, SessionKeys
 from netcode.envelope import (
     BUSY,
     CONFIRM,
+    HEADER,
     INIT,
+    MAX_DATAGRAM,
     REPLY,
     SEALED,
     Dropped,
@@ -38,6 +40,7 @@ from netcode.envelope import (
 
 #: Table ids name a table in every handshake; they are short.
 MAX_TABLE_ID = 32
+_SEALED_BYTE = bytes([SEALED])
 
 
 class Endpoint:
@@ -209,6 +212,11 @@ class Endpoint:
 
     def receive_datagram(self, data: bytes, address: Address, now: float) -> None:
         """Take one datagram off the socket. Never raises; bad input is counted."""
+        if data[:1] == _SEALED_BYTE and HEADER <= len(data) <= MAX_DATAGRAM:
+            conn = self.peers.get(int.from_bytes(data[1:9], "big"))
+            if conn is not None:  # the usual case: a peer's sealed datagram
+                conn.receive_sealed(data, address, now)
+                return
         try:
             kind = packet_type(data)
         except Dropped as dropped:

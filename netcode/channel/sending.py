@@ -177,31 +177,28 @@ class Sending:
         if self._initiator is not None:
             return self._handshake_datagrams(now)
         try:
-            return self._due(now)
+            if (
+                len(self._pending) == 1
+                and not self._unacked
+                and not self._resend
+                and not self._unreliable
+                and self.gone_reason is None
+            ):  # the common case: one new message, nothing else in flight
+                out = self._build_one(now)
+                if self._acks_in:
+                    self._apply_acks()
+                return out
+            if self._acks_in and not (self._pending or self._unreliable):
+                self._apply_acks()  # nothing new waits, so settle first
+            out = self._build(now)
+            if self._acks_in:
+                self._apply_acks()
+                if self._resend:  # the acks revealed losses: resend at once
+                    out += self._build(now)
+            return out
         except _PacketNumbersExhausted:
             self._set_gone("exhausted")  # what was built in this call never leaves
             return []
-
-    def _due(self, now: float) -> list[tuple[bytes, Address]]:
-        if (
-            len(self._pending) == 1
-            and not self._unacked
-            and not self._resend
-            and not self._unreliable
-            and self.gone_reason is None
-        ):  # the common case: one new message, nothing else in flight
-            out = self._build_one(now)
-            if self._acks_in:
-                self._apply_acks()
-            return out
-        if self._acks_in and not (self._pending or self._unreliable):
-            self._apply_acks()  # nothing new waits, so settle first
-        out = self._build(now)
-        if self._acks_in:
-            self._apply_acks()
-            if self._resend:  # the acks revealed losses: resend at once
-                out += self._build(now)
-        return out
 
     def _build(self, now: float) -> list[tuple[bytes, Address]]:
         pending = self._pending
