@@ -103,4 +103,4 @@ async def test_a_lan_observer_of_a_whole_game_sees_nothing_readable(game_id: str
             kinds["handshake"] += 1
             if data[0] == INIT:
                 assert len(data) >= MIN_INIT and set(data[50:]) == {0}  # ids, SPAKE2, zeros
-    assert kinds["handshake"] >= 3 * joiners and kinds["sealed"] > 100
+    assert kinds["handshake"] >= 3 * joiners and kinds["sealed"] > 20  # a whole game went by
