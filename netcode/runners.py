@@ -270,11 +270,11 @@ class SeatRunner:
             raise JoinError(answer.why)
 
     def post(self, message: Message) -> None:
-        """Send a message to the host (reliably, in order)."""
+        """Send a message to the host (reliably, in order); it leaves before this returns."""
         if self.aio is None:
             return
         try:
-            self.aio.send_reliable_nowait(self.host_peer, message.to_wire())
+            self.aio.send_reliable_now(self.host_peer, message.to_wire())
         except (PeerClosed, SendQueueFull):
             self.endpoint.note_drop("send_refused")
 
