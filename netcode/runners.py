@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from netcode.aio import AioEndpoint
-from netcode.channel import Delivered, Endpoint, PeerClosed, PeerGone, RttUpdated, SendQueueFull
+from netcode.channel import Endpoint, PeerClosed, SendQueueFull
 from netcode.discovery import PROBE, Announcer, TableInfo
 from netcode.session.messages import Message, Snap
 from netcode.session.node import HostNode, LocalPeer, Remote
@@ -133,13 +133,7 @@ class HostRunner:
         return moved
 
     def _on_channel(self, event: Any) -> None:
-        now = _now()
-        if isinstance(event, Delivered):
-            self._deliver(self.node.receive(event.peer, event.payload, now))
-        elif isinstance(event, PeerGone):
-            self._deliver(self.node.peer_lost(event.peer, now))
-        elif isinstance(event, RttUpdated):
-            self._deliver(self.node.peer_rtt(event.peer, event.rtt, now))
+        self._deliver(self.node.on_channel(event, _now()))
 
     def _on_timer(self) -> None:
         self._timer = self._timer_at = None
@@ -279,12 +273,7 @@ class SeatRunner:
             self.endpoint.note_drop("send_refused")
 
     def _on_channel(self, event: Any) -> None:
-        if isinstance(event, Delivered):
-            out = self.session.receive(event.payload, _now())
-        elif isinstance(event, PeerGone):
-            out = self.session.host_lost(event.reason)
-        else:
-            return
+        out = self.session.on_channel(event, _now())
         for message in out.sends:
             self.post(message)
         answer = self._answer

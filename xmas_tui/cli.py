@@ -82,14 +82,19 @@ def seed_arg(value: str) -> int:
         raise argparse.ArgumentTypeError(f"seed {value!r} is not a whole number") from None
 
 
-def pace_arg(value: str) -> float:
+def number_between(value: str, low: float, high: float, what: str, unit: str = " seconds") -> float:
+    """``value`` as a number from ``low`` to ``high``, or one line saying what it should be."""
     try:
-        pace = float(value)
+        number = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"pace {value!r} is not a number of seconds") from None
-    if not 0.05 <= pace <= 4:
-        raise argparse.ArgumentTypeError("pace is between 0.05 and 4 seconds")
-    return pace
+        raise argparse.ArgumentTypeError(f"{what} {value!r} is not a number{unit and ' of' + unit}") from None
+    if not low <= number <= high:
+        raise argparse.ArgumentTypeError(f"{what} is between {low:g} and {high:g}{unit}")
+    return number
+
+
+def pace_arg(value: str) -> float:
+    return number_between(value, 0.05, 4, "pace")
 
 
 def non_negative_int(value: str) -> int:
@@ -107,26 +112,14 @@ def port_arg(value: str) -> int:
 
 
 def pace_free_seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if not 0 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError("between 0 and 3600 seconds")
-    return seconds
+    return number_between(value, 0, 3600, "the time")
 
 
 def turn_time_arg(value: str) -> float | None:
     """Seconds for a move (5-3600), or 0 for no turn timer."""
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if seconds == 0:
+    if value.strip() in ("0", "0.0"):
         return None
-    if not 5 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError("a turn lasts between 5 and 3600 seconds (0: no timer)")
-    return seconds
+    return number_between(value, 5, 3600, "a turn")
 
 
 def address_arg(value: str) -> tuple[str, int]:
@@ -244,13 +237,7 @@ def build_parser() -> Parser:
 
 
 def loss_arg(value: str) -> float:
-    try:
-        loss = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a share like 0.1") from None
-    if not 0 <= loss <= 0.5:
-        raise argparse.ArgumentTypeError("a loss is between 0 and 0.5")
-    return loss
+    return number_between(value, 0, 0.5, "a loss", unit="")
 
 
 def option_arg(text: str) -> tuple[str, object]:
