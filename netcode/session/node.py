@@ -112,5 +112,6 @@ class HostNode:
 
     def take_seat_events(self, peer: LocalPeer) -> list[SeatEvent]:
         events = self.seat_events[peer]
-        self.seat_events[peer] = []
+        if events:
+            self.seat_events[peer] = []
         return events
