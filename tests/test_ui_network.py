@@ -151,3 +151,26 @@ async def test_a_turn_timer_counts_down_plays_for_a_silent_player_and_lets_them_
         await pilot.press("left")  # any key
         await until((pilot,), lambda: not host.current.idle, 10)
         await until((pilot,), lambda: "Ann is back at the keyboard." in "\n".join(e.text for e in screen.snapshot.log), 10)
+
+
+async def test_the_host_hands_a_seat_to_a_bot_and_back_and_every_peer_sees_it(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
+    host.pace = 5.0
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        bob = joiner(host.hosting, "Bob", code="HOLY-2345")
+        try:
+            await bob.join()
+            await pilot.press("ctrl+s")
+            await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
+            commands = {c.title: c for c in host.seat_commands()}
+            assert set(commands) == {"Bot plays Ann", "Bot plays Bob"}
+            commands["Bot plays Bob"].callback()
+            await until((pilot,), lambda: bob.roster()[1].state is SeatState.BOT, 10)
+            back = {c.title: c for c in host.seat_commands()}["Give Bob their seat back"]
+            back.callback()
+            await until((pilot,), lambda: bob.roster()[1].state is SeatState.HERE, 10)
+            assert "The host hands Bob's seat to a bot." in [e[1] for e in bob.session.log]
+        finally:
+            await bob.close()
