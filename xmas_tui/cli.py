@@ -182,6 +182,8 @@ def build_parser() -> Parser:
     host.add_argument("--seed", type=seed_arg, default=None)
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
+    host.add_argument("--pace", type=pace_free_seconds, default=0.0, metavar="SECONDS",
+                      help="with --headless: the seconds your bot takes for each move (a game can be interrupted mid-way)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     host.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
@@ -195,6 +197,8 @@ def build_parser() -> Parser:
     join.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
     join.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     join.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    join.add_argument("--pace", type=pace_free_seconds, default=0.0, metavar="SECONDS",
+                      help="with --headless: the seconds your bot takes for each move (a game can be interrupted mid-way)")
 
     verify = verbs.add_parser("verify", help="re-run the fair-play audit of a game log, offline")
     verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
@@ -396,11 +400,19 @@ def run_network(args: argparse.Namespace) -> int:
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
                                      options=options, turn_time=args.turn_time), cards_file=args.cards)
-        outcome = asyncio.run(headless.headless_host(
-            args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
-            discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
-            options=options, turn_time=args.turn_time, opened=lambda line: print(json.dumps(line), flush=True),
-        ))  # fmt: skip
+        try:
+            outcome = asyncio.run(headless.headless_host(
+                args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
+                discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
+                options=options, turn_time=args.turn_time, pace=args.pace,
+                opened=lambda line: print(json.dumps(line), flush=True),
+            ))  # fmt: skip
+        except (IllegalAction, TimeoutError) as exc:
+            print(f"xmas-tui: {exc or 'the table did not fill and finish within an hour'}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            print(f"xmas-tui: cannot host on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         print(json.dumps(outcome))
         return 0
     if args.code is None:
@@ -414,7 +426,7 @@ def run_network(args: argparse.Namespace) -> int:
     try:
         outcome = asyncio.run(headless.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
-            bot=args.bot, discovery=args.discovery, log=args.log,
+            bot=args.bot, discovery=args.discovery, log=args.log, pace=args.pace,
         ))  # fmt: skip
     except (JoinError, IllegalAction, TimeoutError) as exc:
         print(f"xmas-tui: {exc}", file=sys.stderr)
