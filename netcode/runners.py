@@ -24,15 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from netcode.aio import AioEndpoint
-from netcode.channel import (
-    Delivered,
-    Endpoint,
-    HandshakeFailed,
-    PeerClosed,
-    PeerGone,
-    RttUpdated,
-    SendQueueFull,
-)
+from netcode.channel import Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.session.messages import Message, Snap
 from netcode.session.node import HostNode, LocalPeer, Remote
@@ -142,13 +134,7 @@ class HostRunner:
         return moved
 
     def _on_channel(self, event: Any) -> None:
-        now = _now()
-        if isinstance(event, Delivered):
-            self._deliver(self.node.receive(event.peer, event.payload, now))
-        elif isinstance(event, PeerGone):
-            self._deliver(self.node.peer_lost(event.peer, now))
-        elif isinstance(event, RttUpdated):
-            self._deliver(self.node.peer_rtt(event.peer, event.rtt, now))
+        self._deliver(self.node.on_channel(event, _now()))
 
     def _on_timer(self) -> None:
         self._timer = self._timer_at = None
@@ -284,25 +270,20 @@ class SeatRunner:
             raise JoinError(answer.why)
 
     def post(self, message: Message) -> None:
-        """Send a message to the host (reliably, in order)."""
+        """Send a message to the host (reliably, in order); it leaves before this returns."""
         if self.aio is None:
             return
         try:
-            self.aio.send_reliable_nowait(self.host_peer, message.to_wire())
+            self.aio.send_reliable_now(self.host_peer, message.to_wire())
         except (PeerClosed, SendQueueFull):
             self.endpoint.note_drop("send_refused")
 
     def _on_channel(self, event: Any) -> None:
-        if isinstance(event, HandshakeFailed):
+        if isinstance(event, HandshakeFailed):  # the table could not prove the code, say
             if self._answer is not None and not self._answer.done():
                 self._answer.set_exception(JoinError(event.text))
             return
-        if isinstance(event, Delivered):
-            out = self.session.receive(event.payload, _now())
-        elif isinstance(event, PeerGone):
-            out = self.session.host_lost(event.reason)
-        else:
-            return
+        out = self.session.on_channel(event, _now())
         for message in out.sends:
             self.post(message)
         answer = self._answer

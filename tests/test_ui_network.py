@@ -129,3 +129,48 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
             assert bob.problem == "The host closed the table."
         finally:
             await bob.close()
+
+
+async def test_a_turn_timer_counts_down_plays_for_a_silent_player_and_lets_them_back(monkeypatch) -> None:
+    """Everyone sees the countdown of the player to act; a bot plays a turn whose time ran out;
+    after two in a row the player is told they are idle, and any key brings them back."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0, turn_time=1.0))
+    host.pace = 0.05
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        await pilot.press("ctrl+s")  # a bot takes the other seat
+        await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
+        screen = host.screen
+        await until((pilot,), lambda: "⏱ you:" in str(screen.query_one("#status").render()), 20)
+        await until((pilot,), lambda: host.current.idle, 30)  # two turns in a row left to the timer
+        assert "Your time ran out twice" in str(screen.query_one("#status").render())
+        log = "\n".join(e.text for e in screen.snapshot.log)
+        assert "Ann's time is up: a bot plays this turn for them." in log
+        assert "Ann let the timer run out twice" in log
+        await pilot.press("left")  # any key
+        await until((pilot,), lambda: not host.current.idle, 10)
+        await until((pilot,), lambda: "Ann is back at the keyboard." in "\n".join(e.text for e in screen.snapshot.log), 10)
+
+
+async def test_the_host_hands_a_seat_to_a_bot_and_back_and_every_peer_sees_it(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
+    host.pace = 5.0
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        bob = joiner(host.hosting, "Bob", code="HOLY-2345")
+        try:
+            await bob.join()
+            await pilot.press("ctrl+s")
+            await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
+            commands = {c.title: c for c in host.seat_commands()}
+            assert set(commands) == {"Bot plays Ann", "Bot plays Bob"}
+            commands["Bot plays Bob"].callback()
+            await until((pilot,), lambda: bob.roster()[1].state is SeatState.BOT, 10)
+            back = {c.title: c for c in host.seat_commands()}["Give Bob their seat back"]
+            back.callback()
+            await until((pilot,), lambda: bob.roster()[1].state is SeatState.HERE, 10)
+            assert "The host hands Bob's seat to a bot." in [e[1] for e in bob.session.log]
+        finally:
+            await bob.close()

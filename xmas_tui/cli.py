@@ -82,14 +82,19 @@ def seed_arg(value: str) -> int:
         raise argparse.ArgumentTypeError(f"seed {value!r} is not a whole number") from None
 
 
-def pace_arg(value: str) -> float:
+def number_between(value: str, low: float, high: float, what: str, unit: str = " seconds") -> float:
+    """``value`` as a number from ``low`` to ``high``, or one line saying what it should be."""
     try:
-        pace = float(value)
+        number = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"pace {value!r} is not a number of seconds") from None
-    if not 0.05 <= pace <= 4:
-        raise argparse.ArgumentTypeError("pace is between 0.05 and 4 seconds")
-    return pace
+        raise argparse.ArgumentTypeError(f"{what} {value!r} is not a number{unit and ' of' + unit}") from None
+    if not low <= number <= high:
+        raise argparse.ArgumentTypeError(f"{what} is between {low:g} and {high:g}{unit}")
+    return number
+
+
+def pace_arg(value: str) -> float:
+    return number_between(value, 0.05, 4, "pace")
 
 
 def non_negative_int(value: str) -> int:
@@ -107,26 +112,14 @@ def port_arg(value: str) -> int:
 
 
 def pace_free_seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if not 0 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError("between 0 and 3600 seconds")
-    return seconds
+    return number_between(value, 0, 3600, "the time")
 
 
 def turn_time_arg(value: str) -> float | None:
     """Seconds for a move (5-3600), or 0 for no turn timer."""
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if seconds == 0:
+    if value.strip() in ("0", "0.0"):
         return None
-    if not 5 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError("a turn lasts between 5 and 3600 seconds (0: no timer)")
-    return seconds
+    return number_between(value, 5, 3600, "a turn")
 
 
 def address_arg(value: str) -> tuple[str, int]:
@@ -200,6 +193,8 @@ def build_parser() -> Parser:
     host.add_argument("--seed", type=seed_arg, default=None)
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
+    host.add_argument("--pace", type=pace_free_seconds, default=0.0, metavar="SECONDS",
+                      help="with --headless: the seconds your bot takes for each move (a game can be interrupted mid-way)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     host.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
@@ -213,6 +208,8 @@ def build_parser() -> Parser:
     join.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
     join.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     join.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    join.add_argument("--pace", type=pace_free_seconds, default=0.0, metavar="SECONDS",
+                      help="with --headless: the seconds your bot takes for each move (a game can be interrupted mid-way)")
 
     verify = verbs.add_parser("verify", help="re-run the fair-play audit of a game log, offline")
     verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
@@ -255,13 +252,7 @@ def build_parser() -> Parser:
 
 
 def loss_arg(value: str) -> float:
-    try:
-        loss = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a share like 0.1") from None
-    if not 0 <= loss <= 0.5:
-        raise argparse.ArgumentTypeError("a loss is between 0 and 0.5")
-    return loss
+    return number_between(value, 0, 0.5, "a loss", unit="")
 
 
 def option_arg(text: str) -> tuple[str, object]:
@@ -420,11 +411,19 @@ def run_network(args: argparse.Namespace) -> int:
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
                                      options=options, turn_time=args.turn_time), cards_file=args.cards)
-        outcome = asyncio.run(headless.headless_host(
-            args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
-            discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
-            options=options, turn_time=args.turn_time, opened=lambda line: print(json.dumps(line), flush=True),
-        ))  # fmt: skip
+        try:
+            outcome = asyncio.run(headless.headless_host(
+                args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
+                discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
+                options=options, turn_time=args.turn_time, pace=args.pace,
+                opened=lambda line: print(json.dumps(line), flush=True),
+            ))  # fmt: skip
+        except (IllegalAction, TimeoutError) as exc:
+            print(f"xmas-tui: {exc or 'the table did not fill and finish within an hour'}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            print(f"xmas-tui: cannot host on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         print(json.dumps(outcome))
         return 0
     if args.code is None:
@@ -438,7 +437,7 @@ def run_network(args: argparse.Namespace) -> int:
     try:
         outcome = asyncio.run(headless.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
-            bot=args.bot, discovery=args.discovery, log=args.log,
+            bot=args.bot, discovery=args.discovery, log=args.log, pace=args.pace,
         ))  # fmt: skip
     except (JoinError, IllegalAction, TimeoutError) as exc:
         print(f"xmas-tui: {exc}", file=sys.stderr)

@@ -81,6 +81,7 @@ from netcode.session.seats import RosterRow, Seat, SeatState, bot_name, clean_na
 
 Peer = Hashable
 _INF = float("inf")
+_UNKNOWN = object()
 
 
 class RuleError(Exception):
@@ -244,6 +245,7 @@ class HostSession:
         self._last_action = -_INF
         self._bot_seats: frozenset[int] | None = None
         self._roster_due: float | None = None
+        self._next: object = _UNKNOWN  # the next deadline, once worked out
         self._out = Output()
 
     # ------------------------------------------------------------ facts
@@ -276,6 +278,11 @@ class HostSession:
 
     def next_deadline(self) -> float | None:
         """When ``tick`` must next be called (absolute time), or None."""
+        if self._next is _UNKNOWN:
+            self._next = self._earliest_deadline()
+        return self._next  # type: ignore[return-value]
+
+    def _earliest_deadline(self) -> float | None:
         when = _INF
         if self.dealing and self._deal_by is not None:
             when = self._deal_by
@@ -404,6 +411,7 @@ class HostSession:
 
     def play_bot(self, now: float) -> bool:
         """Let one bot that may act play now, whatever the pace; False if none may."""
+        self._next = _UNKNOWN
         seat = self._next_bot()
         if seat is None:
             return False
@@ -636,6 +644,9 @@ class HostSession:
     _dirty = False
 
     def _take(self) -> Output:
+        """What this call produced; every public method ends here (so the next deadline is
+        worked out afresh when next asked)."""
+        self._next = _UNKNOWN
         out, self._out = self._out, Output()
         return out
 

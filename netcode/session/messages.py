@@ -124,28 +124,36 @@ def row(*columns: Check) -> Check:
     return check
 
 
-_PLAIN_LEAVES = (str, int, float, bool, bytes, type(None))
+_PLAIN_LEAVES = frozenset((str, int, float, bool, bytes, type(None)))
 
 
 def data(value: Any) -> Any:
-    """Plain data (lists, string-keyed maps, scalars) no deeper than ``MAX_DEPTH``."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        kind = type(item)
+    """Plain data (lists, string-keyed maps, scalars) no deeper than ``MAX_DEPTH``.
+
+    Measured with a stack of containers, not recursion: a leaf is only looked at."""
+    kind = type(value)
+    if kind is not list and kind is not dict:
         if kind in _PLAIN_LEAVES:
-            continue
+            return value
+        raise BadMessage("bad_field", f"{kind.__name__} is not plain data")
+    stack, depths = [value], [1]
+    while stack:
+        item, depth = stack.pop(), depths.pop()
         if depth > MAX_DEPTH:
             raise BadMessage("too_deep", f"nested deeper than {MAX_DEPTH}")
-        if kind is list:
-            stack.extend((x, depth + 1) for x in item)
-        elif kind is dict:
-            for key, x in item.items():
+        if type(item) is dict:
+            for key in item:
                 if type(key) is not str:
                     raise BadMessage("bad_field", "a map key is not text")
-                stack.append((x, depth + 1))
-        else:
-            raise BadMessage("bad_field", f"{kind.__name__} is not plain data")
+            item = item.values()
+        deeper = depth + 1
+        for child in item:
+            kind = type(child)
+            if kind is list or kind is dict:
+                stack.append(child)
+                depths.append(deeper)
+            elif kind not in _PLAIN_LEAVES:
+                raise BadMessage("bad_field", f"{kind.__name__} is not plain data")
     return value
 
 
@@ -184,9 +192,10 @@ class Message:
 
     KIND: ClassVar[str] = ""
     CHECKS: ClassVar[tuple[Check, ...]] = ()
+    FIELDS: ClassVar[tuple[str, ...]] = ()
 
     def to_wire(self) -> list:
-        return [self.KIND, *(getattr(self, f.name) for f in dataclasses.fields(self))]
+        return [self.KIND, *(getattr(self, name) for name in self.FIELDS)]
 
 
 KINDS: dict[str, type[Message]] = {}
@@ -200,6 +209,7 @@ def declare(kind: str, *checks: Check) -> Callable[[type], type[Message]]:
         if len(dataclasses.fields(made)) != len(checks):
             raise TypeError(f"{kind}: {len(checks)} checks for {len(dataclasses.fields(made))} fields")
         made.KIND, made.CHECKS = kind, checks
+        made.FIELDS = tuple(f.name for f in dataclasses.fields(made))
         KINDS[kind] = made
         return made
 

@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from netcode.channel import Delivered, PeerGone, RttUpdated
 from netcode.session.host import HostEvent, HostSession, Output
 from netcode.session.messages import Message
 from netcode.session.seat import SeatEvent, SeatSession
@@ -67,6 +68,16 @@ class HostNode:
     def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Remote:
         return self._route(self.host.peer_rtt(peer, rtt, now), now)
 
+    def on_channel(self, event: Any, now: float) -> Remote:
+        """A channel event: a peer's message, a peer gone, a new round-trip estimate."""
+        if isinstance(event, Delivered):
+            return self.receive(event.peer, event.payload, now)
+        if isinstance(event, PeerGone):
+            return self.peer_lost(event.peer, now)
+        if isinstance(event, RttUpdated):
+            return self.peer_rtt(event.peer, event.rtt, now)
+        return []
+
     def tick(self, now: float) -> Remote:
         return self._route(self.host.tick(now), now)
 
@@ -101,5 +112,6 @@ class HostNode:
 
     def take_seat_events(self, peer: LocalPeer) -> list[SeatEvent]:
         events = self.seat_events[peer]
-        self.seat_events[peer] = []
+        if events:
+            self.seat_events[peer] = []
         return events

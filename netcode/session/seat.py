@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netcode import delta
+from netcode.channel import Delivered, PeerGone
 from netcode.fairplay import Verifier
 from netcode.session.messages import (
     VERSION,
@@ -192,6 +193,14 @@ class SeatSession:
             self.gone = HOST_GONE.get(reason, HOST_SILENT)
             out.events.append(HostLost(self.gone))
         return out
+
+    def on_channel(self, event: Any, now: float) -> SeatOutput:
+        """A channel event from the host's connection: its message, or that it is gone."""
+        if isinstance(event, Delivered):
+            return self.receive(event.payload, now)
+        if isinstance(event, PeerGone):
+            return self.host_lost(event.reason)
+        return SeatOutput()
 
     def _take(self, message: Message, now: float, out: SeatOutput) -> None:
         if isinstance(message, Snap):

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Protocol
 
-from netcode.channel import Delivered, Endpoint, PeerClosed, PeerGone, RttUpdated, SendQueueFull
+from netcode.channel import Endpoint, PeerClosed, SendQueueFull
 from netcode.session.messages import Message
 from netcode.session.node import HostNode, LocalPeer, Remote
-from netcode.session.seat import SeatEvent, SeatOutput, SeatSession
+from netcode.session.seat import SeatEvent, SeatSession
 
 _INF = float("inf")
 
@@ -41,14 +41,50 @@ def _earliest(*times: float | None) -> float | None:
     return None if best == _INF else best
 
 
-class SimHostPeer:
+class _OnEndpoint:
+    """What both kinds of peer share: one channel endpoint, its events handled inside with
+    the time they happened, and players acting when they are due."""
+
+    endpoint: Endpoint
+
+    def receive_datagram(self, data: bytes, address: Hashable, now: float) -> None:
+        self.endpoint.receive_datagram(data, address, now)
+        self._drain(now)
+
+    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Any]]:
+        return self.endpoint.datagrams_to_send(now)
+
+    def next_event(self) -> None:
+        return None  # every event is handled inside, with the time it happened
+
+    def handle_timer(self, now: float) -> None:
+        self.endpoint.handle_timer(now)
+        self._drain(now)
+        self._due(now)
+
+    def _drain(self, now: float) -> None:
+        while (event := self.endpoint.next_event()) is not None:
+            self._event(event, now)
+        self._hand_out(now)
+
+    def _play(self, player: Player, session: SeatSession, now: float) -> Message | None:
+        due = player.due()
+        return player.move(session) if due is not None and due <= now else None
+
+    def _event(self, event: Any, now: float) -> None: ...
+
+    def _due(self, now: float) -> None: ...
+
+    def _hand_out(self, now: float) -> None: ...
+
+
+class SimHostPeer(_OnEndpoint):
     """A host node on one endpoint; its local seats are played by ``players``."""
 
     def __init__(self, endpoint: Endpoint, node: HostNode) -> None:
         self.endpoint = endpoint
         self.node = node
         self.players: dict[LocalPeer, Player] = {}
-        self.refused = 0
 
     def sit(self, session: SeatSession, player: Player | None, now: float) -> LocalPeer:
         self._send(self.node.sit_local(session, now))
@@ -62,45 +98,22 @@ class SimHostPeer:
         self._send(self.node.command(run, now))
         self._hand_out(now)
 
-    # -- the sans-IO surface ------------------------------------------------------
-    def receive_datagram(self, data: bytes, address: Hashable, now: float) -> None:
-        self.endpoint.receive_datagram(data, address, now)
-        self._drain(now)
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Any]]:
-        return self.endpoint.datagrams_to_send(now)
-
     def next_timer(self) -> float | None:
         return _earliest(self.endpoint.next_timer(), self.node.next_deadline(),
                          *(player.due() for player in self.players.values()))
 
-    def handle_timer(self, now: float) -> None:
-        self.endpoint.handle_timer(now)
-        self._drain(now)
+    def _due(self, now: float) -> None:
         deadline = self.node.next_deadline()
         if deadline is not None and deadline <= now:
             self._send(self.node.tick(now))
         for peer, player in self.players.items():
-            due = player.due()
-            if due is not None and due <= now:
-                message = player.move(self.node.local[peer])
-                if message is not None:
-                    self._send(self.node.from_local(peer, message, now))
+            message = self._play(player, self.node.local[peer], now)
+            if message is not None:
+                self._send(self.node.from_local(peer, message, now))
         self._hand_out(now)
 
-    def next_event(self) -> None:
-        return None  # every event is handled inside, with the time it happened
-
-    # -- plumbing -----------------------------------------------------------------
-    def _drain(self, now: float) -> None:
-        while (event := self.endpoint.next_event()) is not None:
-            if isinstance(event, Delivered):
-                self._send(self.node.receive(event.peer, event.payload, now))
-            elif isinstance(event, PeerGone):
-                self._send(self.node.peer_lost(event.peer, now))
-            elif isinstance(event, RttUpdated):
-                self._send(self.node.peer_rtt(event.peer, event.rtt, now))
-        self._hand_out(now)
+    def _event(self, event: Any, now: float) -> None:
+        self._send(self.node.on_channel(event, now))
 
     def _send(self, remote: Remote) -> None:
         for peer, message in remote:
@@ -118,7 +131,7 @@ class SimHostPeer:
                 player.heard(self.node.local[peer], events, now)
 
 
-class SimSeatPeer:
+class SimSeatPeer(_OnEndpoint):
     """A seat session on its own endpoint, joined to the host at ``host_peer``."""
 
     def __init__(self, endpoint: Endpoint, session: SeatSession, host_peer: int, host_address: Hashable,
@@ -130,43 +143,17 @@ class SimSeatPeer:
         endpoint.connect(host_peer, host_address, now)
         self._post(session.hello())
 
-    # -- the sans-IO surface ------------------------------------------------------
-    def receive_datagram(self, data: bytes, address: Hashable, now: float) -> None:
-        self.endpoint.receive_datagram(data, address, now)
-        self._drain(now)
-
-    def datagrams_to_send(self, now: float) -> list[tuple[bytes, Any]]:
-        return self.endpoint.datagrams_to_send(now)
-
     def next_timer(self) -> float | None:
         return _earliest(self.endpoint.next_timer(), self.player.due() if self.player else None)
 
-    def handle_timer(self, now: float) -> None:
-        self.endpoint.handle_timer(now)
-        self._drain(now)
-        player = self.player
-        if player is not None:
-            due = player.due()
-            if due is not None and due <= now:
-                message = player.move(self.session)
-                if message is not None:
-                    self._post(message)
+    def _due(self, now: float) -> None:
+        if self.player is not None:
+            message = self._play(self.player, self.session, now)
+            if message is not None:
+                self._post(message)
 
-    def next_event(self) -> None:
-        return None
-
-    # -- plumbing -----------------------------------------------------------------
-    def _drain(self, now: float) -> None:
-        while (event := self.endpoint.next_event()) is not None:
-            if isinstance(event, Delivered):
-                out = self.session.receive(event.payload, now)
-            elif isinstance(event, PeerGone):
-                out = self.session.host_lost(event.reason)
-            else:
-                continue
-            self._take(out, now)
-
-    def _take(self, out: SeatOutput, now: float) -> None:
+    def _event(self, event: Any, now: float) -> None:
+        out = self.session.on_channel(event, now)
         for message in out.sends:
             self._post(message)
         if self.player is not None and out.events:

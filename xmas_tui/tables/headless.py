@@ -46,7 +46,7 @@ def seat_bot(table: SessionTable, bot: str, name: str, pace: float) -> SeatBot:
 
 async def headless_host(game: Game, players: int, *, code: str, name: str, port: int, bot: str, bots: int,
                         discovery: tuple[str, int] | None, bind_host: str = "0.0.0.0", hold: float = 30.0,
-                        seed: int | None = None, wait: float = 120.0, log: str | None = None,
+                        seed: int | None = None, wait: float = 3600.0, log: str | None = None,
                         options: dict | None = None, pace: float = 0.0, turn_time: float | None = None,
                         opened: Callable[[dict], None] | None = None) -> dict:
     """Host a table whose own seat a bot plays; deal when every seat is taken.
@@ -70,7 +70,7 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
 
 
 async def headless_join(game_id: str | None, *, address: tuple[str, int] | None, code: str, name: str,
-                        bot: str, discovery: tuple[str, int] | None = None, wait: float = 120.0,
+                        bot: str, discovery: tuple[str, int] | None = None, wait: float = 3600.0,
                         log: str | None = None, pace: float = 0.0) -> dict:
     """Join a table and let a bot play my seat; return the JSON summary."""
     if address is None:

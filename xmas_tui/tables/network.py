@@ -111,6 +111,13 @@ class HostedTable:
         return self.runner.address
 
     @property
+    def join_address(self) -> str:
+        """``HOST:PORT`` as another machine types it: this machine's LAN address, or the
+        address the table is bound to if it is bound to one."""
+        host, port = self.address
+        return f"{lan_address() if host in ('0.0.0.0', '::') else host}:{port}"
+
+    @property
     def started(self) -> bool:
         return self.host.started
 

@@ -117,6 +117,8 @@ class SimTable:
 
     @property
     def over(self) -> bool:
+        if not self.host.finished:  # the cheap test first: asked after every event
+            return False
         return all(s.final is not None or s.gone is not None for s in self.sessions)
 
     def run(self, limit: float = 4 * 3600.0) -> bool:

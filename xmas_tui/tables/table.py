@@ -109,6 +109,11 @@ class Table(ABC):
         self.pace = min(MAX_PACE, max(MIN_PACE, seconds))
         return self.pace
 
+    @property
+    def idle(self) -> bool:
+        """Whether the table marked me idle (a bot plays for me until I press a key)."""
+        return False
+
     def present(self) -> None:  # noqa: B027 - most tables have nobody to mark idle
         """The player pressed a key: if the table marked them idle, they are back."""
 
@@ -141,7 +146,7 @@ def seat_notes(roster: Sequence[RosterRow]) -> dict[int, str]:
         if row.state is SeatState.AWAY:
             notes[row.seat] = f"away, bot in {row.hold_left:.0f}s" if row.hold_left is not None else "away"
         elif row.state is SeatState.IDLE:
-            notes[row.seat] = "idle: a bot plays"
+            notes[row.seat] = "idle"
         elif row.state is SeatState.BOT:
             notes[row.seat] = "bot"
         elif row.ping_ms is not None:
@@ -208,6 +213,12 @@ class SessionTable(Table):
     def roster(self) -> list[RosterRow]:
         return list(self.session.roster)
 
+    @property
+    def idle(self) -> bool:
+        """Whether the table marked me idle (a bot plays for me until I press a key)."""
+        seat = self.session.seat
+        return any(row.seat == seat and row.state is SeatState.IDLE for row in self.session.roster)
+
     def seconds_left(self, seat: int) -> float | None:
         deadline = self.session.clocks.get(seat)
         return None if deadline is None else max(0.0, deadline - self.clock())
@@ -260,11 +271,8 @@ class SessionTable(Table):
             self._pending.pop(key, None)
 
     def present(self) -> None:
-        session = self.session
-        if session.seat is not None and any(
-            row.seat == session.seat and row.state is SeatState.IDLE for row in session.roster
-        ):
-            self.links[0].post(session.here())
+        if self.idle:
+            self.links[0].post(self.session.here())
 
     def _heard(self, index: int, events: list[SeatEvent]) -> None:
         for event in events:

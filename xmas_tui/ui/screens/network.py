@@ -31,7 +31,6 @@ from xmas_tui.tables.network import (
     RosterRow,
     SeatState,
     TableFinder,
-    lan_address,
     parse_address,
 )
 
@@ -127,10 +126,9 @@ class HostScreen(Screen[None]):
         )  # fmt: skip
         self.app.hosting = self.host
         await self.host.open()
-        port = self.host.address[1]
         self.query_one("#host-address", Static).update(
             f"Code {self.code} · players on this LAN see the table in their lobby; "
-            f"elsewhere: xmas-tui join --address {lan_address()}:{port} --code {self.code}"
+            f"elsewhere: xmas-tui join --address {self.host.join_address} --code {self.code}"
         )
         self.host.subscribe(self.refresh_roster)
         self.refresh_roster()

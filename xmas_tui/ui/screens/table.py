@@ -117,6 +117,8 @@ class TableScreen(Screen[None]):
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left."""
         problem = self.table.problem
+        if problem is None and self.table.idle:
+            problem = "Your time ran out twice: a bot plays for you. Press any key to play again."
         text = Text(problem or self.board.status_line(), style="bold")
         if not problem:
             for seat in sorted(self.snapshot.to_act):
