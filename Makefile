@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench table-bench channel-bench start-bench serve-bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ screenshots: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.screenshots screenshots
 
 # Benchmarks: each prints its figures beside a baseline measured in the same run.
-bench: channel-bench table-bench start-bench
+bench: channel-bench join-bench table-bench start-bench
 
 table-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.table_bench --json
@@ -33,6 +33,11 @@ table-bench: $(STAMP)
 channel-bench: $(STAMP)
 	$(BIN)/python -m netcode.tools.channel_bench echo --json
 	$(BIN)/python -m netcode.tools.channel_bench kcp --json
+
+# joining: handshake time on loopback sockets, and a whole simulated table with and without
+join-bench: $(STAMP)
+	$(BIN)/python -m netcode.tools.join_bench handshake --json
+	$(BIN)/python -m netcode.tools.join_bench table --json
 
 start-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.start_bench

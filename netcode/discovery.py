@@ -4,12 +4,22 @@ Owns: the announcement datagram (what a host says about its table: game,
 seats, host name, port), the ``Announcer`` that repeats it to the discovery
 address, the ``Listener`` that keeps the list of tables it has heard of, and
 the probe a player sends to a ``host:port`` typed by hand when discovery
-cannot reach (firewalls, other subnets).
+cannot reach (firewalls, other subnets), and the host's `ProbeAnswerer`.
 
-Announcements are public (they carry no secret and no key); a table's traffic
-is keyed by its join code, which is never announced. Intake is defensive like
-the channel's: a size check before decoding, strict decoding with small
-limits, a bounded table list, and bad datagrams counted, never raised.
+Announcements are public and unauthenticated, as they must be: they carry no
+secret and nothing to test a guess of the code against (a joiner proves the
+code to the host, and the host to the joiner, with SPAKE2: see
+`netcode.channel.handshake`), so a fake table learns at most one guess per
+joiner's attempt, and that joiner is told the table could not prove it knows
+the code. The code is never announced.
+
+Nothing here can be turned on someone else: a probe is padded to
+`PROBE_SIZE`, at least as large as any answer (`MAX_ANNOUNCE`), a shorter
+probe gets nothing, an answer larger than its probe is never sent, and
+answers are rate-limited per source address (`ProbeAnswerer`). Intake is
+defensive like the channel's: a size check before decoding, strict decoding
+with small limits, a bounded table list, and bad datagrams counted, never
+raised.
 
 The discovery address is configurable (``XMAS_TUI_DISCOVERY`` or the
 ``discovery=`` arguments): the LAN broadcast address by default, loopback or
@@ -25,7 +35,8 @@ import contextlib
 import os
 import socket
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +48,9 @@ ANNOUNCE_EVERY = 0.5
 FORGET_AFTER = 3.0
 MAX_ANNOUNCE = 512
 MAX_TABLES = 64
-PROBE = b"XMAS?v1"
+PROBE = b"XMAS?v2"  # how a probe starts: then zeros up to PROBE_SIZE
+#: A probe is at least this long, so that no answer is ever larger than it.
+PROBE_SIZE = MAX_ANNOUNCE
 VERSION = 1
 
 
@@ -268,6 +281,55 @@ class Announcer:
             self._sock = None
 
 
+def probe_datagram() -> bytes:
+    """What a joiner sends to a typed address: the probe, padded to `PROBE_SIZE`."""
+    return PROBE + bytes(PROBE_SIZE - len(PROBE))
+
+
+def is_probe(data: bytes) -> bool:
+    """Whether a datagram is meant as a probe (long enough to be answered or not)."""
+    return data.startswith(PROBE)
+
+
+class ProbeAnswerer:
+    """A host's answers to probes: never larger than the probe, and rate-limited.
+
+    Each source address (an IP) may have `burst` answers at once and then
+    `rate` a second; beyond that, and for probes shorter than `PROBE_SIZE`,
+    nothing is sent and the refusal is counted in `drops`. Sans-IO: the
+    caller sends what `answer` returns.
+    """
+
+    def __init__(self, rate: float = 2.0, burst: int = 8, max_sources: int = 256) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_sources = max_sources
+        self.drops: Counter[str] = Counter()
+        self.answered = 0
+        self._buckets: OrderedDict[Hashable, tuple[float, float]] = OrderedDict()
+
+    def answer(self, data: bytes, address: Any, now: float, announcement: bytes) -> bytes | None:
+        """The announcement to send back for the probe `data`, or None (counted)."""
+        if len(data) < PROBE_SIZE or not is_probe(data):
+            self.drops["short_probe"] += 1
+            return None
+        if len(announcement) > len(data):
+            self.drops["answer_too_large"] += 1
+            return None
+        source = address[0] if isinstance(address, tuple) else address
+        tokens, last = self._buckets.pop(source, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        if tokens < 1.0:
+            self._buckets[source] = (tokens, now)
+            self.drops["probe_rate_limited"] += 1
+            return None
+        self._buckets[source] = (tokens - 1.0, now)
+        if len(self._buckets) > self.max_sources:
+            self._buckets.popitem(last=False)
+        self.answered += 1
+        return announcement
+
+
 async def probe(address: tuple[str, int], timeout: float = 2.0, tries: int = 4) -> TableInfo:
     """Ask a table at a typed ``host:port`` what it is; TimeoutError if nobody answers."""
     loop = asyncio.get_running_loop()
@@ -284,7 +346,7 @@ async def probe(address: tuple[str, int], timeout: float = 2.0, tries: int = 4) 
     transport, _ = await loop.create_datagram_endpoint(lambda: _Protocol(heard), family=family)
     try:
         for _ in range(tries):
-            transport.sendto(PROBE, sockaddr)
+            transport.sendto(probe_datagram(), sockaddr)
             done, _ = await asyncio.wait({answer}, timeout=timeout / tries)
             if done:
                 return answer.result()

@@ -1,21 +1,42 @@
-"""The wire envelope: one msgpack array per datagram, sealed with a MAC.
+"""The wire format: every datagram's layout, its sealing, and strict intake.
 
-Owns: the datagram layout, the table key derivation, the MAC, the intake
-limits and the strict decoding of everything an envelope may carry.
+Owns: the datagram layouts (the handshake's, in the clear, and the sealed
+one), sealing and opening with ChaCha20-Poly1305, the intake limits, and the
+strict decoding of everything a sealed datagram may carry.
 
-Layout (a msgpack fixarray of 10)::
+Every datagram starts with one byte: the format version in the high nibble
+(3) and the packet type in the low one. Ids are 8-byte big-endian integers
+below 2**63; the first id of every datagram is its sender's.
 
-    [version, table_id, sender, seq, ack, ack_bits, ack_delay, kind, body, mac]
+Handshake datagrams (the join, see `netcode.channel.handshake`) carry
+nothing but what the exchange needs: no name, no game, no table id::
+
+    INIT     0x31  joiner id, host id, SPAKE2 message (33), zeros up to the
+                   joiner's datagram size (at least `MIN_INIT` bytes in all)
+    REPLY    0x32  host id, joiner id, SPAKE2 message (33), host's proof (16)
+    CONFIRM  0x33  joiner id, host id, joiner's proof (16)
+    BUSY     0x34  host id, joiner id, retry after in ms (2), digest of the INIT (16)
+    ABORT    0x35  joiner id, host id, digest of the REPLY (16)
+
+An INIT is padded so that nothing a host sends back to an unproven address
+(REPLY or BUSY) is ever larger than what it received.
+
+Every other datagram is sealed under the keys of one pair of peers and one
+direction::
+
+    SEALED   0x3A  sender id (8), packet number (8), ciphertext and tag (16)
+
+The 17 bytes in the clear are the AEAD's associated data; the nonce is four
+zero bytes and the packet number, which never repeats under one key (a
+connection closes before its packet numbers would wrap). The plaintext is
+one msgpack array::
+
+    [ack, ack_bits, ack_delay, kind, body]
 
 ``ack_delay`` is how long, in microseconds, the sender held the packet ``ack``
 before this datagram acknowledged it (acks may wait a moment, to ride along
 with something else or to cover several packets), so the round trip can be
 measured without that wait.
-
-``mac`` is the last element, always a 16-byte bin, so it sits in the last 18
-bytes of the datagram and is checked before a single byte is decoded. It is a
-keyed BLAKE2b over everything before it, personalised with the receiver's id,
-so a datagram sent to one seat cannot be replayed to another.
 
 ``body`` depends on ``kind``: nil for ACK, HEARTBEAT and CLOSE; for DATA it is
 ``[units, unreliables]`` where a unit is ``[id, data]`` or, for a fragment,
@@ -23,42 +44,59 @@ so a datagram sent to one seat cannot be replayed to another.
 payloads travel as msgpack bytes inside bins and are decoded only when
 delivered (`decode_payload`), with their own limits.
 
-Must not touch: connection state, sockets, clocks. Everything here is a pure
-function of its arguments; a bad datagram raises `Dropped` with a short reason
-and nothing else happens.
+Must not touch: connection state, sockets, clocks, the key exchange. Everything
+here is a pure function of its arguments; a bad datagram raises `Dropped`
+with a short reason and nothing else happens.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
-import unicodedata
+import struct
 from enum import IntEnum
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import msgpack
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-VERSION = 2
+VERSION = 3
 # One packer for the process: packing is a single C call (no Python hooks), so
 # reusing it is safe and much cheaper than building one per datagram.
 _PACKER = msgpack.Packer()
-MAC_SIZE = 16
-#: msgpack header of a 16-byte bin: the MAC trailer starts with these two bytes.
-MAC_HEADER = b"\xc4\x10"
-TRAILER_SIZE = len(MAC_HEADER) + MAC_SIZE
 #: Datagrams longer than this are dropped before anything is looked at.
 MAX_DATAGRAM = 1400
-#: The smallest well-formed envelope (all fields one byte, empty table id).
-MIN_DATAGRAM = 9 + TRAILER_SIZE
-MAX_TABLE_ID = 32
 MAX_UNITS_PER_DATAGRAM = 256
 MAX_FRAGMENTS = 256
 _ID_LIMIT = 1 << 63
 #: ack delays are microseconds below this (a little over an hour)
 ACK_DELAY_LIMIT = 1 << 32
-_ACK_BITS = 64
-_ACK_MASK = (1 << _ACK_BITS) - 1
+
+# -- packet types (the first byte) ------------------------------------------------
+
+INIT = VERSION << 4 | 0x1
+REPLY = VERSION << 4 | 0x2
+CONFIRM = VERSION << 4 | 0x3
+BUSY = VERSION << 4 | 0x4
+ABORT = VERSION << 4 | 0x5
+SEALED = VERSION << 4 | 0xA
+HANDSHAKE_TYPES = frozenset({INIT, REPLY, CONFIRM, BUSY, ABORT})
+
+SPAKE_MESSAGE = 33  # SPAKE2 over Ed25519: a side byte and a 32-byte element
+PROOF = 16  # a key confirmation
+DIGEST = 16  # names an earlier datagram of the same attempt
+#: The smallest INIT a host answers: larger than anything it answers with.
+MIN_INIT = 200
+_IDS = struct.Struct(">BQQ")  # type, first id, second id (or packet number)
+HEADER = _IDS.size  # 17: what a sealed datagram shows in the clear
+TAG = 16
+_REPLY_SIZE = HEADER + SPAKE_MESSAGE + PROOF
+_CONFIRM_SIZE = HEADER + PROOF
+_BUSY_SIZE = HEADER + 2 + DIGEST
+_ABORT_SIZE = HEADER + DIGEST
+#: The smallest well-formed sealed datagram (an empty array would not do).
+MIN_SEALED = HEADER + 6 + TAG
+_NONCE_PAD = bytes(4)
 
 
 class Kind(IntEnum):
@@ -81,8 +119,8 @@ class Dropped(Exception):
 
 
 class Envelope(NamedTuple):
-    version: int
-    table_id: bytes
+    """A sealed datagram, opened."""
+
     sender: int
     seq: int
     ack: int
@@ -92,93 +130,134 @@ class Envelope(NamedTuple):
     body: Any
 
 
-def _normalise_code(join_code: str) -> bytes:
-    return unicodedata.normalize("NFKC", join_code).strip().upper().encode("utf-8")
-
-
-@lru_cache(maxsize=64)
-def table_key(join_code: str, table_id: bytes) -> bytes:
-    """The 32-byte key every datagram of a table is MACed with.
-
-    scrypt over the join code (trimmed, NFKC, case-insensitive) salted with the
-    table id, so a code only opens the table it was made for. Deliberately
-    slow (tens of milliseconds), and cached per (code, table) in-process.
-    """
-    if not isinstance(table_id, bytes) or len(table_id) > MAX_TABLE_ID:
-        raise ValueError(f"table id must be at most {MAX_TABLE_ID} bytes")
-    return hashlib.scrypt(
-        _normalise_code(join_code),
-        salt=b"xmas-tui table key v1:" + table_id,
-        n=1 << 14,
-        r=8,
-        p=1,
-        dklen=32,
-    )
-
-
-@lru_cache(maxsize=256)
-def _mac_template(key: bytes, receiver: int) -> Any:
-    """A keyed BLAKE2b state for (key, receiver), copied for each datagram."""
-    return hashlib.blake2b(key=key, digest_size=MAC_SIZE, person=receiver.to_bytes(8, "little"))
-
-
 def _check_id(value: int, what: str) -> None:
     if not 0 <= value < _ID_LIMIT:
         raise ValueError(f"{what} must be in [0, 2**63)")
 
 
 def check_peer_id(peer_id: int) -> int:
-    """Peer ids are non-negative ints below 2**63 (they personalise the MAC)."""
+    """Peer ids are non-negative ints below 2**63 (they fill 8 bytes of every header)."""
     if not isinstance(peer_id, int) or isinstance(peer_id, bool):
         raise TypeError("peer id must be an int")
     _check_id(peer_id, "peer id")
     return peer_id
 
 
+def packet_type(data: bytes) -> int:
+    """The type byte of a datagram of plausible size, or `Dropped`."""
+    size = len(data)
+    if size > MAX_DATAGRAM:
+        raise Dropped("oversized")
+    if size < HEADER:
+        raise Dropped("truncated")
+    kind = data[0]
+    if kind != SEALED and kind not in HANDSHAKE_TYPES:
+        raise Dropped("version" if kind >> 4 != VERSION else "malformed")
+    return kind
+
+
+def sender_of(data: bytes) -> int:
+    """The sender id of a datagram whose type was checked (`packet_type`)."""
+    return int.from_bytes(data[1:9], "big")
+
+
+def digest(data: bytes) -> bytes:
+    """A short name for a handshake datagram, echoed by the answer to it."""
+    return hashlib.sha256(data).digest()[:DIGEST]
+
+
+# -- handshake datagrams ------------------------------------------------------------
+
+
+class HandshakePacket(NamedTuple):
+    """A handshake datagram, split into its fields (those its type lacks are empty)."""
+
+    type: int
+    sender: int
+    receiver: int
+    message: bytes  # INIT, REPLY: the SPAKE2 message
+    proof: bytes  # REPLY, CONFIRM: a key confirmation
+    echo: bytes  # BUSY, ABORT: the digest of the datagram answered
+    retry_after: float  # BUSY: seconds
+
+
+def pack_init(joiner: int, host: int, message: bytes, size: int) -> bytes:
+    head = _IDS.pack(INIT, joiner, host) + message
+    return head + bytes(max(size, MIN_INIT) - len(head))
+
+
+def pack_reply(host: int, joiner: int, message: bytes, proof: bytes) -> bytes:
+    return _IDS.pack(REPLY, host, joiner) + message + proof
+
+
+def pack_confirm(joiner: int, host: int, proof: bytes) -> bytes:
+    return _IDS.pack(CONFIRM, joiner, host) + proof
+
+
+def pack_busy(host: int, joiner: int, retry_after: float, init_digest: bytes) -> bytes:
+    millis = min(max(round(retry_after * 1000), 1), 0xFFFF)
+    return _IDS.pack(BUSY, host, joiner) + millis.to_bytes(2, "big") + init_digest
+
+
+def pack_abort(joiner: int, host: int, reply_digest: bytes) -> bytes:
+    return _IDS.pack(ABORT, joiner, host) + reply_digest
+
+
+def open_handshake(data: bytes) -> HandshakePacket:
+    """A handshake datagram's fields, or `Dropped` (sizes are exact, ids bounded)."""
+    kind = packet_type(data)
+    size = len(data)
+    if kind == INIT:
+        if size < MIN_INIT:
+            raise Dropped("short_init")
+    elif size != {REPLY: _REPLY_SIZE, CONFIRM: _CONFIRM_SIZE, BUSY: _BUSY_SIZE,
+                  ABORT: _ABORT_SIZE}.get(kind):  # fmt: skip
+        raise Dropped("malformed")
+    _, sender, receiver = _IDS.unpack_from(data)
+    if (sender | receiver) >= _ID_LIMIT:
+        raise Dropped("malformed")
+    rest = data[HEADER:]
+    message = proof = echo = b""
+    retry_after = 0.0
+    if kind in (INIT, REPLY):
+        message = rest[:SPAKE_MESSAGE]
+        proof = rest[SPAKE_MESSAGE:] if kind == REPLY else b""
+    elif kind == CONFIRM:
+        proof = rest
+    elif kind == BUSY:
+        retry_after = int.from_bytes(rest[:2], "big") / 1000
+        echo = rest[2:]
+    else:
+        echo = rest
+    return HandshakePacket(kind, sender, receiver, message, proof, echo, retry_after)
+
+
+# -- sealed datagrams -----------------------------------------------------------------
+
+
 class Sealer:
-    """Seals envelopes from `sender` to `receiver` (the MAC key state is set up once)."""
+    """Seals what `sender` sends under one direction's key."""
 
-    __slots__ = ("table_id", "sender", "_template")
+    __slots__ = ("sender", "_aead")
 
-    def __init__(self, key: bytes, receiver: int, table_id: bytes, sender: int) -> None:
-        self.table_id = table_id
+    def __init__(self, key: bytes, sender: int) -> None:
         self.sender = sender
-        self._template = _mac_template(key, receiver)
+        self._aead = ChaCha20Poly1305(key)
 
-    def seal(self, seq: int, ack: int, ack_bits: int, ack_delay: int, kind: int, body: Any) -> bytes:
-        """Encode and MAC one envelope; the result is the whole datagram."""
-        # Packed with a nil where the MAC goes; the nil (the last byte) gives
-        # way to the MAC's bin, so the array header already says 10 elements.
-        packed = _PACKER.pack(
-            [VERSION, self.table_id, self.sender, seq, ack, ack_bits, ack_delay, kind, body, None]
-        )
-        content = memoryview(packed)[:-1]
-        state = self._template.copy()
-        state.update(content)
-        return b"".join((content, MAC_HEADER, state.digest()))
+    def seal(
+        self, seq: int, ack: int, ack_bits: int, ack_delay: int, kind: int, body: Any
+    ) -> bytes:
+        """Encode, encrypt and authenticate one datagram; the result is the whole datagram."""
+        header = _IDS.pack(SEALED, self.sender, seq)
+        plain = _PACKER.pack([ack, ack_bits, ack_delay, kind, body])
+        return header + self._aead.encrypt(_NONCE_PAD + header[9:], plain, header)
 
 
-def seal(
-    key: bytes,
-    receiver: int,
-    table_id: bytes,
-    sender: int,
-    seq: int,
-    ack: int,
-    ack_bits: int,
-    kind: int,
-    body: Any,
-    ack_delay: int = 0,
-) -> bytes:
-    """Encode and MAC one envelope (see `Sealer` for the reusable form)."""
-    return Sealer(key, receiver, table_id, sender).seal(seq, ack, ack_bits, ack_delay, kind, body)
-
-
-def header_overhead(table_id: bytes) -> int:
-    """Worst-case bytes of a DATA envelope that are not units or unreliables."""
-    # array(1) version(1) table_id(2+n) sender/seq/ack/bits(4*9) ack_delay(5)
-    # kind(1) body array(1) + two list headers(2*3) + mac trailer(18)
-    return 1 + 1 + 2 + len(table_id) + 4 * 9 + 5 + 1 + 1 + 2 * 3 + TRAILER_SIZE
+def header_overhead() -> int:
+    """Worst-case bytes of a DATA datagram that are not units or unreliables."""
+    # clear header(17) + tag(16) + array(1) ack/bits(2*9) ack_delay(5) kind(1)
+    # + body array(1) + two list headers(2*3)
+    return HEADER + TAG + 1 + 2 * 9 + 5 + 1 + 1 + 2 * 3
 
 
 def unit_overhead(fragmented: bool) -> int:
@@ -186,7 +265,7 @@ def unit_overhead(fragmented: bool) -> int:
     return 1 + 9 + 3 + (6 if fragmented else 0)
 
 
-#: Container limits for decoding an envelope (the datagram is small anyway).
+#: Container limits for decoding a sealed datagram's plaintext (it is small anyway).
 _ENVELOPE_LIMITS = {
     "max_bin_len": MAX_DATAGRAM,
     "max_str_len": 64,
@@ -252,51 +331,64 @@ def _payload_limits(max_size: int) -> dict[str, int]:
     }
 
 
+def sealed_seq(data: bytes) -> int:
+    """The packet number of a sealed datagram of checked type (read before opening it,
+    so a replay is refused without spending a decryption on it)."""
+    return int.from_bytes(data[9:17], "big")
+
+
 class Opener:
-    """Checks, authenticates and decodes datagrams addressed to `receiver`."""
+    """Checks, authenticates, decrypts and decodes what `sender` sealed for us."""
 
-    __slots__ = ("table_id", "_template", "_decoder")
+    __slots__ = ("sender", "_aead", "_decoder")
 
-    def __init__(self, key: bytes, receiver: int, table_id: bytes) -> None:
-        self.table_id = table_id
-        self._template = _mac_template(key, receiver)
+    def __init__(self, key: bytes, sender: int) -> None:
+        self.sender = sender
+        self._aead = ChaCha20Poly1305(key)
         self._decoder = envelope_decoder()
 
     def open(self, data: bytes) -> Envelope:
         """The envelope in `data`, or `Dropped` with the reason."""
-        return Envelope(*self.open_fields(data))
+        if packet_type(data) != SEALED:
+            raise Dropped("malformed")
+        if sender_of(data) != self.sender:
+            raise Dropped("unknown_peer")
+        return Envelope(self.sender, *self.open_fields(data))
+
+    def authentic(self, data: bytes) -> bool:
+        """Whether `data` was sealed under this key (nothing else is checked)."""
+        try:
+            self._aead.decrypt(_NONCE_PAD + data[9:HEADER], data[HEADER:], data[:HEADER])
+        except InvalidTag:
+            return False
+        return True
 
     def open_fields(self, data: bytes) -> tuple:
-        """`open`, as a plain tuple in `Envelope` order (the receive hot path).
+        """(seq, ack, ack_bits, ack_delay, kind, body) of a sealed datagram whose
+        type and sender were checked (the receive hot path).
 
-        Order matters: size first, then the MAC over the raw bytes, and only
-        then msgpack decoding with strict limits and a full shape check.
+        Order matters: size first, then the tag over the raw bytes (decryption
+        fails on any change to header or ciphertext), and only then msgpack
+        decoding with strict limits and a full shape check.
         """
-        size = len(data)
-        if size > MAX_DATAGRAM:
-            raise Dropped("oversized")
-        if size < MIN_DATAGRAM:
+        if len(data) < MIN_SEALED:
             raise Dropped("truncated")
-        if data[-TRAILER_SIZE] != 0xC4 or data[-TRAILER_SIZE + 1] != MAC_SIZE:
-            raise Dropped("no_mac")
-        state = self._template.copy()
-        state.update(memoryview(data)[:-TRAILER_SIZE])
-        if not hmac.compare_digest(state.digest(), data[-MAC_SIZE:]):
-            raise Dropped("bad_mac")
+        header = data[:HEADER]
         try:
-            version, tid, sender, seq, ack, ack_bits, ack_delay, kind, body, _ = self._decoder.decode(data)
+            plain = self._aead.decrypt(_NONCE_PAD + data[9:HEADER], data[HEADER:], header)
+        except InvalidTag:
+            raise Dropped("bad_tag") from None
+        seq = int.from_bytes(data[9:HEADER], "big")
+        try:
+            ack, ack_bits, ack_delay, kind, body = self._decoder.decode(plain)
         except Exception as exc:  # any decoding failure is the sender's problem, not ours
             raise Dropped("malformed") from exc
-        if tid != self.table_id:
-            raise Dropped("wrong_table")
-        if version != VERSION or type(version) is not int:
-            raise Dropped("version")
-        if not (type(sender) is type(seq) is type(ack) is type(ack_bits) is type(ack_delay) is type(kind) is int):
+        if not (type(ack) is type(ack_bits) is type(ack_delay) is type(kind) is int):
             raise Dropped("malformed")
         if not 0 <= ack_delay < ACK_DELAY_LIMIT:
             raise Dropped("malformed")
         # msgpack ints stop at 2**64, so these bounds are all that is left to check
-        if (sender | seq | ack | ack_bits | kind) < 0 or (sender | seq | ack) >= _ID_LIMIT:
+        if (ack | ack_bits | kind) < 0 or (seq | ack) >= _ID_LIMIT:
             raise Dropped("malformed")
         if seq == 0 or kind >= _KIND_COUNT:
             raise Dropped("malformed")
@@ -304,13 +396,7 @@ class Opener:
             _check_data_body(body)
         elif body is not None:
             raise Dropped("malformed")
-        return version, tid, sender, seq, ack, ack_bits, ack_delay, _KINDS[kind], body
-
-
-def open_datagram(data: bytes, key: bytes, receiver: int, table_id: bytes) -> Envelope:
-    """Check, authenticate and decode one datagram, or raise `Dropped`
-    (see `Opener` for the reusable form)."""
-    return Opener(key, receiver, table_id).open(data)
+        return seq, ack, ack_bits, ack_delay, _KINDS[kind], body
 
 
 def _check_data_body(body: Any) -> None:

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 from netcode.aio import AioEndpoint
-from netcode.channel import Endpoint, PeerClosed, SendQueueFull
-from netcode.discovery import PROBE, Announcer, TableInfo
+from netcode.channel import Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
+from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.session.messages import Message, Snap
 from netcode.session.node import HostNode, LocalPeer, Remote
 from netcode.session.seat import Ended, HostLost, Seated, SeatEvent, SeatSession, TurnedAway
@@ -82,6 +82,7 @@ class HostRunner:
         self.discovery = discovery
         self.aio: AioEndpoint | None = None
         self.announcer: Announcer | None = None
+        self.probes = ProbeAnswerer()
         #: called with the host's events after each step
         self.host_listeners = Listeners()
         #: called with a local seat's events after each step, per local seat
@@ -142,9 +143,11 @@ class HostRunner:
 
     def _foreign(self, data: bytes, address: Any) -> bool:
         """Answer a hand-typed join's probe with the announcement; True if it was one."""
-        if data != PROBE or self.aio is None or self.info is None:
+        if not is_probe(data) or self.aio is None or self.info is None:
             return False
-        self.aio.send_raw(self.info().encode(), address)
+        answer = self.probes.answer(data, address, _now(), self.info().encode())
+        if answer is not None:
+            self.aio.send_raw(answer, address)
         return True
 
     # ------------------------------------------------------------ outputs
@@ -256,6 +259,9 @@ class SeatRunner:
         except TimeoutError:
             await self.close()
             raise JoinError("The table did not answer: check the join code (it is shown on the host's screen).") from None
+        except JoinError:  # the handshake failed: the table could not prove the code, say
+            await self.close()
+            raise
         if isinstance(answer, TurnedAway):
             await self.close()
             raise JoinError(f"The host refused: {answer.why}")
@@ -273,6 +279,10 @@ class SeatRunner:
             self.endpoint.note_drop("send_refused")
 
     def _on_channel(self, event: Any) -> None:
+        if isinstance(event, HandshakeFailed):  # the table could not prove the code, say
+            if self._answer is not None and not self._answer.done():
+                self._answer.set_exception(JoinError(event.text))
+            return
         out = self.session.on_channel(event, _now())
         for message in out.sends:
             self.post(message)

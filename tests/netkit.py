@@ -54,13 +54,15 @@ def bot_for(table: SessionTable, bot: str, salt: object = 0) -> SeatBot:
 async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | None = None,
                     record: Callable[[HostedTable], None] | None = None, bot: str = "smart",
                     joined_out: list | None = None, options: dict | None = None,
-                    keep_received: bool = False) -> tuple[list[dict], HostedTable]:
+                    keep_received: bool = False, on_datagram: Callable[[str, bytes], None] | None = None,
+                    ) -> tuple[list[dict], HostedTable]:
     """A whole table on loopback in this process: the host's own seat and ``players - 1``
     joined seats, every one played by a bot that sees only its seat. Returns every seat's
     summary (the host's first) and the host.
 
     ``through_proxy`` puts the joiners behind a fault proxy; ``record(host)`` is called
-    before anyone joins; ``joined_out`` receives the joined tables."""
+    before anyone joins; ``joined_out`` receives the joined tables; ``on_datagram(direction,
+    data)`` sees every datagram the proxy relays (a LAN observer)."""
     game = get_game(game_id)
     host = loopback_host(game, players, code="TEST-CODE", auto_start=True, seed=11, options=options)
     mine = await host.open()
@@ -69,7 +71,7 @@ async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | N
     proxy = None
     address = host.address
     if through_proxy is not None:
-        proxy = await FaultProxy(address, through_proxy, seed=3).start()
+        proxy = await FaultProxy(address, through_proxy, seed=3, record=on_datagram).start()
         address = proxy.address
     joined = [joiner(host, f"Elf {i}", code="test-code", address=address) for i in range(1, players)]
     if joined_out is not None:

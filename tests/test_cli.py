@@ -39,6 +39,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["play", "chip-n-dale", "--option", "first=9"], "the option first names the seat that starts, 1-4 (seats count from 1), not 9"),
         (["simulate", "christmas-tree", "--players", "3", "--option", "first=0"], "1-3 (seats count from 1), not 0"),
         (["host", "christmas-carol", "--headless", "--option", "puzzles=3,4,5,7"], "choose four different puzzles of 1-6"),
+        (["host", "chip-n-dale", "--code", "AB-CDE"], "needs at least 6 letters and digits (dashes not counted), not 5"),
+        (["join", "--code", "XMAS"], "leave out --code and the host makes one up"),
+        (["join", "--code", "NOEL-2026!"], "a join code is letters and digits"),
     ],
 )
 def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> None:

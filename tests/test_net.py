@@ -118,16 +118,21 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
     assert not problems, problems[:5]
 
 
-async def test_a_wrong_join_code_cannot_join_or_forge() -> None:
+async def test_a_wrong_join_code_is_refused_within_two_seconds_and_seen_by_the_host() -> None:
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2, code="RIGHT-CODE")
     await host.open()
     try:
         intruder = joiner(host, "Grinch", code="WRONG-CODE")
-        with pytest.raises(JoinError, match="join code"):
-            await intruder.join(timeout=1.0)
-        assert [g.name for g in host.host.guests.values()] == ["Host"]
-        assert host.runner.endpoint.drops["bad_mac"] > 0
+        clock = asyncio.get_running_loop().time
+        started = clock()
+        with pytest.raises(JoinError, match="could not prove it knows the code: check the code"):
+            await intruder.join(timeout=10.0)
+        assert clock() - started < 2.0
+        endpoint = host.runner.endpoint
+        await until(lambda: endpoint.failed_attempts_total == 1, 2.0, "the joiner's ABORT")
+        assert [g.name for g in host.host.guests.values()] == ["Host"] and endpoint.peers == {}
+        assert endpoint.describe_failed_attempts() == ["1 failed join attempt from 127.0.0.1"]
     finally:
         await host.close()
 

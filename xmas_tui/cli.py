@@ -137,10 +137,21 @@ def password_arg(value: str) -> str:
     return value
 
 
+#: A typed join code needs this many letters and digits: each wrong guess costs
+#: an online attempt the host sees and slows, but a short code is still guessable.
+MIN_CODE = 6
+
+
 def code_arg(value: str) -> str:
     code = value.strip().upper()
-    if not 4 <= len(code.replace("-", "")) <= 32 or not code.replace("-", "").isalnum():
-        raise argparse.ArgumentTypeError("a join code is 4-32 letters and digits, like ABCD-2345")
+    letters = code.replace("-", "")
+    if not letters.isalnum() or len(letters) > 32:
+        raise argparse.ArgumentTypeError("a join code is letters and digits, like ABCD-2345")
+    if len(letters) < MIN_CODE:
+        raise argparse.ArgumentTypeError(
+            f"a join code needs at least {MIN_CODE} letters and digits (dashes not counted), "
+            f"not {len(letters)}: leave out --code and the host makes one up, like ABCD-2345"
+        )
     return code
 
 

@@ -42,7 +42,6 @@ import msgpack
 
 from netcode.aio import AioEndpoint
 from netcode.channel import Delivered, Endpoint, PeerGone
-from netcode.envelope import table_key
 from netcode.tools.faults import LinkFaults
 from netcode.tools.sim import SimNetwork
 
@@ -79,7 +78,7 @@ SCENARIOS: dict[str, Scenario] = {
             interval=1 / 60,
             size=32,
             faults=None,
-            goals={"added_p50_us": 100.0},
+            goals={"added_p50_us": 150.0},  # issue 13: encryption may add up to 150 us
         ),
         Scenario(
             "kcp",
@@ -190,10 +189,9 @@ def judge(scenario: Scenario, result: dict[str, Any]) -> dict[str, bool]:
 
 
 def run_sim(scenario: Scenario, messages: int, seed: int) -> dict[str, Any]:
-    key = table_key(JOIN_CODE, TABLE_ID)
     net = SimNetwork(seed, scenario.faults or LinkFaults())
-    client = Endpoint(key, TABLE_ID, CLIENT_ID)
-    server = Endpoint(key, TABLE_ID, SERVER_ID)
+    client = Endpoint(JOIN_CODE, TABLE_ID, CLIENT_ID)
+    server = Endpoint(JOIN_CODE, TABLE_ID, SERVER_ID)
     tally = Tally()
     gone: list[str] = []
 
@@ -301,7 +299,6 @@ async def _drive(
     target: tuple[str, int],
     raw_target: tuple[str, int],
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    key = table_key(JOIN_CODE, TABLE_ID)
     tally, raw_tally = Tally(), Tally()
     gone: list[str] = []
     finished = asyncio.Event()
@@ -319,7 +316,8 @@ async def _drive(
             gone.append(event.reason)
 
     aio = await AioEndpoint.bind(
-        Endpoint(key, TABLE_ID, CLIENT_ID), (LOOPBACK, 0), on_event=on_event
+        Endpoint(JOIN_CODE, TABLE_ID, CLIENT_ID, accept_unknown=False), (LOOPBACK, 0),
+        on_event=on_event,
     )
     await aio.connect(SERVER_ID, target)
     with_raw = scenario.name == "echo"
@@ -338,7 +336,7 @@ async def _drive(
     if raw_stream is not None:
         tasks.append(asyncio.create_task(raw_receiver()))
     rng = random.Random(seed)
-    await asyncio.sleep(0.3)  # let the first heartbeats measure the path
+    await asyncio.sleep(0.3)  # let the handshake finish and the first heartbeats measure the path
     start = time.monotonic()
     for i in range(messages):
         size = scenario.payload_size(rng)
@@ -381,7 +379,6 @@ async def serve() -> None:
     """The echo server child: a channel endpoint and a bare socket, both echoing."""
     from netcode.tools.faultproxy import until_stdin_closes
 
-    key = table_key(JOIN_CODE, TABLE_ID)
     gone: list[str] = []
 
     def on_event(event: Any) -> None:
@@ -391,7 +388,8 @@ async def serve() -> None:
             gone.append(event.reason)
 
     aio = await AioEndpoint.bind(
-        Endpoint(key, TABLE_ID, SERVER_ID), (LOOPBACK, 0), on_event=on_event
+        Endpoint(JOIN_CODE, TABLE_ID, SERVER_ID, max_peers=1024), (LOOPBACK, 0),
+        on_event=on_event,
     )
     raw = await asyncio_dgram.bind((LOOPBACK, 0))
     raw_bytes = 0

@@ -3,7 +3,10 @@
 Owns: a front socket that clients send to, one upstream socket per client
 toward the real server, and the seeded faults (`netcode.tools.faults`) applied to
 each direction: loss (optionally bursty), delay, jitter, duplication and
-reordering. It stands in for netem, which this machine does not have.
+reordering. It stands in for netem, which this machine does not have. With
+``record``, it is also the LAN observer of the tests: every datagram it
+relays is handed to that callback as it arrives (``"up"`` toward the
+server, ``"down"`` toward a client), before any fault is applied.
 
 Must not touch: any address that is not loopback. Both the listening and the
 upstream address are checked, and anything else is refused, so a test or a
@@ -29,6 +32,7 @@ import signal
 import sys
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from netcode.tools.faults import FaultyLink, LinkFaults
@@ -87,6 +91,7 @@ class FaultProxy:
         listen: Addr = ("127.0.0.1", 0),
         max_clients: int = 64,
         max_in_flight: int = 100_000,
+        record: Callable[[str, bytes], None] | None = None,
     ) -> None:
         self.upstream = require_loopback(upstream)
         self.listen = require_loopback(listen)
@@ -95,6 +100,7 @@ class FaultProxy:
         self.seed = seed
         self.max_clients = max_clients
         self.max_in_flight = max_in_flight
+        self.record = record
         self.stats: Counter[str] = Counter()
         self._clients: dict[Addr, _Client] = {}
         self._opening: dict[Addr, list[bytes]] = {}
@@ -185,6 +191,8 @@ class FaultProxy:
         assert self._loop is not None
         loop = self._loop
         self.stats[f"{direction}_received"] += 1
+        if self.record is not None:
+            self.record(direction, data)
         times = link.schedule(loop.time())
         if not times:
             self.stats[f"{direction}_lost"] += 1

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from netcode_helpers import the_key
+from netcode_helpers import CODE
 
 
 @pytest.fixture(scope="session")
-def key() -> bytes:
-    return the_key()
+def code() -> str:
+    """The join code every transport test's table uses."""
+    return CODE

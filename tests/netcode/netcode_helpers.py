@@ -6,8 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from netcode.channel import Config, Connection, Delivered, Endpoint, Event, PeerGone
-from netcode.envelope import table_key
+from hypothesis import strategies as st
+
+from netcode.channel import Config, Connection, Delivered, Endpoint, Event, PeerGone, SessionKeys
+from netcode.envelope import SEALED, Kind, Opener
 from netcode.tools.faults import LinkFaults
 from netcode.tools.sim import SimNetwork, SimNode
 
@@ -17,13 +19,53 @@ A_ID = 101
 B_ID = 202
 
 
-def the_key() -> bytes:
-    return table_key(CODE, TABLE)
+#: Any faulty link, up to 40% loss each way: what hypothesis draws for lossy tests.
+faulty_links = st.builds(
+    LinkFaults,
+    loss=st.floats(0.0, 0.4),
+    loss_correlation=st.floats(0.0, 0.6),
+    delay=st.floats(0.0, 0.2),
+    jitter=st.floats(0.0, 0.05),
+    duplicate=st.floats(0.0, 0.3),
+    reorder=st.floats(0.0, 0.3),
+    reorder_delay=st.floats(0.0, 0.05),
+    fifo=st.booleans(),
+)
+
+#: Keys as a handshake between A and B would leave them: one per direction.
+A_TO_B = bytes(range(32))
+B_TO_A = bytes(range(100, 132))
+KEYS_A = SessionKeys(send=A_TO_B, receive=B_TO_A)
+KEYS_B = SessionKeys(send=B_TO_A, receive=A_TO_B)
+
+
+def keyed_pair(config: Config | None = None) -> tuple[Connection, Connection]:
+    """A's connection to B and B's to A, keyed as if they had joined (nothing sent yet)."""
+    return (
+        Connection(KEYS_A, A_ID, B_ID, "b", 0.0, config),
+        Connection(KEYS_B, B_ID, A_ID, "a", 0.0, config),
+    )
+
+
+def kind_in(data: bytes, key: bytes, sender: int) -> Kind | None:
+    """What a sealed datagram carries, opened with `key` (None for a handshake datagram)."""
+    if data[0] != SEALED:
+        return None
+    return Opener(key, sender).open(data).kind
+
+
+def kind_sent(data: bytes, endpoint: Endpoint, peer: int) -> Kind | None:
+    """What a datagram `endpoint` sent to `peer` carries (None for a handshake datagram)."""
+    if data[0] != SEALED:
+        return None
+    keys = endpoint.peers[peer].keys
+    assert keys is not None
+    return kind_in(data, keys.send, endpoint.local_id)
 
 
 @dataclass
 class Pair:
-    """Two endpoints, A and B, on a simulated link; events collected per side."""
+    """Two endpoints on a simulated link, A joining B; events collected per side."""
 
     net: SimNetwork
     a: Endpoint
@@ -46,18 +88,25 @@ class Pair:
 
 
 def make_pair(
-    key: bytes,
+    code: str,
     faults: LinkFaults | None = None,
     *,
     seed: int = 0,
     config: Config | None = None,
     config_b: Config | None = None,
     on_b: Callable[[Pair, Event], None] | None = None,
+    joined: bool = False,
 ) -> Pair:
+    """A joins B with `code` (a handshake on the simulated link), or, with `joined`,
+    the two start with keys already agreed (for tests of the channel alone)."""
     net = SimNetwork(seed, faults)
-    a = Endpoint(key, TABLE, A_ID, config)
-    b = Endpoint(key, TABLE, B_ID, config_b or config)
-    a.connect(B_ID, "b", 0.0)
+    a = Endpoint(code, TABLE, A_ID, config)
+    b = Endpoint(code, TABLE, B_ID, config_b or config)
+    if joined:
+        a.attach(B_ID, "b", KEYS_A, 0.0)
+        b.attach(A_ID, "a", KEYS_B, 0.0)
+    else:
+        a.connect(B_ID, "b", 0.0)
     pair = Pair(net, a, b, None, None)  # type: ignore[arg-type]
 
     def handle_a(_node: SimNode, event: Event) -> None:
@@ -77,6 +126,8 @@ def snapshot(endpoint: Endpoint) -> dict[Any, Any]:
     """Everything about an endpoint's protocol state except its counters."""
     return {
         "peers": {pid: _conn_state(conn) for pid, conn in endpoint.peers.items()},
+        "attempts": sorted(endpoint.admission.attempts),
+        "failed_attempts": endpoint.failed_attempts_total,
         "events": list(map(repr, endpoint._events)),
     }
 

@@ -56,3 +56,22 @@ def test_a_lossy_scenario_runs_through_the_fault_proxy() -> None:
     assert result["mode"] == "processes+faultproxy"
     assert result["delivered"] == 25 and result["order_errors"] == 0
     assert result["proxy"]["up_received"] > 0
+
+
+def test_the_join_bench_times_handshakes_beside_a_raw_round_trip() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "netcode.tools.join_bench", "handshake", "--count", "5", "--json"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["handshakes"] == 5 and result["failed"] == 0
+    assert result["p50_ms"] > result["raw_round_trip"]["p50_ms"]
+    assert result["computation"]["p50_ms"] > 0
+
+
+def test_the_join_bench_runs_a_simulated_table_with_a_baseline_beside_it() -> None:
+    from netcode.tools.join_bench import run_table
+
+    result = run_table(peers=4, moves=20, pace=1.0, loss=0.1, seed=2)
+    assert result["complete"] and result["virtual_seconds"] >= 20
+    assert {"wall_seconds", "baseline_wall_seconds", "virtual_over_wall"} <= set(result)

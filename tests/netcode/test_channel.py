@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from netcode_helpers import A_ID, B_ID, TABLE, Pair, make_pair
+from netcode_helpers import (
+    A_ID,
+    A_TO_B,
+    B_ID,
+    B_TO_A,
+    KEYS_A,
+    KEYS_B,
+    TABLE,
+    Pair,
+    keyed_pair,
+    kind_in,
+    kind_sent,
+    make_pair,
+)
 
 from netcode.channel import (
     Config,
@@ -28,8 +41,8 @@ def send_all(pair: Pair, messages: list, start: float = 0.01, gap: float = 0.005
         pair.net.call_at(start + i * gap, lambda m=message: pair.a.send_reliable(B_ID, m))
 
 
-def test_messages_arrive_in_order_exactly_once_on_a_clean_link(key: bytes) -> None:
-    pair = make_pair(key, LAN)
+def test_messages_arrive_in_order_exactly_once_on_a_clean_link(code: str) -> None:
+    pair = make_pair(code, LAN)
     messages = [{"n": i, "text": "ho" * i} for i in range(50)]
     send_all(pair, messages)
     pair.run(5.0, lambda: len(pair.delivered("b")) == 50)
@@ -38,16 +51,16 @@ def test_messages_arrive_in_order_exactly_once_on_a_clean_link(key: bytes) -> No
     assert pair.got_b[0].peer == A_ID
 
 
-def test_every_payload_kind_survives_the_trip(key: bytes) -> None:
-    pair = make_pair(key, LAN)
+def test_every_payload_kind_survives_the_trip(code: str) -> None:
+    pair = make_pair(code, LAN)
     payloads = [None, True, 7, -3, 2.5, "snow", b"\x00\xff", [1, [2, [3]]], {"a": {"b": b"c"}}]
     send_all(pair, payloads)
     pair.run(2.0, lambda: len(pair.delivered("b")) == len(payloads))
     assert pair.delivered("b") == payloads
 
 
-def test_a_large_message_is_fragmented_and_reassembled(key: bytes) -> None:
-    pair = make_pair(key, LinkFaults(loss=0.2, delay=0.002, jitter=0.001), seed=3)
+def test_a_large_message_is_fragmented_and_reassembled(code: str) -> None:
+    pair = make_pair(code, LinkFaults(loss=0.2, delay=0.002, jitter=0.001), seed=3)
     big = bytes(range(256)) * 200  # 51 kB, about 47 fragments
     send_all(pair, [b"before", big, b"after"])
     pair.run(30.0, lambda: len(pair.delivered("b")) == 3)
@@ -58,14 +71,13 @@ def test_a_large_message_is_fragmented_and_reassembled(key: bytes) -> None:
 
 
 def _datagrams_of(endpoint: Endpoint, payload: bytes) -> list[bytes]:
-    probe = Endpoint(endpoint.key, TABLE, 9, endpoint.config)
-    probe.connect(B_ID, "x", 0.0)
-    probe.send_reliable(B_ID, payload)
+    probe = Connection(KEYS_A, 9, B_ID, "x", 0.0, endpoint.config)
+    probe.send_reliable(payload)
     return [d for d, _ in probe.datagrams_to_send(0.0)]
 
 
-def test_too_large_or_unencodable_messages_are_refused_at_the_sender(key: bytes) -> None:
-    conn = Connection(key, TABLE, A_ID, B_ID, "b", 0.0, Config(max_message=10_000))
+def test_too_large_or_unencodable_messages_are_refused_at_the_sender(code: str) -> None:
+    conn = Connection(KEYS_A, A_ID, B_ID, "b", 0.0, Config(max_message=10_000))
     with pytest.raises(ValueError):
         conn.send_reliable(b"x" * 10_001)
     with pytest.raises(TypeError):
@@ -76,8 +88,8 @@ def test_too_large_or_unencodable_messages_are_refused_at_the_sender(key: bytes)
         conn.send_unreliable(b"x" * 2000)
 
 
-def test_unreliable_messages_are_delivered_beside_reliable_ones(key: bytes) -> None:
-    pair = make_pair(key, LAN)
+def test_unreliable_messages_are_delivered_beside_reliable_ones(code: str) -> None:
+    pair = make_pair(code, LAN)
     for i in range(5):
         pair.net.call_at(0.01 * i, lambda i=i: pair.a.send_unreliable(B_ID, {"ping": i}))
     send_all(pair, ["r0", "r1"])
@@ -87,11 +99,9 @@ def test_unreliable_messages_are_delivered_beside_reliable_ones(key: bytes) -> N
     assert pair.delivered("b") == ["r0", "r1"]
 
 
-def test_a_duplicated_datagram_is_dropped_as_a_replay(key: bytes) -> None:
-    a = Endpoint(key, TABLE, A_ID)
-    b = Endpoint(key, TABLE, B_ID)
-    a.connect(B_ID, "b", 0.0)
-    a.send_reliable(B_ID, "once")
+def test_a_duplicated_datagram_is_dropped_as_a_replay(code: str) -> None:
+    a, b = keyed_pair()
+    a.send_reliable("once")
     (data, _), *_ = a.datagrams_to_send(0.0)
     b.receive_datagram(data, "a", 0.001)
     b.receive_datagram(data, "a", 0.002)
@@ -99,8 +109,8 @@ def test_a_duplicated_datagram_is_dropped_as_a_replay(key: bytes) -> None:
     assert b.drops["replay"] == 1
 
 
-def test_round_trips_are_measured_and_reported(key: bytes) -> None:
-    pair = make_pair(key, LinkFaults(delay=0.010))
+def test_round_trips_are_measured_and_reported(code: str) -> None:
+    pair = make_pair(code, LinkFaults(delay=0.010))
     send_all(pair, list(range(20)), gap=0.02)
     pair.run(2.0)
     conn = pair.a.peers[B_ID]
@@ -109,41 +119,40 @@ def test_round_trips_are_measured_and_reported(key: bytes) -> None:
     assert any(isinstance(e, RttUpdated) for e in pair.got_a)
 
 
-def _one_way(key: bytes) -> tuple[Connection, Connection]:
-    a = Connection(key, TABLE, A_ID, B_ID, "b", 0.0)
-    b = Connection(key, TABLE, B_ID, A_ID, "a", 0.0)
+def _one_way() -> tuple[Connection, Connection]:
+    a, b = keyed_pair()
     b.datagrams_to_send(0.0)  # b's first heartbeat (lost): b has spoken, so none is due for a while
     return a, b
 
 
-def test_a_lone_message_is_acked_within_the_ack_delay_not_at_once(key: bytes) -> None:
-    a, b = _one_way(key)
+def test_a_lone_message_is_acked_within_the_ack_delay_not_at_once(code: str) -> None:
+    a, b = _one_way()
     a.send_reliable("news")
     (data, _), = a.datagrams_to_send(0.0)
     b.receive_datagram(data, "a", 0.001)
     assert b.datagrams_to_send(0.001) == []  # nothing to say yet: the ack waits for company
     assert b.next_timer() == pytest.approx(0.001 + b.config.max_ack_delay)
     (ack, _), = b.datagrams_to_send(0.003)
-    env = Opener(key, A_ID, TABLE).open(ack)
+    env = Opener(B_TO_A, B_ID).open(ack)
     assert env.kind is Kind.ACK and env.ack == 1
     assert env.ack_delay == pytest.approx(2000, abs=1)  # microseconds it was held
 
 
-def test_an_answer_carries_the_ack_at_once(key: bytes) -> None:
-    a, b = _one_way(key)
+def test_an_answer_carries_the_ack_at_once(code: str) -> None:
+    a, b = _one_way()
     a.send_reliable("question")
     (data, _), = a.datagrams_to_send(0.0)
     b.receive_datagram(data, "a", 0.001)
     b.send_reliable("answer")
     (reply, _), = b.datagrams_to_send(0.001)
-    env = Opener(key, A_ID, TABLE).open(reply)
+    env = Opener(B_TO_A, B_ID).open(reply)
     assert env.kind is Kind.DATA and env.ack == 1 and env.ack_delay == 0
 
 
 @pytest.mark.parametrize("case", ["heartbeat", "second packet", "out of order"])
-def test_probes_gaps_and_a_second_packet_are_acked_at_once(key: bytes, case: str) -> None:
-    a, b = _one_way(key)
-    sealer = Sealer(key, B_ID, TABLE, A_ID)
+def test_probes_gaps_and_a_second_packet_are_acked_at_once(code: str, case: str) -> None:
+    a, b = _one_way()
+    sealer = Sealer(A_TO_B, A_ID)
     if case == "heartbeat":
         datagrams = [sealer.seal(1, 0, 0, 0, Kind.HEARTBEAT, None)]
     elif case == "second packet":
@@ -153,11 +162,11 @@ def test_probes_gaps_and_a_second_packet_are_acked_at_once(key: bytes, case: str
     for data in datagrams:
         b.receive_datagram(data, "a", 0.001)
     (ack, _), = b.datagrams_to_send(0.001)
-    assert Opener(key, A_ID, TABLE).open(ack).kind is Kind.ACK
+    assert Opener(B_TO_A, B_ID).open(ack).kind is Kind.ACK
 
 
-def test_the_ack_delay_is_taken_off_the_round_trip(key: bytes) -> None:
-    a, b = _one_way(key)
+def test_the_ack_delay_is_taken_off_the_round_trip(code: str) -> None:
+    a, b = _one_way()
     a.send_reliable("probe")  # answered at once: the least round trip seen, 2 ms
     (data, _), = a.datagrams_to_send(0.0)
     b.receive_datagram(data, "a", 0.001)
@@ -178,25 +187,21 @@ def test_the_ack_delay_is_taken_off_the_round_trip(key: bytes) -> None:
     assert a.srtt == pytest.approx(0.002, abs=2e-5)  # the link, without the wait
 
 
-def test_the_timeout_has_a_lan_floor(key: bytes) -> None:
-    pair = make_pair(key, LinkFaults(delay=0.0001))
+def test_the_timeout_has_a_lan_floor(code: str) -> None:
+    pair = make_pair(code, LinkFaults(delay=0.0001))
     send_all(pair, list(range(20)))
     pair.run(1.0)
     assert pair.a.peers[B_ID].rto == pytest.approx(0.030)
 
 
-def kind_of(key: bytes, data: bytes, receiver: int = B_ID) -> Kind:
-    return Opener(key, receiver, TABLE).open(data).kind
-
-
-def test_resends_back_off_by_half_each_time_when_nothing_gets_through(key: bytes) -> None:
-    conn = Connection(key, TABLE, A_ID, B_ID, "b", 0.0, Config(redundancy=0))
+def test_resends_back_off_by_half_each_time_when_nothing_gets_through(code: str) -> None:
+    conn = Connection(KEYS_A, A_ID, B_ID, "b", 0.0, Config(redundancy=0))
     conn.send_reliable("lost")
     times = []
     now = 0.0
     while now < 3.0:
         out = conn.datagrams_to_send(now)
-        if any(kind_of(key, d) is Kind.DATA for d, _ in out):
+        if any(kind_in(d, A_TO_B, A_ID) is Kind.DATA for d, _ in out):
             times.append(now)
         now = conn.next_timer()
         conn.handle_timer(now)
@@ -204,13 +209,13 @@ def test_resends_back_off_by_half_each_time_when_nothing_gets_through(key: bytes
     assert gaps[:4] == [0.25, 0.375, 0.5625, 0.8438]  # initial 250 ms, then 1.5x
 
 
-def test_one_lost_datagram_is_repaired_by_the_next_one_not_by_a_timeout(key: bytes) -> None:
-    pair = make_pair(key, LinkFaults(delay=0.005))
+def test_one_lost_datagram_is_repaired_by_the_next_one_not_by_a_timeout(code: str) -> None:
+    pair = make_pair(code, LinkFaults(delay=0.005))
     dropped = []
     original = pair.net._transmit
 
     def drop_first_data(src, dst, data):  # noqa: ANN001
-        if src == "a" and kind_of(key, data) is Kind.DATA and not dropped:
+        if src == "a" and kind_sent(data, pair.a, B_ID) is Kind.DATA and not dropped:
             dropped.append(data)
             pair.net.stats["datagrams_lost"] += 1
             return
@@ -225,14 +230,14 @@ def test_one_lost_datagram_is_repaired_by_the_next_one_not_by_a_timeout(key: byt
     assert pair.a.counters["timeouts"] == 0
 
 
-def test_a_loss_revealed_by_later_acks_is_resent_before_the_timeout(key: bytes) -> None:
+def test_a_loss_revealed_by_later_acks_is_resent_before_the_timeout(code: str) -> None:
     # no redundancy: only fast retransmit or the timeout can repair
-    pair = make_pair(key, LinkFaults(delay=0.010), config=Config(redundancy=0))
+    pair = make_pair(code, LinkFaults(delay=0.010), config=Config(redundancy=0))
     original = pair.net._transmit
     data_sent = []
 
     def drop_fifth_data(src, dst, data):  # noqa: ANN001
-        if src == "a" and kind_of(key, data) is Kind.DATA:
+        if src == "a" and kind_sent(data, pair.a, B_ID) is Kind.DATA:
             data_sent.append(data)
             if len(data_sent) == 5:
                 return
@@ -246,26 +251,26 @@ def test_a_loss_revealed_by_later_acks_is_resent_before_the_timeout(key: bytes) 
     assert pair.a.counters["timeouts"] == 0
 
 
-def test_lossy_links_without_redundancy_still_deliver_everything(key: bytes) -> None:
-    pair = make_pair(key, LinkFaults(loss=0.3, delay=0.010), seed=5, config=Config(redundancy=0))
+def test_lossy_links_without_redundancy_still_deliver_everything(code: str) -> None:
+    pair = make_pair(code, LinkFaults(loss=0.3, delay=0.010), seed=5, config=Config(redundancy=0))
     send_all(pair, list(range(200)), gap=0.01)
     pair.run(30.0, lambda: len(pair.delivered("b")) == 200)
     assert pair.delivered("b") == list(range(200))
     assert pair.a.counters["fast_resends"] > 0
 
 
-def test_the_send_queue_is_bounded(key: bytes) -> None:
-    conn = Connection(key, TABLE, A_ID, B_ID, "b", 0.0, Config(max_pending=10))
+def test_the_send_queue_is_bounded(code: str) -> None:
+    conn = Connection(KEYS_A, A_ID, B_ID, "b", 0.0, Config(max_pending=10))
     for i in range(10):
         conn.send_reliable(i)
     with pytest.raises(SendQueueFull):
         conn.send_reliable(10)
 
 
-def test_a_slow_reader_stalls_delivery_without_losing_anything(key: bytes) -> None:
+def test_a_slow_reader_stalls_delivery_without_losing_anything(code: str) -> None:
     config = Config(max_events=8)
-    a = Endpoint(key, TABLE, A_ID, config)
-    b = Endpoint(key, TABLE, B_ID, config)
+    a = Endpoint(code, TABLE, A_ID, config)
+    b = Endpoint(code, TABLE, B_ID, config)
     a.connect(B_ID, "b", 0.0)
     for i in range(40):
         a.send_reliable(B_ID, i)
@@ -293,19 +298,18 @@ def test_a_slow_reader_stalls_delivery_without_losing_anything(key: bytes) -> No
     assert got == list(range(40))
 
 
-def test_units_beyond_the_reorder_window_are_not_taken_or_acked(key: bytes) -> None:
-    b = Endpoint(key, TABLE, B_ID, Config(window=16))
-    sealer = Sealer(key, B_ID, TABLE, A_ID)
-    b.receive_datagram(sealer.seal(1, 0, 0, 0, Kind.DATA, [[[5, b"\xa1x"]], []]), "a", 0.0)
-    b.receive_datagram(sealer.seal(2, 0, 0, 0, Kind.DATA, [[[16, b"\xa1y"]], []]), "a", 0.0)
-    conn = b.peers[A_ID]
+def test_units_beyond_the_reorder_window_are_not_taken_or_acked(code: str) -> None:
+    conn = Connection(KEYS_B, B_ID, A_ID, "a", 0.0, Config(window=16))
+    sealer = Sealer(A_TO_B, A_ID)
+    conn.receive_datagram(sealer.seal(1, 0, 0, 0, Kind.DATA, [[[5, b"\xa1x"]], []]), "a", 0.0)
+    conn.receive_datagram(sealer.seal(2, 0, 0, 0, Kind.DATA, [[[16, b"\xa1y"]], []]), "a", 0.0)
     assert sorted(conn._recv_buffer) == [5]
-    assert b.drops["beyond_window"] == 1
+    assert conn.drops["beyond_window"] == 1
     assert conn._acks.ack_fields() == (1, 0)  # packet 2 is not acknowledged
 
 
-def test_a_silent_host_is_declared_gone_within_a_second(key: bytes) -> None:
-    pair = make_pair(key, LinkFaults(delay=0.001))
+def test_a_silent_host_is_declared_gone_within_a_second(code: str) -> None:
+    pair = make_pair(code, LinkFaults(delay=0.001))
     send_all(pair, list(range(10)))
     pair.run(2.0)
     pair.node_b.crash()
@@ -317,9 +321,9 @@ def test_a_silent_host_is_declared_gone_within_a_second(key: bytes) -> None:
 
 
 @pytest.mark.parametrize("busy", [False, True])
-def test_no_false_alarm_at_ten_percent_bursty_loss(key: bytes, busy: bool) -> None:
+def test_no_false_alarm_at_ten_percent_bursty_loss(code: str, busy: bool) -> None:
     faults = LinkFaults(loss=0.10, loss_correlation=0.25, delay=0.002, jitter=0.001)
-    pair = make_pair(key, faults, seed=11)
+    pair = make_pair(code, faults, seed=11)
     if busy:
         send_all(pair, list(range(3000)), gap=0.02)
     pair.run(120.0)
@@ -328,8 +332,8 @@ def test_no_false_alarm_at_ten_percent_bursty_loss(key: bytes, busy: bool) -> No
         assert pair.delivered("b") == list(range(3000))
 
 
-def test_a_peer_that_never_answers_is_unreachable(key: bytes) -> None:
-    conn = Connection(key, TABLE, A_ID, B_ID, "b", 0.0, Config(connect_timeout=3.0))
+def test_a_peer_that_never_answers_is_unreachable(code: str) -> None:
+    conn = Connection(KEYS_A, A_ID, B_ID, "b", 0.0, Config(connect_timeout=3.0))
     now = 0.0
     while not conn.gone:
         conn.datagrams_to_send(now)
@@ -341,8 +345,8 @@ def test_a_peer_that_never_answers_is_unreachable(key: bytes) -> None:
         conn.send_reliable("too late")
 
 
-def test_closing_tells_the_other_side_and_late_datagrams_are_ignored(key: bytes) -> None:
-    pair = make_pair(key, LinkFaults(delay=0.001))
+def test_closing_tells_the_other_side_and_late_datagrams_are_ignored(code: str) -> None:
+    pair = make_pair(code, LinkFaults(delay=0.001))
     send_all(pair, ["hi"])
     pair.run(0.5)
     late = [d for d, _ in _capture(pair, lambda: pair.a.send_reliable(B_ID, "late"))]
@@ -364,11 +368,11 @@ def _capture(pair: Pair, action) -> list:  # noqa: ANN001
     return pair.a.datagrams_to_send(pair.net.now)
 
 
-def test_one_endpoint_serves_every_seat_of_a_table(key: bytes) -> None:
+def test_one_endpoint_serves_every_seat_of_a_table(code: str) -> None:
     from netcode.tools.sim import SimNetwork
 
     net = SimNetwork(7, LinkFaults(loss=0.1, delay=0.003, jitter=0.002, duplicate=0.05))
-    host = Endpoint(key, TABLE, 1)
+    host = Endpoint(code, TABLE, 1)
     got: dict[int, list] = {}
 
     def host_events(_node, event) -> None:  # noqa: ANN001
@@ -381,7 +385,7 @@ def test_one_endpoint_serves_every_seat_of_a_table(key: bytes) -> None:
     seats = {}
     seen: dict[int, list] = {}
     for seat in (2, 3, 4, 5):
-        endpoint = Endpoint(key, TABLE, seat)
+        endpoint = Endpoint(code, TABLE, seat)
         endpoint.connect(1, "host", 0.0)
         seats[seat] = endpoint
         seen[seat] = []
@@ -399,13 +403,22 @@ def test_one_endpoint_serves_every_seat_of_a_table(key: bytes) -> None:
         assert len(seen[seat]) == 80
 
 
-def test_an_endpoint_admits_only_so_many_strangers(key: bytes) -> None:
-    host = Endpoint(key, TABLE, 1, max_peers=2)
+def test_an_endpoint_admits_only_so_many_strangers(code: str) -> None:
+    from netcode.tools.sim import SimNetwork
+
+    net = SimNetwork(1, LinkFaults(delay=0.001))
+    host = Endpoint(code, TABLE, 1, max_peers=2)
+    net.add("host", host)
     for peer in (2, 3, 4):
-        sealer = Sealer(key, 1, TABLE, peer)
-        host.receive_datagram(sealer.seal(1, 0, 0, 0, Kind.HEARTBEAT, None), ("p", peer), 0.0)
+        joiner = Endpoint(code, TABLE, peer, accept_unknown=False)
+        net.add(("p", peer), joiner)
+        net.call_at(0.01 * peer, lambda j=joiner, p=peer: j.connect(1, "host", 0.01 * p))
+    net.run(1.0)
     assert sorted(host.peers) == [2, 3]
-    assert host.drops["unknown_peer"] == 1
-    closed = Endpoint(key, TABLE, 1, accept_unknown=False)
-    closed.receive_datagram(Sealer(key, 1, TABLE, 2).seal(1, 0, 0, 0, Kind.HEARTBEAT, None), "p", 0.0)
-    assert closed.peers == {} and closed.drops["unknown_peer"] == 1
+    assert host.drops["too_many_peers"] >= 1
+    closed = Endpoint(code, TABLE, 1, accept_unknown=False)
+    joiner = Endpoint(code, TABLE, 2)
+    joiner.connect(1, "closed", 0.0)
+    (init, _), = joiner.datagrams_to_send(0.0)
+    closed.receive_datagram(init, "p", 0.0)
+    assert closed.peers == {} and closed.drops["unexpected_handshake"] == 1

@@ -1,22 +1,24 @@
 """Defensive intake: whatever arrives, nothing raises and nothing changes but
-the drop counters. Mutated, truncated, extended, oversized, random, replayed
-and forged datagrams are all thrown at a receiver mid-conversation."""
+the drop counters. Mutated, truncated, extended, oversized, random, replayed,
+reflected and forged datagrams, sealed or handshake, are all thrown at a
+receiver mid-conversation (a host that takes no newcomers any more); and at a
+host's open door, nothing of the kind ever seats anyone."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from netcode_helpers import A_ID, B_ID, TABLE, make_pair, snapshot, the_key
+from netcode_helpers import A_ID, B_ID, CODE, TABLE, make_pair, snapshot
 
-from netcode.channel import Endpoint
-from netcode.envelope import MAX_DATAGRAM, Kind, Sealer, table_key
+from netcode.channel import Endpoint, HandshakeCompleted, PeerJoined
+from netcode.envelope import MAX_DATAGRAM, SEALED, Kind, Sealer
 from netcode.tools.faults import LinkFaults
 
 
 def conversation() -> tuple[Endpoint, list[bytes]]:
-    """B after a lossless exchange with A, and every datagram A sent it."""
-    key = the_key()
-    pair = make_pair(key, LinkFaults(delay=0.002))
+    """B after a lossless exchange with A (the handshake included), and every
+    datagram A sent it; B then takes no newcomers, so nothing may change it."""
+    pair = make_pair(CODE, LinkFaults(delay=0.002))
     captured: list[bytes] = []
     original = pair.net._transmit
 
@@ -35,12 +37,15 @@ def conversation() -> tuple[Endpoint, list[bytes]]:
     (held, _), *_ = pair.a.datagrams_to_send(pair.net.now)
     pair.b.send_reliable(A_ID, "unanswered")
     pair.b.datagrams_to_send(pair.net.now)
+    pair.b.accept_unknown = False
     return pair.b, captured + [held]
 
 
 RECEIVER, CAPTURED = conversation()
 HELD = CAPTURED[-1]
 PROCESSED = CAPTURED[:-1]
+#: what A seals toward B with: a member's key, for forgeries that pass the seal
+MEMBER_KEY = RECEIVER.peers[A_ID].keys.receive  # type: ignore[union-attr]
 
 
 def assert_refused_without_a_trace(data: bytes) -> None:
@@ -91,28 +96,81 @@ def test_replayed_datagrams_are_refused(data: bytes) -> None:
     assert_refused_without_a_trace(data)
 
 
-def test_a_stranger_with_a_wrong_join_code_is_refused() -> None:
-    stranger = Sealer(table_key("JINGLE-24", TABLE), B_ID, TABLE, A_ID)
+def test_the_capture_holds_the_handshake_and_sealed_datagrams() -> None:
+    assert {data[0] for data in CAPTURED} == {0x31, 0x33, SEALED}
+
+
+def test_a_stranger_without_the_keys_is_refused() -> None:
+    stranger = Sealer(bytes(32), A_ID)
     assert_refused_without_a_trace(stranger.seal(99, 0, 0, 0, Kind.DATA, [[[0, b"\xa5cheat"]], []]))
+
+
+def test_a_datagram_reflected_to_its_sender_is_refused() -> None:
+    before = RECEIVER.drops["reflected"]
+    assert_refused_without_a_trace(Sealer(MEMBER_KEY, B_ID).seal(99, 0, 0, 0, Kind.HEARTBEAT, None))
+    assert RECEIVER.drops["reflected"] == before + 1
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(
-    wrong_key=st.binary(min_size=1, max_size=64),
+    wrong_key=st.binary(min_size=32, max_size=32),
     seq=st.integers(1, 2**40),
     kind=st.sampled_from(list(Kind)),
-    receiver=st.integers(0, 2**32),
+    sender=st.integers(0, 2**32),
 )
-def test_forgeries_are_refused(wrong_key: bytes, seq: int, kind: Kind, receiver: int) -> None:
+def test_forgeries_are_refused(wrong_key: bytes, seq: int, kind: Kind, sender: int) -> None:
     body = [[[0, b"\xa5cheat"]], []] if kind is Kind.DATA else None
-    if wrong_key != the_key():  # someone who does not hold the table key
-        assert_refused_without_a_trace(
-            Sealer(wrong_key, B_ID, TABLE, A_ID).seal(seq, 0, 0, 0, kind, body)
-        )
-    if receiver != B_ID:  # a member's datagram meant for another seat
-        assert_refused_without_a_trace(
-            Sealer(the_key(), receiver, TABLE, A_ID).seal(seq, 0, 0, 0, kind, body)
-        )
+    if wrong_key != MEMBER_KEY:  # someone who does not hold A's key
+        assert_refused_without_a_trace(Sealer(wrong_key, A_ID).seal(seq, 0, 0, 0, kind, body))
+    if sender != A_ID:  # A's key, sealed under another peer's name
+        assert_refused_without_a_trace(Sealer(MEMBER_KEY, sender).seal(seq, 0, 0, 0, kind, body))
+
+
+def test_an_old_datagram_from_elsewhere_does_not_move_the_peer() -> None:
+    """Only an authentic datagram newer than any seen proves a new path."""
+    assert RECEIVER.peers[A_ID].address == "a"
+    for data in PROCESSED[-3:]:
+        assert_refused_without_a_trace(data)  # (as a replay, from anywhere)
+        RECEIVER.receive_datagram(data, ("203.0.113.9", 666), 5.0)
+    assert RECEIVER.peers[A_ID].address == "a"
+
+
+def door() -> tuple[Endpoint, list[bytes]]:
+    """A host with its door open, and a joiner's handshake datagrams to it."""
+    pair = make_pair(CODE, LinkFaults(delay=0.002))
+    sent: list[bytes] = []
+    original = pair.net._transmit
+
+    def tap(src, dst, data):  # noqa: ANN001
+        if src == "a" and data[0] != SEALED:
+            sent.append(data)
+        original(src, dst, data)
+
+    pair.net._transmit = tap  # type: ignore[method-assign]
+    pair.run(0.5)
+    return Endpoint(CODE, TABLE, B_ID), sent
+
+
+OPEN_HOST, HANDSHAKES = door()
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.sampled_from(HANDSHAKES),
+    st.lists(st.tuples(st.integers(0, 1300), st.integers(1, 255)), min_size=1, max_size=4),
+    st.binary(max_size=40),
+)
+def test_mangled_handshakes_never_seat_anyone(original: bytes, flips, tail: bytes) -> None:  # noqa: ANN001
+    """A host that answers strangers: whatever a forger makes of a joiner's INIT or
+    CONFIRM, nothing raises and nobody is seated without proving the code."""
+    data = bytearray(original)
+    for position, mask in flips:
+        data[position % len(data)] ^= mask
+    for attempt in (bytes(data), bytes(data) + tail, bytes(data)[: len(tail)]):
+        OPEN_HOST.receive_datagram(attempt, ("198.51.100.7", 1), 1.0)
+        OPEN_HOST.datagrams_to_send(1.0)
+    admitted = [e for e in OPEN_HOST.events() if isinstance(e, PeerJoined | HandshakeCompleted)]
+    assert admitted == [] and OPEN_HOST.peers == {}
 
 
 def test_the_receiver_still_works_after_all_that() -> None:

@@ -28,7 +28,6 @@ from pathlib import Path
 
 from netcode.channel import Endpoint
 from netcode.discovery import Heard, Listener, TableInfo, discovery_address, parse_address, probe
-from netcode.envelope import table_key
 from netcode.fairplay import Ledger, new_secret, secret_from_seed
 from netcode.runners import HostRunner, JoinError, LocalSeat, SeatRunner
 from netcode.session.host import HostSession, TableSettings
@@ -84,7 +83,7 @@ class HostedTable:
         session = HostSession(settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options),
                               self.ledger, bot_seats=range(1, 1 + bots))
         self.runner = HostRunner(
-            HostNode(session), endpoint=Endpoint(table_key(code, self.table_id), self.table_id, max_peers=64),
+            HostNode(session), endpoint=Endpoint(code, self.table_id, max_peers=64),
             bind=(bind_host, port), info=self.info,
             discovery=(discovery or discovery_address()) if announce else None,
         )  # fmt: skip
@@ -194,7 +193,7 @@ class JoinedTable:
         kept = recall_seat(info.table_id, self.name)
         session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
                               nonce=kept.get("nonce"), token=kept.get("token"), watch=self.watch)
-        endpoint = Endpoint(table_key(self.code, info.table_id), info.table_id, accept_unknown=False)
+        endpoint = Endpoint(self.code, info.table_id, accept_unknown=False)
         self.runner = SeatRunner(session, self.address, info.peer, endpoint, bind_host=self.bind_host)
         await self.runner.join(timeout)
         if session.seat is not None and session.token is not None:

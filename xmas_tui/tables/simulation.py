@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from netcode.channel import Endpoint
-from netcode.envelope import table_key
 from netcode.fairplay import Ledger, digest
 from netcode.session.host import HostSession, TableSettings
 from netcode.session.node import HostNode
@@ -67,7 +66,6 @@ class SimTable:
         """``stalled``: indices of joined seats (1 …) whose player never moves."""
         self.game, self.seed, self.bot, self.pace = game, seed, bot, pace
         self.table_id = _bytes(seed, "table")[:8]
-        self.key = table_key(CODE, self.table_id)
         self.net = SimNetwork(seed, faults)
         options = dict(options or {})
         self.ledger = Ledger(game.id, self.table_id, _bytes(seed, "secret"), options=options)
@@ -75,7 +73,7 @@ class SimTable:
                                  auto_start=True, intermission=INTERMISSION)
         self.host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options),
                                 self.ledger)
-        self.host_peer = SimHostPeer(Endpoint(self.key, self.table_id, HOST_PEER, max_peers=64), HostNode(self.host))
+        self.host_peer = SimHostPeer(Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64), HostNode(self.host))
         self.net.add("host", self.host_peer)
         me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0))
         self.host_peer.sit(me, self._bot(0), self.net.now)
@@ -94,7 +92,7 @@ class SimTable:
         session = SeatSession(name, self.table_id, self.ledger.commitment, game=self.game.id, watch=watch,
                               nonce=_bytes(self.seed, "nonce", index), token=token)
         local_id = 1000 * (generation + 1) + index
-        endpoint = Endpoint(self.key, self.table_id, local_id, accept_unknown=False)
+        endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
         peer = SimSeatPeer(endpoint, session, HOST_PEER, "host", self._bot(index) if player else None, self.net.now)
         self.nodes[index] = self.net.add(f"peer {index}.{generation}", peer)
         if index < len(self.sessions):
@@ -175,7 +173,7 @@ def play_in_memory(game: Game, players: int, *, nonces: Sequence[bytes | None], 
     settings = TableSettings(game.id, game.title, players, "Bot 1", dict(options or {}), auto_start=True)
     host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options), ledger)
     net = SimNetwork(seed)
-    peer = SimHostPeer(Endpoint(table_key(CODE, table_id), table_id, HOST_PEER), HostNode(host))
+    peer = SimHostPeer(Endpoint(CODE, table_id, HOST_PEER), HostNode(host))
     net.add("host", peer)
     sessions = []
     for index in range(players):

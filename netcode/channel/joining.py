@@ -1,0 +1,153 @@
+"""Joining: the joiner's side of the handshake, on its connection to the host.
+
+Owns: sending INIT until the host answers (backing off up to
+`Config.handshake_resend_max`, waiting as long as a BUSY asks when that is
+short, giving up when it is long), checking the host's proof in its REPLY,
+then CONFIRM and the connection's keys, or ABORT and a clear refusal
+(`HandshakeFailed`, then `PeerGone`) when the host could not prove it knows
+the code. Until the keys are agreed, reliable and unreliable messages wait in
+the connection's queues, and nothing sealed leaves.
+
+Must not touch: the exchange itself (`handshake`), the host's side
+(`admission`), sockets and clocks. A mixin of `Connection`: its state lives
+in the connection's slots, listed in `STATE`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from netcode.channel.config import INF
+from netcode.channel.events import WRONG_CODE, HandshakeCompleted, HandshakeFailed
+from netcode.envelope import (
+    BUSY,
+    REPLY,
+    Dropped,
+    HandshakePacket,
+    Opener,
+    Sealer,
+    digest,
+    pack_abort,
+    pack_confirm,
+    pack_init,
+)
+
+if TYPE_CHECKING:
+    from netcode.channel.config import Address
+    from netcode.channel.handshake import Initiator, SessionKeys
+
+
+class Joining:
+    """INIT out, REPLY in, keys or a refusal (a `Connection` mixin)."""
+
+    __slots__ = ()
+    STATE = (
+        "_initiator",
+        "_init_packet",
+        "_handshake_out",
+        "_init_resend_at",
+        "_init_interval",
+        "keys",
+    )
+
+    def _init_joining(
+        self, keys: SessionKeys | None, initiator: Initiator | None, now: float
+    ) -> None:
+        if (keys is None) == (initiator is None):
+            raise ValueError("a connection starts with keys or with a handshake to make them")
+        self.keys: SessionKeys | None = None
+        self._initiator = initiator
+        self._handshake_out: list[bytes] = []
+        self._init_interval = self.config.initial_rto
+        self._init_resend_at = now
+        self._init_packet = b""
+        if initiator is not None:
+            self._init_packet = pack_init(
+                self.local_id, self.peer_id, initiator.message, self.config.max_datagram
+            )
+        else:
+            self._use_keys(keys)
+
+    @property
+    def handshaking(self) -> bool:
+        """Whether the keys are still being agreed (joiner side)."""
+        return self.keys is None
+
+    def _use_keys(self, keys: SessionKeys) -> None:
+        self.keys = keys
+        self._sealer = Sealer(keys.send, self.local_id)
+        self._opener = Opener(keys.receive, self.peer_id)
+
+    def receive_handshake(self, packet: HandshakePacket, address: Address, now: float) -> None:
+        """The host's REPLY or BUSY (routed here by the endpoint). Never raises."""
+        initiator = self._initiator
+        if initiator is None or self.keys is not None or self.gone:
+            self.drops["handshake_repeat"] += 1
+            return
+        if packet.type == REPLY:
+            try:
+                proven = initiator.finish(packet.message, packet.proof)
+            except Dropped as dropped:
+                self.drops[dropped.reason] += 1
+                return
+            if not proven:
+                self._handshake_out.append(
+                    pack_abort(self.local_id, self.peer_id, digest(packet.message))
+                )
+                self._handshake_failed("wrong_code", WRONG_CODE, address)
+                return
+            assert initiator.keys is not None
+            self._use_keys(initiator.keys)
+            self._handshake_out.append(pack_confirm(self.local_id, self.peer_id, initiator.proof))
+            self.address = address
+            # `last_heard` waits for the host's first sealed datagram, a round trip
+            # from now: until then the connect timeout, not the silence one, applies
+            self._events.append(HandshakeCompleted(self.peer_id, address))
+        elif packet.type == BUSY:
+            if packet.echo != digest(initiator.message):
+                self.drops["unknown_handshake"] += 1
+                return
+            self._counters["busy_answers"] += 1
+            if packet.retry_after > self.config.max_silent_retry:
+                seconds = math.ceil(packet.retry_after)
+                self._handshake_failed(
+                    "rate_limited",
+                    "This table refuses join attempts from your address for "
+                    f"{seconds} more second{'s' if seconds != 1 else ''} after too many "
+                    "wrong codes: wait, then check the code.",
+                    address,
+                )
+            else:
+                self._init_resend_at = now + packet.retry_after
+        else:
+            self.drops["unexpected_handshake"] += 1
+
+    def _handshake_failed(self, reason: str, text: str, address: Address) -> None:
+        self._events.append(HandshakeFailed(self.peer_id, address, reason, text))
+        self._set_gone(reason)
+
+    def _handshake_datagrams(self, now: float) -> list[tuple[bytes, Address]]:
+        """While joining: INIT when due; once keyed, our CONFIRM ahead of everything else."""
+        address = self.address
+        out = [(data, address) for data in self._handshake_out]
+        self._handshake_out.clear()
+        if self.keys is None:
+            if not self.gone and now >= self._init_resend_at:
+                out.append((self._init_packet, address))
+                self._counters["handshake_inits"] += 1
+                self._init_resend_at = now + self._init_interval
+                self._init_interval = min(
+                    self._init_interval * self.config.rto_backoff, self.config.handshake_resend_max
+                )
+            return out
+        self._initiator = None  # joined: from now on, the usual path
+        return out + self.datagrams_to_send(now)
+
+    def _handshake_timer(self) -> float:
+        give_up = self.created + self.config.connect_timeout
+        return min(self._init_resend_at, give_up) if not self.gone else INF
+
+    @property
+    def _saying_last_words(self) -> bool:
+        return bool(self._handshake_out)
