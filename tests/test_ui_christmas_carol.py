@@ -14,7 +14,7 @@ from xmas_tui.ui.boards.christmas_carol import ChristmasCarolBoard
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 
-from .uikit import assert_refused, catch_notes, play_through_keys, table_at, text_of, wait_for
+from .uikit import assert_refused, catch_notes, play_through_keys, settled_screenshot, table_at, text_of, wait_for
 
 CAROL = get_game("christmas-carol")
 SIZE = (80, 24)
@@ -123,18 +123,16 @@ async def test_the_bag_stays_unseen_on_my_screen() -> None:
         assert "Scrooge" in text_of(app, "#cc-clock")
         assert text_of(app, "#cc-bag").startswith(f"Bag {len(table.snapshot().view.zone('bag'))} tiles")
         # Mix the faces inside the bag: not one cell on my screen may change.
-        before = app.export_screenshot()
+        before = await settled_screenshot(pilot, app)
         cards = table.state.cards
         bag = cards.zone("bag")
         faces = [cards._faces[h] for h in bag]
         for handle, face in zip(bag, faces[1:] + faces[:1], strict=True):
             cards._faces[handle] = face
         table.refresh()
-        await pilot.pause(0.1)
-        assert app.export_screenshot() == before
+        assert await settled_screenshot(pilot, app) == before
         # A change to a face in the open shows at once (the comparison can see a change).
         placed = next(h for p in (1, 2, 3, 4) for h in cards.zone(f"puzzle.{p}"))
         cards.move(placed, "box")
         table.refresh()
-        await pilot.pause(0.1)
-        assert app.export_screenshot() != before
+        assert await settled_screenshot(pilot, app) != before
