@@ -30,6 +30,10 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
 DOMAIN = b"xmas-tui/fairplay/v1"
 SECRET_BYTES = 32
 NONCE_BYTES = 32
@@ -120,6 +124,44 @@ def choose_nonces(
         else:
             nonces.append(nonce)
     return nonces, notes
+
+
+# ---------------------------------------------------------------- the public record of play
+
+#: The chain value before any action.
+CHAIN_START = b"\0" * 32
+
+
+def chain_action(previous: bytes, seat: int, action: bytes) -> bytes:
+    """The action chain after one more action (``action``: its packed wire form): a hash
+    over every action so far, so one signature covers the whole record."""
+    return digest("action", previous, seat, action)
+
+
+class Signer:
+    """The host's signing key for this table (Ed25519): it signs the record of play as it
+    grows, so nobody but the host can add to it, and a new host can trust a record a peer
+    hands it. The private key never leaves the host's process."""
+
+    def __init__(self, private: Ed25519PrivateKey | None = None) -> None:
+        self._private = private or Ed25519PrivateKey.generate()
+        self.public = self._private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    def sign_record(self, table_id: bytes, term: int, count: int, chain: bytes) -> bytes:
+        return self._private.sign(record_message(table_id, term, count, chain))
+
+
+def record_message(table_id: bytes, term: int, count: int, chain: bytes) -> bytes:
+    return digest("record", table_id, term, count, chain)
+
+
+def record_signed(public: bytes, signature: bytes, table_id: bytes, term: int, count: int, chain: bytes) -> bool:
+    """Whether ``signature`` is the host's (``public``) over the record of ``count`` actions."""
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, record_message(table_id, term, count, chain))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
 
 
 # ---------------------------------------------------------------- the host

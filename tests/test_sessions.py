@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netcode.fairplay import Ledger
+from netcode.fairplay import Ledger, Signer, record_signed
 from netcode.session.host import ActionApplied, HostSession, TableSettings
 from netcode.session.messages import (
     KINDS,
@@ -18,6 +18,7 @@ from netcode.session.messages import (
     VERSION,
     Act,
     BadMessage,
+    Dealt,
     Hello,
     Here,
     Refused,
@@ -31,6 +32,7 @@ from netcode.session.messages import (
 from netcode.session.node import HostNode
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
+from netcode.shares import Share, rebuild, threshold
 from netcode.tools.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.games.dragons_chickens import Presses
@@ -50,9 +52,12 @@ def test_every_message_kind_survives_its_own_wire_form() -> None:
         Hello(VERSION, "Ann", b"c" * 32, None, False),
         Act(3, ["flip", 2], None),
         Verdict(3, "It is not your turn."),
-        Welcome(1, "chip-n-dale", "Chip", 4, "Holly", False, b"s" * 32, {}, 30.0, b"t" * 16),
+        Welcome(1, "chip-n-dale", "Chip", 4, "Holly", False, b"s" * 32, {}, 30.0, b"t" * 16, 2, b"k" * 32),
         Snap(1, [["stop"]], [1], 0, [["start", "Go.", None, None]], None, {"game": "x", "faces": []}, None,
-             [[0, "Holly", "here", 3, None]], [[5, b"h" * 32]], [[5, b"s" * 32]], [[1, 12.5]]),
+             [[0, "Holly", "here", 3, None]], [[5, b"h" * 32]], [[5, b"s" * 32]], [[1, 12.5]], 0,
+             [[1, ["flip", 3]]], [1, b"c" * 32, b"g" * 64]),
+        Dealt([b"n" * 32, None], [b"m" * 32, None], ["seat 2 gave no nonce in time; the seed is made without it"],
+              [1, b"a" * 16, b"b" * 16], 2),
     ]
     for message in samples:
         assert decode(message.to_wire()) == message
@@ -122,7 +127,7 @@ def test_anything_a_peer_sends_is_taken_or_dropped_and_counted_never_raised(raw)
 def chip_host(seats: int, *, game=CHIP, **settings_args) -> HostSession:
     settings = TableSettings(game.id, game.title, seats, "Host", **settings_args)
     ledger = Ledger(game.id, b"table-01", b"s" * 32)
-    return HostSession(settings, lambda names, seed: GameRules(game, names, seed=seed, bot="random"), ledger)
+    return HostSession(settings, lambda names, seed: GameRules(game, names, seed=seed, bot="random"), ledger, Signer())
 
 
 def seat(host: HostSession, peer: str, name: str, now: float, *, token: bytes | None = None,
@@ -376,3 +381,60 @@ def test_a_spectator_of_a_networked_table_sees_the_public_view_and_nothing_more(
 def test_any_seed_of_a_lossy_table_ends_alike(seed: int) -> None:
     assert_fair_and_equal(run_table("chip-n-dale", seed, faults=LinkFaults(loss=0.15, duplicate=0.05, reorder=0.05,
                                                                          delay=0.002, jitter=0.004)))
+
+
+# ---------------------------------------------------------------- the record every seat keeps
+
+
+def test_every_seat_keeps_the_record_of_play_signed_by_the_host() -> None:
+    table = run_table("christmas-tree", 11, spectators=1)
+    host = table.host
+    for session in table.sessions:
+        assert session.actions == [list(a) for a in session.final.fair["actions"]]
+        count, chain, signature = session.signed
+        assert count == len(session.actions) and chain == host.chain[count]
+        assert record_signed(session.welcome.host_key, signature, table.table_id, 1, count, chain)
+        assert not record_signed(session.welcome.host_key, signature, table.table_id, 2, count, chain)
+
+
+def test_a_sealed_choice_stays_out_of_the_record_until_every_choice_is_opened() -> None:
+    host = chip_host(3, game=DC)
+    seat(host, "p1", "Ann", 0.0)
+    seat(host, "p2", "Bob", 0.0)
+    host.add_bots(1, 0.0)
+    host.start(0.0)
+    host.tick(0.0)  # the bot seals its presses as the room is revealed
+    out = host.receive("p1", Act(1, Presses.of((0, 1, 500)).to_wire(), None).to_wire(), 1.0)
+    assert len(host.ledger.actions) == 2 and host.recorded == 0  # Ann's and the bot's, both sealed
+    assert all(m.actions == [] for p, m in out.sends if isinstance(m, Snap))
+    out = host.receive("p2", Act(1, Presses().to_wire(), None).to_wire(), 2.0)  # the last: all opened
+    assert host.recorded == 3
+    assert [len(m.actions) for p, m in out.sends if isinstance(m, Snap)] == [3, 3]
+
+
+def test_the_secret_is_shared_among_the_other_machines_and_any_majority_rebuilds_it() -> None:
+    host = chip_host(4)
+    for i, name in enumerate(["Ann", "Bob", "Cy"]):
+        seat(host, f"p{i}", name, 0.0)
+    seat(host, "me", "Host", 0.0, local=True)
+    outs = host.start(0.0)
+    shares = {p: Share.from_wire(m.share) for p, m in outs.sends if isinstance(m, Dealt) and m.share}
+    assert sorted(shares) == ["p0", "p1", "p2"]  # the host's own seat holds none
+    assert {m.holders for _, m in outs.sends if isinstance(m, Dealt)} == {3}
+    table_id, commitment = host.ledger.table_id, host.ledger.commitment
+    assert threshold(3) == 2
+    for pair in (["p0", "p1"], ["p1", "p2"], ["p0", "p2"]):
+        assert rebuild([shares[p] for p in pair], table_id, commitment, 3) == host.ledger.secret
+    assert rebuild([shares["p0"]], table_id, commitment, 3) is None  # one peer alone learns nothing
+    wrong = Share(shares["p1"].index, (b"\0" * 16, b"\0" * 16))
+    assert rebuild([shares["p0"], wrong], table_id, commitment, 3) is None
+
+
+def test_a_seat_notices_a_host_that_rewrites_the_record() -> None:
+    table = run_table("chip-n-dale", 4)
+    session = table.sessions[1]
+    honest = [list(a) for a in session.actions]
+    forged = Snap(session.seat, [], [], len(session.log), [], session.result, None, {}, None, [], [], [], 0,
+                  [[honest[0][0], ["flip", 9]], *honest[1:]], None)
+    session.receive(forged.to_wire(), 9999.0)
+    assert session.alarm == "CHEATING DETECTED: the host rewrote the record of play it had sent"

@@ -14,7 +14,15 @@ from xmas_tui.ui.boards.christmas_carol import ChristmasCarolBoard
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 
-from .uikit import assert_refused, catch_notes, play_through_keys, settled_screenshot, table_at, text_of, wait_for
+from .uikit import (
+    assert_refused,
+    catch_notes,
+    play_through_keys,
+    settled_screenshot,
+    table_at,
+    text_of,
+    wait_for,
+)
 
 CAROL = get_game("christmas-carol")
 SIZE = (80, 24)

@@ -43,6 +43,16 @@ What it does:
 * **Bots** play open seats, away seats after the hold, idle and covered seats
   and any seat the host hands them, one move every ``bot_pace`` seconds (at
   once in a real-time game, whose actions carry their own timing).
+* **The record of play**, kept by every peer so that any of them could take
+  the table over: each ``Snap`` carries the actions applied since the last one
+  (an action joins the record once no seat's sealed choice hides it any more,
+  so a sealed choice is never shown before its time) and the host's Ed25519
+  signature over the whole record (a chain of hashes), under its ``term``.
+  After the deal a ``Dealt`` tells every peer the nonces and notes of the seed,
+  and each player at another machine its share of the host's secret
+  (``netcode.shares``: any majority of them rebuilds it, one alone learns
+  nothing). Splitting the secret draws random coefficients: the one randomness
+  a session uses, and nothing but the secret they rebuild depends on it.
 * **The end**: a ``Final`` to every peer with the public view, its digest, the
   result and the fair-play record for the audit.
 
@@ -57,14 +67,25 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import msgpack
+
 from netcode import delta
-from netcode.fairplay import NONCE_BYTES, NONCE_TIMEOUT, Ledger, digest
+from netcode.fairplay import (
+    CHAIN_START,
+    NONCE_BYTES,
+    NONCE_TIMEOUT,
+    Ledger,
+    Signer,
+    chain_action,
+    digest,
+)
 from netcode.session.messages import (
     VERSION,
     Act,
     AskNonce,
     BadMessage,
     Bye,
+    Dealt,
     Final,
     Hello,
     Here,
@@ -78,6 +99,9 @@ from netcode.session.messages import (
     parse_seat_message,
 )
 from netcode.session.seats import RosterRow, Seat, SeatState, bot_name, clean_name
+from netcode.shares import Share, split
+
+packb = msgpack.Packer().pack
 
 Peer = Hashable
 _INF = float("inf")
@@ -114,6 +138,10 @@ class Rules(Protocol):
 
     def silent_action(self, seat: int) -> Any:
         """What a seat that said nothing in its race window does (wire form)."""
+
+    def sealed_pending(self) -> bool:
+        """Whether some seat's sealed choice is still unopened (the actions that made it stay
+        out of the record of play until it is)."""
 
     def window(self) -> float | None:
         """Seconds a seat has to act in a real-time round; None in a game of turns."""
@@ -207,6 +235,9 @@ class Guest:
     view_sent: dict | None = None
     #: the final message went to this peer
     final_sent: bool = False
+    #: actions of the record of play sent, and up to where the host's signature was
+    actions_sent: int = 0
+    signed_sent: int = -1
 
 
 # ---------------------------------------------------------------- the session
@@ -215,18 +246,25 @@ class Guest:
 class HostSession:
     """One table, hosted. Sans-IO: feed it messages and time, send what it returns."""
 
-    def __init__(self, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, *,
+    def __init__(self, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, signer: Signer, *,
                  bots: int = 0, names: Sequence[str | None] = (), bot_seats: Sequence[int] = (),
-                 rng_seed: Any = None) -> None:
-        """``bots``: how many seats bots take from the start (the first ones). ``names``:
-        seats kept for these names (a player of that name sits there); ``bot_seats``: bots
-        take these seats, under the names given. ``rng_seed``: deal from this seed instead
-        of the fair one (a game against bots alone, reproducible by ``--seed``; its log
-        says so)."""
+                 rng_seed: Any = None, term: int = 1) -> None:
+        """``signer`` signs the record of play (a key of this host's own). ``bots``: how
+        many seats bots take from the start (the first ones). ``names``: seats kept for these
+        names (a player of that name sits there); ``bot_seats``: bots take these seats, under
+        the names given. ``rng_seed``: deal from this seed instead of the fair one (a game
+        against bots alone, reproducible by ``--seed``; its log says so). ``term``: which
+        host of the table this is (1: its creator)."""
         self.settings = settings
         self.make_rules = make_rules
         self.ledger = ledger
+        self.signer = signer
+        self.term = term
         self.rng_seed = rng_seed
+        #: the record of play: ``chain[i]`` covers the first ``i`` actions; only actions
+        #: nobody's sealed choice hides any more are in it (``recorded`` of them)
+        self.chain: list[bytes] = [CHAIN_START]
+        self._signature: tuple[int, bytes] | None = None
         self.seats = [Seat() for _ in range(settings.seats)]
         for seat, name in zip(self.seats, names, strict=False):
             seat.name = name
@@ -246,6 +284,7 @@ class HostSession:
         self._bot_seats: frozenset[int] | None = None
         self._roster_due: float | None = None
         self._next: object = _UNKNOWN  # the next deadline, once worked out
+        self.shares: dict[int, Share] = {}
         self._out = Output()
 
     # ------------------------------------------------------------ facts
@@ -458,7 +497,10 @@ class HostSession:
         self._out.send(peer, Welcome(
             seat, s.game, s.title, len(self.seats), s.host_name, self.started, self.ledger.commitment,
             dict(s.options), s.turn_time, self.rejoin_token(seat) if seat is not None else None,
+            self.term, self.signer.public,
         ))  # fmt: skip
+        if self.rules is not None:
+            self._send_dealt(peer)
         if s.auto_start and not self.started and all(p.state is not SeatState.OPEN for p in self.seats):
             self._start(now)
         self._dirty = True
@@ -550,6 +592,28 @@ class HostSession:
         self._deal_by = None
         self._last_action = now
         self._dirty = True
+        self._share_secret()
+        for peer in self.guests:
+            self._send_dealt(peer)
+
+    def _share_secret(self) -> None:
+        """Split the secret among the players at other machines, so one can take over."""
+        holders = sorted(i for i, seat in enumerate(self.seats)
+                         if seat.state is SeatState.HERE and not seat.local and seat.peer is not None)
+        self.shares = {}
+        if len(holders) >= 2 and self.rng_seed is None:
+            self.shares = dict(zip(holders, split(self.ledger.secret, len(holders)), strict=True))
+
+    def _send_dealt(self, peer: Peer) -> None:
+        """The record a peer needs to follow the deal (and, with its share, to take over)."""
+        guest = self.guests[peer]
+        ledger = self.ledger
+        seats = range(len(self.seats))
+        share = self.shares.get(guest.seat) if guest.seat is not None else None
+        self._out.send(peer, Dealt(
+            [ledger.nonce_commits.get(s) for s in seats], list(ledger.nonces), list(ledger.notes),
+            share.to_wire() if share is not None and not guest.local else None, len(self.shares),
+        ))  # fmt: skip
 
     def _act_message(self, peer: Peer, act: Act, now: float) -> None:
         guest = self.guests[peer]
@@ -582,9 +646,25 @@ class HostSession:
         self.ledger.actions.append((seat, action))
         self.ledger.made(rules.made())
         self.log.extend(entries)
+        if not rules.sealed_pending():  # nobody's choice is hidden any more: into the record
+            chain = self.chain
+            for s, a in self.ledger.actions[len(chain) - 1 :]:
+                chain.append(chain_action(chain[-1], s, packb(a)))
         self._last_action = now
         self._dirty = True
         self._out.events.append(ActionApplied(seat, action, by))
+
+    @property
+    def recorded(self) -> int:
+        """How many actions the record of play holds."""
+        return len(self.chain) - 1
+
+    def signature(self) -> list:
+        """The host's signature over the record so far: ``[count, chain, signature]``."""
+        count = self.recorded
+        if self._signature is None or self._signature[0] != count:
+            self._signature = (count, self.signer.sign_record(self.ledger.table_id, self.term, count, self.chain[count]))
+        return [count, self.chain[count], self._signature[1]]
 
     def _timed_out(self, i: int, now: float) -> None:
         seat = self.seats[i]
@@ -740,16 +820,24 @@ class HostSession:
         fresh = [h for h, _ in view["faces"] if h not in guest.opened]
         openings = [[h, self.ledger.salt(h)] for h in fresh]
         guest.opened.update(fresh)
+        recorded = self.recorded
+        actions_at = guest.actions_sent
+        actions = [[s, a] for s, a in self.ledger.actions[actions_at:recorded]]
+        guest.actions_sent = recorded
+        signed = None
+        if guest.signed_sent != recorded:
+            signed, guest.signed_sent = self.signature(), recorded
         return Snap(
             seat, rules.legal(seat) if seat is not None and result is None else [], to_act, log_at, log,
-            result, whole, changes, sent_roster, commits, openings, clocks,
+            result, whole, changes, sent_roster, commits, openings, clocks, actions_at, actions, signed,
         )  # fmt: skip
 
     def forget_sent(self, peer: Peer) -> None:
         """The last messages to ``peer`` could not be sent: send it everything afresh next time."""
         guest = self.guests.get(peer)
         if guest is not None:
-            guest.log_sent = guest.commits_sent = 0
+            guest.log_sent = guest.commits_sent = guest.actions_sent = 0
+            guest.signed_sent = -1
             guest.opened.clear()
             guest.view_sent = guest.roster_sent = None
             guest.final_sent = False

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 3
+VERSION = 4
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -173,6 +173,7 @@ def mapping(value: Any) -> dict:
 
 
 SEAT = whole(0, MAX_SEATS - 1)
+TERM = whole(1, 1 << 31)
 COUNT = whole(0, MAX_COUNT)
 SECONDS = number(0.0, 86_400.0)
 DIGEST = blob(32)
@@ -181,6 +182,12 @@ NAME = text(64)
 ROSTER_ROW = row(SEAT, maybe(NAME), one_of(*(s.value for s in SeatState)), maybe(whole(0, 100_000)), maybe(SECONDS))
 #: one entry of the public log: kind, text, seat, structured data
 LOG_ENTRY = row(text(64), text(), maybe(SEAT), maybe(mapping))
+#: one action of the record of play: the seat, and the action's wire form
+ACTION = row(SEAT, data)
+#: the host's signature over the record of play: how many actions, their chain, the signature
+SIGNED = row(COUNT, DIGEST, blob(64))
+#: a seat's share of the host's secret: its index and a piece of each half
+SHARE = row(whole(1, 255), blob(16), blob(16))
 
 
 # ---------------------------------------------------------------- messages
@@ -274,9 +281,10 @@ class Bye(Message):
 
 
 @declare("welcome", maybe(SEAT), text(64), text(128), whole(1, MAX_SEATS), NAME, flag, DIGEST,
-         mapping, maybe(SECONDS), maybe(blob(longest=64)))  # fmt: skip
+         mapping, maybe(SECONDS), maybe(blob(longest=64)), TERM, DIGEST)  # fmt: skip
 class Welcome(Message):
-    """You are seated (``seat``; None: you watch) at this table; ``token`` gets you back in."""
+    """You are seated (``seat``; None: you watch) at this table; ``token`` gets you back in.
+    ``term`` counts the table's hosts (1: its creator); ``host_key`` signs the record of play."""
 
     seat: int | None
     game: str
@@ -288,6 +296,8 @@ class Welcome(Message):
     options: dict
     turn_time: float | None
     token: bytes | None
+    term: int
+    host_key: bytes
 
 
 @declare("refused", text())
@@ -312,7 +322,7 @@ class Lobby(Message):
 @declare(
     "snap", maybe(SEAT), items(data), items(SEAT, MAX_SEATS), COUNT, items(LOG_ENTRY), maybe(mapping),
     maybe(mapping), maybe(mapping), maybe(items(ROSTER_ROW, MAX_SEATS)), items(row(COUNT, DIGEST)),
-    items(row(COUNT, DIGEST)), items(row(SEAT, SECONDS), MAX_SEATS),
+    items(row(COUNT, DIGEST)), items(row(SEAT, SECONDS), MAX_SEATS), COUNT, items(ACTION), maybe(SIGNED),
 )
 class Snap(Message):
     """My seat's news: legal actions, who acts, the log from ``log_at``, the result, my
@@ -332,6 +342,25 @@ class Snap(Message):
     commits: list
     openings: list
     clocks: list
+    #: the record of play: its actions from ``actions_at`` (an action is added once nobody's
+    #: choice in it is still sealed), and the host's signature over the record so far
+    actions_at: int
+    actions: list
+    signed: list | None
+
+
+@declare("dealt", items(maybe(DIGEST), MAX_SEATS), items(maybe(DIGEST), MAX_SEATS), items(text(), MAX_SEATS),
+         maybe(SHARE), whole(0, MAX_SEATS))  # fmt: skip
+class Dealt(Message):
+    """The deal is done: every seat's nonce and its commitment (the seed needs the host's
+    secret too), the notes on seats left out, and my share of the host's secret (None: no
+    share), one of ``holders``, so that a new host can take over if this one goes."""
+
+    nonce_commits: list
+    nonces: list
+    notes: list
+    share: list | None
+    holders: int
 
 
 @declare("verdict", COUNT, maybe(text()))
@@ -353,7 +382,7 @@ class Final(Message):
     fair: dict
 
 
-HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Snap, Verdict, Final)
+HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Dealt, Snap, Verdict, Final)
 SEAT_TO_HOST = (Hello, Nonce, Act, Here, Bye)
 
 

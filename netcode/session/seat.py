@@ -39,6 +39,7 @@ from netcode.session.messages import (
     AskNonce,
     BadMessage,
     Bye,
+    Dealt,
     Final,
     Hello,
     Here,
@@ -138,6 +139,12 @@ class SeatSession:
         #: seat -> the time (my clock) by which it must act (turn timers, race windows)
         self.clocks: dict[int, float] = {}
         self.final: Final | None = None
+        #: the record of play as the host sent it: ``[seat, action]`` in the order applied,
+        #: and the host's latest signature over it (``[count, chain, signature]``)
+        self.actions: list[list] = []
+        self.signed: list | None = None
+        #: what the host told of the deal (nonces, notes) and my share of its secret
+        self.deal: Dealt | None = None
         self.gone: str | None = None
         self.alarm: str | None = None
         self.revealed_nonce = False
@@ -214,6 +221,8 @@ class SeatSession:
         elif isinstance(message, Welcome):
             self._welcome(message)
             out.events.append(Seated(message))
+        elif isinstance(message, Dealt):
+            self.deal = message
         elif isinstance(message, AskNonce):
             if self.seat is not None and self.contribute:
                 self.revealed_nonce = True
@@ -221,6 +230,8 @@ class SeatSession:
         elif isinstance(message, Final):
             fair = message.fair
             self._alarm(self.verifier.check_final(fair.get("secret", b""), fair.get("nonces", [])))
+            if list(fair.get("actions", []))[: len(self.actions)] != self.actions:
+                self._alarm(["the host's final record of play is not the one it sent during the game"])
             self.final = message
             out.events.append(Ended(message))
         elif isinstance(message, Refused):
@@ -260,9 +271,22 @@ class SeatSession:
         self.to_act = snap.to_act
         self.result = snap.result
         self.log[snap.log_at :] = snap.log
+        self._record(snap)
         if snap.roster is not None:  # sent only when it changed
             self.roster = [RosterRow.from_wire(row) for row in snap.roster]
         self.clocks = {seat: now + left for seat, left in snap.clocks}
+
+    def _record(self, snap: Snap) -> None:
+        """The record of play grows; what was sent before must never change."""
+        at, actions = snap.actions_at, snap.actions
+        if at > len(self.actions):
+            raise ValueError("the record of play skips actions")
+        overlap = self.actions[at : at + len(actions)]
+        if overlap != actions[: len(overlap)]:
+            self._alarm(["the host rewrote the record of play it had sent"])
+        self.actions[at:] = actions
+        if snap.signed is not None:
+            self.signed = snap.signed
 
     def _alarm(self, alarms: list[str]) -> None:
         if alarms and self.alarm is None:

@@ -229,6 +229,10 @@ class Cards:
         cards = self.zone(f"{SEALED_PREFIX}{seat}")
         return self._faces[cards[0]] if cards else None
 
+    def has_sealed(self) -> bool:
+        """Whether some seat's sealed choice is still on the table, unopened."""
+        return any(cards for name, cards in self.zones.items() if name.startswith(SEALED_PREFIX))
+
     def unseal_all(self) -> dict[int, str]:
         """Open every sealed choice at once and remove them from the table."""
         opened: dict[int, str] = {}

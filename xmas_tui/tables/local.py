@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from netcode.fairplay import Ledger, digest, secret_from_seed
+from netcode.fairplay import Ledger, Signer, digest, secret_from_seed
 from netcode.runners import HostRunner, LocalSeat
 from netcode.session.host import ActionApplied, HostSession, RuleError, TableSettings
 from netcode.session.node import HostNode
@@ -60,7 +60,8 @@ class LocalTable(SessionTable):
                         options=dict(self.options))
         host = HostSession(
             settings, lambda names, fair_seed: GameRules(game, names, seed=fair_seed, bot=bot, options=self.options),
-            ledger, names=list(players), bot_seats=[s for s in range(len(players)) if s not in humans], rng_seed=seed,
+            ledger, Signer(), names=list(players), bot_seats=[s for s in range(len(players)) if s not in humans],
+            rng_seed=seed,
         )  # fmt: skip
         self.runner = HostRunner(HostNode(host))
         self.runner.host_listeners.add(self._host_news)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from netcode.channel import Endpoint
 from netcode.discovery import Heard, Listener, TableInfo, discovery_address, parse_address, probe
-from netcode.fairplay import Ledger, new_secret, secret_from_seed
+from netcode.fairplay import Ledger, Signer, new_secret, secret_from_seed
 from netcode.runners import HostRunner, JoinError, LocalSeat, SeatRunner
 from netcode.session.host import HostSession, TableSettings
 from netcode.session.node import HostNode
@@ -81,7 +81,7 @@ class HostedTable:
             auto_start=auto_start, intermission=INTERMISSION,
         )  # fmt: skip
         session = HostSession(settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options),
-                              self.ledger, bot_seats=range(1, 1 + bots))
+                              self.ledger, Signer(), bot_seats=range(1, 1 + bots))
         self.runner = HostRunner(
             HostNode(session), endpoint=Endpoint(code, self.table_id, max_peers=64),
             bind=(bind_host, port), info=self.info,

@@ -109,6 +109,9 @@ class GameRules:
     def silent_action(self, seat: int) -> Any:
         return self.game.silent_action(self.state, seat).to_wire()
 
+    def sealed_pending(self) -> bool:
+        return self.state.cards.has_sealed()
+
     def window(self) -> float | None:
         return self.game.race_window
 

@@ -23,8 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from netcode.channel import Endpoint
-from netcode.fairplay import Ledger, digest
+from netcode.fairplay import Ledger, Signer, digest
 from netcode.session.host import HostSession, TableSettings
 from netcode.session.node import HostNode
 from netcode.session.seat import SeatSession
@@ -45,6 +47,11 @@ HOST_PEER = 1
 
 def _bytes(seed: Any, *label: Any) -> bytes:
     return digest("simulation", str(seed), *map(str, label))
+
+
+def signer_for(seed: Any, host: int = 0) -> Signer:
+    """A host's signing key, from the run's seed (so a seed replays every byte)."""
+    return Signer(Ed25519PrivateKey.from_private_bytes(_bytes(seed, "signer", host)))
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ class SimTable:
         settings = TableSettings(game.id, game.title, players, "Host", options, hold=hold, turn_time=turn_time,
                                  auto_start=True, intermission=INTERMISSION)
         self.host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options),
-                                self.ledger)
+                                self.ledger, signer_for(seed))
         self.host_peer = SimHostPeer(Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64), HostNode(self.host))
         self.net.add("host", self.host_peer)
         me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0))
@@ -171,7 +178,8 @@ def play_in_memory(game: Game, players: int, *, nonces: Sequence[bytes | None], 
     table_id = _bytes(seed, "memory table")[:8]
     ledger = Ledger(game.id, table_id, secret, options=dict(options or {}))
     settings = TableSettings(game.id, game.title, players, "Bot 1", dict(options or {}), auto_start=True)
-    host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options), ledger)
+    host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options), ledger,
+                       signer_for(seed))
     net = SimNetwork(seed)
     peer = SimHostPeer(Endpoint(CODE, table_id, HOST_PEER), HostNode(host))
     net.add("host", peer)
