@@ -35,6 +35,7 @@ from xmas_tui.games.dragons_chickens import (
     Input,
     Outcome,
     Presses,
+    Ready,
     RoundRecord,
     State,
     all_faces,
@@ -124,11 +125,14 @@ def table(
 
 
 def play_round(state: State, by_seat: dict[int, Sequence[Input]], seed: str = "round") -> list:
-    """Every seat submits its presses (seats not named press nothing)."""
+    """Every seat submits its presses (seats not named press nothing), then says it is ready."""
     rng = Rng(seed)
     events = []
     for seat in range(len(state.players)):
         events += GAME.apply(state, seat, presses(*by_seat.get(seat, ())), rng)
+    if state.phase == "pause":
+        for seat in range(len(state.players)):
+            events += GAME.apply(state, seat, Ready(), rng)
     return events
 
 
@@ -851,6 +855,9 @@ def test_property_a_whole_game_of_arbitrary_presses_conserves_every_card(seed: i
     times = st.integers(0, WINDOW_MS)
     while GAME.to_act(state):
         for seat in sorted(GAME.to_act(state)):
+            if state.phase == "pause":
+                GAME.apply(state, seat, Ready(), rng)
+                continue
             revealed = GAME.revealed(state)
             kinds = data.draw(st.lists(st.sampled_from([NAME, CHEST, SHIELD, SLAP]), unique=True, max_size=4))
             inputs = []
@@ -932,5 +939,6 @@ def test_hard_bots_beat_easy_bots_and_smart_bots_beat_random_ones() -> None:
 def test_smart_bots_play_whole_games() -> None:
     for players in range(2, 6):
         playout = play_game(GAME, players, f"smart/{players}", "smart")
-        assert len(playout.actions) == players * (109 // players)
+        rounds = 109 // players  # every seat presses once a round, and is ready once between rounds
+        assert len(playout.actions) == players * rounds + players * (rounds - 1)
         assert 0 < sum(playout.result.scores) <= 109

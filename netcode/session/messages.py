@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 3
+VERSION = 4
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -260,6 +260,13 @@ class Bye(Message):
     """I am leaving the table."""
 
 
+@declare("pong", COUNT)
+class Pong(Message):
+    """The answer to ``Ping`` number ``n``, sent as soon as it arrived."""
+
+    n: int
+
+
 # -- a host to a seat
 
 
@@ -343,8 +350,15 @@ class Final(Message):
     fair: dict
 
 
-HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Snap, Verdict, Final)
-SEAT_TO_HOST = (Hello, Nonce, Act, Here, Bye)
+@declare("ping", COUNT)
+class Ping(Message):
+    """Answer at once: the host times its round trip to you (the bound on race claims)."""
+
+    n: int
+
+
+HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Snap, Verdict, Final, Ping)
+SEAT_TO_HOST = (Hello, Nonce, Act, Here, Bye, Pong)
 
 
 def parse_seat_message(raw: Any) -> Message:

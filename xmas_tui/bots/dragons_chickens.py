@@ -25,6 +25,7 @@ from xmas_tui.games.dragons_chickens import (
     TREASURES,
     WINDOW_MS,
     Presses,
+    Ready,
     card,
     counts_of,
     most_abundant,
@@ -73,6 +74,8 @@ class SmartBot(Bot):
     # -------------------------------------------------------------- choosing
     def choose(self, view: View | None, legal: Sequence[Action]) -> Action:
         assert view is not None
+        if view["phase"] == "pause":
+            return Ready()
         revealed: dict[int, str] = {}
         for seat in range(len(view["players"])):
             for handle in view.zone(table_zone(seat))[-1:]:

@@ -11,7 +11,15 @@ submitted, the presses are opened together and the round is settled by the
 pure function ``resolve_round`` (and ``dragon_takes`` for a burned player's
 loot). The last round's record, who pressed what and when and why the cards
 went where they did, is the public field ``last_round``
-(``RoundRecord.from_plain`` reads it back). Then the next round is revealed.
+(``RoundRecord.from_plain`` reads it back). Then comes the pause between
+rounds: every seat says ``Ready`` (a table's host gives a seat that says
+nothing in time its silent ``Ready``), and the next room is revealed at once,
+so nobody learns a room before the moment it opens.
+
+A claimed time is the seat's own word; whoever runs the table may know a
+bound on it (a network host does: ``netcode.session.races``). ``clamp_presses``
+raises every time below such a bound to the bound, purely, and says what it
+raised.
 
 Owns: this game's cards, state, actions, the round resolution, scoring and
 rulings. Must not touch: the UI, the network, clocks; faces are read and shown
@@ -215,6 +223,45 @@ class Presses(Action):
     def inputs(self, seat: int) -> list[Input]:
         codes = self.codes
         return [Input(seat, *codes[i : i + 3]) for i in range(0, len(codes), 3)]
+
+
+@dataclass(frozen=True)
+class Ready(Action):
+    """Between rounds: I have seen the last round; the next room may open."""
+
+    kind = "ready"
+
+
+class Clamp(NamedTuple):
+    """One input whose claimed time was below the bound: what it claimed, what it counts as
+    (``counted`` None: the input came after the room had closed, and is dropped)."""
+
+    kind: int
+    target: int
+    claimed: int
+    counted: int | None
+
+
+def clamp_presses(presses: Presses, earliest_ms: int) -> tuple[Presses, tuple[Clamp, ...]]:
+    """The presses with every time below ``earliest_ms`` raised to it, and what was raised.
+
+    Pure: a claim no sooner than the bound stands as it is; one below it counts at
+    the bound; one whose bound is past the window (it arrived after the room had
+    closed) is dropped. Order is kept by time, as ``Presses`` are.
+    """
+    kept: list[tuple[int, int, int]] = []
+    clamps: list[Clamp] = []
+    for kind, target, ms in ((i.kind, i.target, i.ms) for i in presses.inputs(0)):
+        if ms >= earliest_ms:
+            kept.append((kind, target, ms))
+        elif earliest_ms > WINDOW_MS:
+            clamps.append(Clamp(kind, target, ms, None))
+        else:
+            clamps.append(Clamp(kind, target, ms, earliest_ms))
+            kept.append((kind, target, earliest_ms))
+    if not clamps:
+        return presses, ()
+    return Presses.of(*sorted(kept, key=lambda k: k[2])), tuple(clamps)
 
 
 @cache
@@ -518,9 +565,11 @@ def last_round(public: Mapping[str, Any]) -> RoundRecord | None:
 
 @dataclass
 class State(BaseState):
-    #: race (every seat to submit its presses) | over
+    #: race (every seat to submit its presses) | pause (every seat to say it is ready) | over
     phase: str = "race"
     round: int = 0
+    #: the seats ready for the next room (in the pause)
+    ready: list[int] = dataclasses.field(default_factory=list)
     #: The last round's ``RoundRecord``, as plain data (empty before the first round ends).
     last_round: dict | None = None
 
@@ -550,8 +599,8 @@ class DragonsChickens(Game):
     title = "Dragons & Chickens"
     min_players = 2
     max_players = 5
-    actions = (Presses,)
-    max_actions = 600
+    actions = (Presses, Ready)
+    max_actions = 1200
     open_actions = True
     race_window = WINDOW_MS / 1000
     rules = """
@@ -621,31 +670,55 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 
     # -------------------------------------------------------------- queries
     def to_act(self, state: State) -> frozenset[int]:
+        if state.phase == "pause":
+            return frozenset(s for s in range(len(state.players)) if s not in state.ready)
         if state.phase != "race":
             return frozenset()
         cards = state.cards
         return frozenset(s for s in range(len(state.players)) if cards.sealed(s) is None)
 
+    def racing(self, state: State) -> bool:
+        return state.phase == "race"
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        """Representatives of the open set of presses: nothing, or each sensible input at a few times."""
+        """Representatives of the open set of presses: nothing, or each sensible input at a few
+        times; between rounds, ``Ready``."""
         if seat not in self.to_act(state):
             return []
+        if state.phase == "pause":
+            return [Ready()]
         revealed = self.revealed(state)
         darks = tuple(s for s, f in sorted(revealed.items()) if card(f).torch)
         return list(representatives(any(card(f).dragon for f in revealed.values()), darks))
 
     def silent_action(self, state: State, seat: int) -> Action:
-        """A seat that pressed nothing in the round: no input at all."""
-        return Presses()
+        """A seat that pressed nothing in the round: no input at all; between rounds: ready."""
+        return Ready() if state.phase == "pause" else Presses()
+
+    def clamp(self, state: State, seat: int, action: Action, earliest_ms: int) -> tuple[Action, tuple[Clamp, ...]]:
+        """Presses with no time below ``earliest_ms`` (see ``clamp_presses``)."""
+        if not isinstance(action, Presses):
+            return action, ()
+        return clamp_presses(action, earliest_ms)
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
-        return seat in self.to_act(state) and isinstance(action, Presses) and not self._broken(state, action)
+        if seat not in self.to_act(state):
+            return False
+        if state.phase == "pause":
+            return isinstance(action, Ready)
+        return isinstance(action, Presses) and not self._broken(state, action)
 
     def why_illegal(self, state: State, seat: int, action: Action) -> str:
         if state.phase == "over":
             return "The game is over."
         if seat not in self.to_act(state):
+            if state.phase == "pause":
+                return "Between rounds: you are ready; the next room opens when everyone is."
             return "My Treasure: you have already made your moves this round."
+        if state.phase == "pause":
+            return "Between rounds: the next room is not open yet."
+        if isinstance(action, Ready):
+            return "The room is open: press, or let the window close."
         return self._broken(state, action) or "That is not a move in Dragons & Chickens."
 
     def _broken(self, state: State, action: Presses) -> str:
@@ -692,6 +765,12 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 
     # -------------------------------------------------------------- apply
     def _apply(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+        if isinstance(action, Ready):
+            state.ready.append(seat)
+            log: list[Event] = []
+            if not self.to_act(state):
+                self.reveal(state, log)
+            return log
         assert isinstance(action, Presses)
         state.cards.seal(seat, action.text())
         log = [Event("pressed", f"{state.players[seat]} has made their moves.", seat)]
@@ -750,7 +829,10 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         record = dataclasses.replace(record, lines=tuple(lines))
         state.last_round = plain(record)
         log += [Event("round", line) for line in lines]
-        self.reveal(state, log)
+        if any(cards.zone(pile_zone(s)) for s in range(n)):
+            state.phase, state.ready = "pause", []  # the next room opens when everyone is ready
+        else:
+            self.reveal(state, log)
 
     def reveal(self, state: State, log: list[Event]) -> None:
         """Reveal every top card at once, or end the game when every pile is empty."""
