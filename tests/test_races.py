@@ -235,3 +235,13 @@ def test_snapshots_still_reach_every_racer() -> None:
     out = hello(host, "p2", "Bob", 0.0)
     out = host.start(0.0)
     assert {p for p, m in out.sends if isinstance(m, Snap)} == {"p1", "p2"}
+
+
+def test_the_race_bench_scripts_the_honest_seats_beyond_the_tie_window_and_the_forger_behind_both() -> None:
+    from xmas_tui.games.dragons_chickens import TIE_MS
+    from xmas_tui.tools.race_bench import schedule
+
+    for rnd in range(1, 300):
+        times = schedule(7, rnd)
+        assert abs(times["fast"] - times["slow"]) > TIE_MS
+        assert times["forger"] > max(times["fast"], times["slow"]) + FRAME_MS + JITTER_CAP_MS / 2
