@@ -42,7 +42,17 @@ from typing import Any
 
 from netcode.session.seat import Ended, HostLost, Updated
 from xmas_tui.games import get_game
-from xmas_tui.games.dragons_chickens import CHEST, NAME, SHIELD, TIE_MS, Presses, Ready, card, counts_of, most_abundant
+from xmas_tui.games.dragons_chickens import (
+    CHEST,
+    NAME,
+    SHIELD,
+    TIE_MS,
+    Presses,
+    Ready,
+    card,
+    counts_of,
+    most_abundant,
+)
 
 DC = get_game("dragons-chickens")
 CODE = "RACE-BNCH"
