@@ -721,8 +721,22 @@ def test_every_ruling_is_written_down() -> None:
     assert topics == {
         "Players", "The 109 Treasure cards", "Timed presses", "Easiest to see", "A wrong shout or grab",
         "Within 10 ms", "Cards nobody wins", "Out of reach of the shield", "Chickens", "Dark rooms",
-        "An empty pile", "Ties",
+        "An empty pile", "Ties", "Between rounds", "Claims over a network", "Bot levels",
     }
+
+
+def test_the_rulings_state_the_network_bound_and_the_bot_levels_as_the_code_has_them() -> None:
+    """Ruling "Claims over a network" and "Bot levels": the figures are the code's own."""
+    from netcode.session import races
+    from xmas_tui.games import dragons_chickens as dc
+
+    assert (dc.NETWORK_JITTER_CAP_MS, dc.NETWORK_FRAME_MS) == (races.JITTER_CAP_MS, races.FRAME_MS)
+    for level, skill in (("easy", SKILLS["easy"]), ("sensible", SKILLS["normal"]), ("hard", SKILLS["hard"])):
+        assert dc.BOT_REACTIONS[level] == (skill.mean_ms - 2 * skill.spread_ms, skill.mean_ms + 2 * skill.spread_ms)
+    assert {s.per_card_ms for s in SKILLS.values()} <= {40, 60, 90} and dc.BOT_PER_CARD == "40-90 ms"
+    text = " ".join(r.ruling for r in GAME.rulings)
+    assert "15 rounds of 100, sensible ones in 7, hard ones in 2" in text
+    assert [SKILLS[k].mistakes for k in ("easy", "normal", "hard")] == [15, 7, 2]
 
 
 # ---------------------------------------------------------------- properties

@@ -157,6 +157,21 @@ WINDOW_MS = 5000
 LINGER_MS = 1500
 #: Inputs racing for the same prize this close together are simultaneous.
 TIE_MS = 10
+#: What a networked host allows beyond a player's smallest round trip (``netcode.session.races``:
+#: the spread of their round trips, at most this, and a frame), for the rulings' text.
+NETWORK_JITTER_CAP_MS = 60
+NETWORK_FRAME_MS = 15
+#: The bots' reaction times to a room of two cards, about two standard deviations either
+#: side of their mean (``xmas_tui.bots.dragons_chickens.SKILLS``), for the rulings' text.
+BOT_REACTIONS = {"easy": (400, 1400), "sensible": (330, 970), "hard": (270, 630)}
+BOT_PER_CARD = "40-90 ms"
+
+
+def bot_range(level: str) -> str:
+    low, high = BOT_REACTIONS[level]
+    return f"{low}-{high} ms"
+
+
 #: The times (ms) at which ``legal_actions`` lists its representative presses.
 REPRESENTATIVE_MS = (400, 800, 1600)
 #: At the same millisecond a hand (on a dark room, the shield, the chest) lands before a word is heard.
@@ -630,6 +645,9 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
         Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl on 37 cards each, the others on 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon: large on ring+diamond, pearl+gold, crown+chalice; medium on ring+crown, pearl+diamond, gold+chalice; small on ring+gold, pearl+chalice, crown+diamond (each treasure once per size). The chickens of ring+pearl, crown+gold and diamond+chalice sit in dark rooms, and so do the dragons of crown+chalice, pearl+diamond and ring+gold; no card shows both a chicken and a dragon."),
         Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order. On a screen the clock starts once the revealed cards have been drawn there, and each key counts from when it arrived; a key pressed before does not count. Your presses are sealed {LINGER_MS / 1000:g} s after your first one (with a dragon out, {LINGER_MS / 1000:g} s after your hand is on the shield), at the latest {WINDOW_MS / 1000:g} s after the reveal; a second press of the same kind does nothing. Bots seal theirs as the room is revealed, and nobody's presses are shown before the round is settled. Between rounds the last round stays on screen for three times the pace (+/-), or until Enter. Up to three people may share one keyboard, each with their own keys (see Keys), counted in the order they arrive: everything a race shows is public, so one screen for all of them hides nothing."),
+        Ruling("Between rounds", "The next room is revealed only when every player is ready: each has seen the last round (Enter, or its pause ran out). At a networked table the host makes a player who says nothing ready once its intermission has passed. So no program learns a room before the moment it opens."),
+        Ruling("Claims over a network", f"Each terminal times its own player from the moment it drew the room, so a slow link costs nothing. The host believes no claim faster than what it saw itself: the time from sending the room to receiving the press, less the smallest round trip it has measured to that player, the spread of their recent round trips (at most {NETWORK_JITTER_CAP_MS} ms) and {NETWORK_FRAME_MS} ms for drawing the frame. A faster claim counts at that bound, and the log says so. A modified program that lies about its times can still gain about its own link's jitter and a frame, no more; an honest player is never clamped while their link stays within the jitter it has shown."),
+        Ruling("Bot levels", f"Easy bots react in about {bot_range('easy')}, sensible ones in {bot_range('sensible')}, hard ones in {bot_range('hard')} to a room of two cards, {BOT_PER_CARD} more for each card beyond two, and see a dragon a tenth sooner; easy bots shout a wrong treasure or miss a tie in 15 rounds of 100, sensible ones in 7, hard ones in 2. Random bots press anything."),
         Ruling("Easiest to see", "Dragons are small, medium or large; the largest dragon is the easiest to see. Between dragons of the same size, the one nearest the burned player counts for them: their own card, then the next player's clockwise."),
         Ruling("A wrong shout or grab", "Shouting a treasure that is not the most abundant, or grabbing the chest when one treasure is the most abundant, puts you out of that round's race for the cards: your later shout or grab is ignored. Naming one of the tied treasures in a tie simply does not count and costs nothing. While a dragon is out, shouts and grabs do nothing."),
         Ruling("Within 10 ms", f"Inputs racing for the same prize (the room, one dark room, the top of the shield) less than {TIE_MS + 1} ms apart are simultaneous: a seat order drawn at random each round, shown with the round, breaks the tie (its first seat wins a tie, and its last is on top of the shield). A hand (on a dark room, the shield or the chest) and a shout at the very same millisecond: the hand landed first."),
