@@ -162,7 +162,7 @@ TIE_MS = 10
 NETWORK_JITTER_CAP_MS = 60
 NETWORK_FRAME_MS = 15
 #: The bots' reaction times to a room of two cards, about two standard deviations either
-#: side of their mean (``xmas_tui.bots.dragons_chickens.SKILLS``), for the rulings' text.
+#: side of their mean (the bots' own ``SKILLS``), for the rulings' text.
 BOT_REACTIONS = {"easy": (400, 1400), "sensible": (330, 970), "hard": (270, 630)}
 BOT_PER_CARD = "40-90 ms"
 
