@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ join-bench: $(STAMP)
 
 start-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.start_bench
+
+# Dragons & Chickens races through the fault proxy: real processes on loopback; about five minutes.
+race-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.race_bench --races 200
 
 # Needs OpenSSH's client (ssh); takes about two minutes.
 serve-bench: $(STAMP)

@@ -35,6 +35,7 @@ from xmas_tui.games.dragons_chickens import (
     Input,
     Outcome,
     Presses,
+    Ready,
     RoundRecord,
     State,
     all_faces,
@@ -124,11 +125,14 @@ def table(
 
 
 def play_round(state: State, by_seat: dict[int, Sequence[Input]], seed: str = "round") -> list:
-    """Every seat submits its presses (seats not named press nothing)."""
+    """Every seat submits its presses (seats not named press nothing), then says it is ready."""
     rng = Rng(seed)
     events = []
     for seat in range(len(state.players)):
         events += GAME.apply(state, seat, presses(*by_seat.get(seat, ())), rng)
+    if state.phase == "pause":
+        for seat in range(len(state.players)):
+            events += GAME.apply(state, seat, Ready(), rng)
     return events
 
 
@@ -717,8 +721,22 @@ def test_every_ruling_is_written_down() -> None:
     assert topics == {
         "Players", "The 109 Treasure cards", "Timed presses", "Easiest to see", "A wrong shout or grab",
         "Within 10 ms", "Cards nobody wins", "Out of reach of the shield", "Chickens", "Dark rooms",
-        "An empty pile", "Ties",
+        "An empty pile", "Ties", "Between rounds", "Claims over a network", "Bot levels",
     }
+
+
+def test_the_rulings_state_the_network_bound_and_the_bot_levels_as_the_code_has_them() -> None:
+    """Ruling "Claims over a network" and "Bot levels": the figures are the code's own."""
+    from netcode.session import races
+    from xmas_tui.games import dragons_chickens as dc
+
+    assert (dc.NETWORK_JITTER_CAP_MS, dc.NETWORK_FRAME_MS) == (races.JITTER_CAP_MS, races.FRAME_MS)
+    for level, skill in (("easy", SKILLS["easy"]), ("sensible", SKILLS["normal"]), ("hard", SKILLS["hard"])):
+        assert dc.BOT_REACTIONS[level] == (skill.mean_ms - 2 * skill.spread_ms, skill.mean_ms + 2 * skill.spread_ms)
+    assert {s.per_card_ms for s in SKILLS.values()} <= {40, 60, 90} and dc.BOT_PER_CARD == "40-90 ms"
+    text = " ".join(r.ruling for r in GAME.rulings)
+    assert "15 rounds of 100, sensible ones in 7, hard ones in 2" in text
+    assert [SKILLS[k].mistakes for k in ("easy", "normal", "hard")] == [15, 7, 2]
 
 
 # ---------------------------------------------------------------- properties
@@ -851,6 +869,9 @@ def test_property_a_whole_game_of_arbitrary_presses_conserves_every_card(seed: i
     times = st.integers(0, WINDOW_MS)
     while GAME.to_act(state):
         for seat in sorted(GAME.to_act(state)):
+            if state.phase == "pause":
+                GAME.apply(state, seat, Ready(), rng)
+                continue
             revealed = GAME.revealed(state)
             kinds = data.draw(st.lists(st.sampled_from([NAME, CHEST, SHIELD, SLAP]), unique=True, max_size=4))
             inputs = []
@@ -932,5 +953,6 @@ def test_hard_bots_beat_easy_bots_and_smart_bots_beat_random_ones() -> None:
 def test_smart_bots_play_whole_games() -> None:
     for players in range(2, 6):
         playout = play_game(GAME, players, f"smart/{players}", "smart")
-        assert len(playout.actions) == players * (109 // players)
+        rounds = 109 // players  # every seat presses once a round, and is ready once between rounds
+        assert len(playout.actions) == players * rounds + players * (rounds - 1)
         assert 0 < sum(playout.result.scores) <= 109

@@ -51,10 +51,15 @@ def window_open(app: XmasApp, rnd: int | None = None) -> bool:
     window = board_of(app).window
     return window is not None and (rnd is None or window.round == rnd)
 
+def before_round(rnd: int):
+    """Stop where round ``rnd`` is next: the last round's result up, between rounds (or the first room)."""
+    return lambda s: s.view["round"] == rnd or (s.view["round"] == rnd - 1 and s.view["phase"] == "pause")
+
+
 def app_at_round(rnd: int, seed: int = 1) -> XmasApp:
-    """A 4-seat table (Ann at seat 0, bots waiting) played forward to the start of round ``rnd``."""
+    """A 4-seat table (Ann at seat 0, bots waiting) played forward to just before round ``rnd``."""
     table = LocalTable(DC, seat_names("Ann", 4), 0, seed=seed, pace=4.0)
-    table.autoplay(lambda s: s.view["round"] == rnd)
+    table.autoplay(before_round(rnd))
     return XmasApp(table=table)
 
 
@@ -206,7 +211,7 @@ async def test_two_players_share_the_keyboard_and_count_in_the_order_their_keys_
 
 async def test_keys_before_the_reveal_is_drawn_do_not_count_and_the_clock_starts_after_the_frame() -> None:
     table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
-    table.autoplay(lambda s: s.view["round"] == 25)
+    table.autoplay(before_round(25))
     app = XmasApp(table=table)
     keys: list[tuple[str, float]] = []
     async with app.run_test(size=(80, 24), message_hook=key_times(keys)) as pilot:
@@ -380,7 +385,7 @@ async def test_escape_between_rounds_leaves_for_the_lobby() -> None:
     from xmas_tui.ui.screens.lobby import LobbyScreen
 
     table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
-    table.autoplay(lambda s: s.view["round"] == 3)
+    table.autoplay(before_round(3))
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))

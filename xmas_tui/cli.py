@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from .bots import BOT_KINDS
+from .bots import BOT_KINDS, LEGACY
 from .games import GAMES, Game, get_game
 from .names import default_name
 
@@ -80,6 +80,24 @@ def seed_arg(value: str) -> int:
         return int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"seed {value!r} is not a whole number") from None
+
+
+def bot_kind(value: str) -> str:
+    """A level of bots (``BOT_KINDS``); the legacy "smart" is still understood."""
+    if value not in BOT_KINDS and value != LEGACY:
+        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {', '.join(BOT_KINDS)})")
+    return value
+
+
+def levels_arg(value: str) -> tuple[str, ...]:
+    """``easy,hard``: the bots' levels for a mixed simulation."""
+    levels = tuple(part.strip() for part in value.split(","))
+    for level in levels:
+        bot_kind(level)
+    return levels
+
+
+BOT_METAVAR = "{" + ",".join(BOT_KINDS) + "}"
 
 
 def number_between(value: str, low: float, high: float, what: str, unit: str = " seconds") -> float:
@@ -171,7 +189,7 @@ def build_parser() -> Parser:
                       help="your name at the table; repeat it for each player sharing the keyboard")
     play.add_argument("--local-players", type=positive_int, default=1, metavar="N",
                       help="people sharing this keyboard, each with their own keys (dragons-chickens: up to 3)")
-    play.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how the bots play")
+    play.add_argument("--bot", type=bot_kind, metavar=BOT_METAVAR, default="sensible", help="how well the bots play")
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
     play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     play.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
@@ -184,7 +202,7 @@ def build_parser() -> Parser:
     host.add_argument("--port", type=port_arg, default=0, help="UDP port to play on (default: any free port)")
     host.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS", help="local address to play on (default: every interface)")
     host.add_argument("--name", type=name_arg, default="Host", help="your name at the table")
-    host.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how bots play seats nobody takes")
+    host.add_argument("--bot", type=bot_kind, metavar=BOT_METAVAR, default="sensible", help="how bots play seats nobody takes")
     host.add_argument("--bots", type=non_negative_int, default=0, help="seats bots take from the start")
     host.add_argument("--hold", type=pace_free_seconds, default=30.0, help="seconds a dropped player's seat waits before a bot plays it")
     host.add_argument("--turn-time", type=turn_time_arg, default=None, metavar="SECONDS",
@@ -204,7 +222,7 @@ def build_parser() -> Parser:
     join.add_argument("--code", type=code_arg, required=False, default=None, help="the join code shown on the host's screen")
     join.add_argument("--name", type=name_arg, default=None, help="your name at the table")
     join.add_argument("--game", type=game_arg, default=None, help="only join a table of this game")
-    join.add_argument("--bot", choices=BOT_KINDS, default="smart", help="with --headless: how your bot plays")
+    join.add_argument("--bot", type=bot_kind, metavar=BOT_METAVAR, default="sensible", help="with --headless: how your bot plays")
     join.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
     join.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     join.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
@@ -237,7 +255,11 @@ def build_parser() -> Parser:
     sim.add_argument("--games", type=positive_int, default=100)
     sim.add_argument("--players", type=positive_int, default=None)
     sim.add_argument("--seed", type=seed_arg, default=1)
-    sim.add_argument("--bot", choices=BOT_KINDS, default="random")
+    sim.add_argument("--levels", type=levels_arg, default=(), metavar="LEVEL,LEVEL…",
+                     help="mixed bots, e.g. easy,hard: seated in turn, every level at every seat; "
+                     "the figures count wins by level")
+    sim.add_argument("--bot", type=bot_kind, metavar=BOT_METAVAR, default="random",
+                     help="the bots' level; with --levels, the others'")
     sim.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     sim.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     sim.add_argument("--network", action="store_true",
@@ -360,7 +382,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         n = players_for(args.game, args.players)
         if args.network:
             return run_network_simulation(args, n)
-        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option, args.cards))
+        figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option, args.cards),
+                           levels=args.levels)
         if not args.json:
             print(
                 f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "

@@ -82,9 +82,20 @@ def play_game(
     return playout
 
 
-def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random", options: dict | None = None) -> dict:
-    """Play ``games`` bot games and return the figures (the JSON of ``simulate --json``)."""
+def seated_levels(levels: Sequence[str], players: int, game_number: int) -> list[str]:
+    """The bots' levels seat by seat in game ``game_number``: ``levels`` repeated to fill the
+    table, turned one seat further each game, so every level sits everywhere in turn."""
+    kinds = [levels[i % len(levels)] for i in range(players)]
+    turn = game_number % players
+    return kinds[turn:] + kinds[:turn]
+
+
+def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random", options: dict | None = None,
+             levels: Sequence[str] = ()) -> dict:
+    """Play ``games`` bot games and return the figures (the JSON of ``simulate --json``).
+    ``levels``: mixed bots, seated by ``seated_levels`` (their wins by level in ``wins_by_level``)."""
     wins = [0] * players
+    by_level: dict[str, float] = dict.fromkeys(levels, 0.0)
     ties = 0
     actions = 0
     longest = 0
@@ -93,7 +104,10 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
     started = time.perf_counter()
     cpu_started = time.process_time()
     for i in range(games):
-        playout = play_game(game, players, f"{seed}/{i}", bot, options=options)
+        kinds = seated_levels(levels, players, i) if levels else bot
+        playout = play_game(game, players, f"{seed}/{i}", kinds, options=options)
+        for w in playout.result.winners if levels else ():
+            by_level[kinds[w]] += 1 / len(playout.result.winners)  # a shared win counts shared
         actions += len(playout.actions)
         longest = max(longest, len(playout.actions))
         if isinstance(getattr(playout.state, "round", None), int):  # a game played in rounds
@@ -122,4 +136,5 @@ def simulate(game: Game, games: int, players: int, seed: int, bot: str = "random
         "mean_score": round(sum(scores) / (games * players), 2),
         "wins_by_seat": wins,
         "ties": ties,
+        **({"levels": list(levels), "wins_by_level": {k: round(v, 2) for k, v in by_level.items()}} if levels else {}),
     }

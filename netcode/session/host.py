@@ -37,9 +37,14 @@ What it does:
   the seat); the **turn timer** (``turn_time``: when it runs out a bot plays
   that one turn and the player keeps the seat; after two in a row the seat is
   idle and a bot plays until the player is back, ``Here``); and in a
-  real-time game the **race window** of every remote seat (the round's
-  intermission, the rules' window and ``race_slack``), after which the seat
-  is given the rules' silent action.
+  real-time game the **race window** of every remote seat (the rules' window
+  and ``race_slack``) and the pause between rounds (``intermission`` and
+  ``race_slack``), after which the seat is given the rules' silent action.
+* **Fair races** (``netcode.session.races``): the host pings every remote
+  seat, notes when it sent each racing seat the opening of its round, and
+  raises a claimed reaction time below what it can believe to that bound,
+  through the rules' pure ``clamp``; the public log says so (a ``table``
+  entry whose data names the seat, the claims and the bound).
 * **Bots** play open seats, away seats after the hold, idle and covered seats
   and any seat the host hands them, one move every ``bot_pace`` seconds (at
   once in a real-time game, whose actions carry their own timing).
@@ -92,12 +97,15 @@ from netcode.session.messages import (
     Lobby,
     Message,
     Nonce,
+    Ping,
+    Pong,
     Refused,
     Snap,
     Verdict,
     Welcome,
     parse_seat_message,
 )
+from netcode.session.races import RaceClock
 from netcode.session.seats import RosterRow, Seat, SeatState, bot_name, clean_name
 from netcode.shares import Share, split
 
@@ -146,6 +154,13 @@ class Rules(Protocol):
     def window(self) -> float | None:
         """Seconds a seat has to act in a real-time round; None in a game of turns."""
 
+    def racing(self) -> bool:
+        """Whether a real-time round is open now (False between rounds, and in a game of turns)."""
+
+    def clamp(self, seat: int, action: Any, earliest_ms: int) -> tuple[Any, list[Any]]:
+        """``action`` with no claimed time below ``earliest_ms`` (the host's bound), and what
+        was raised (plain data, for the public log); pure."""
+
     def digest(self) -> str:
         """A hash of the public state: the same on every honest peer."""
 
@@ -175,8 +190,8 @@ class TableSettings:
     #: deal as soon as every seat is taken
     auto_start: bool = False
     nonce_timeout: float = NONCE_TIMEOUT
-    #: a real-time round: seconds between the reveal and the opening of the window
-    #: (the last round's result stays up that long on every screen)
+    #: a real-time game: the most seconds a remote seat may take between rounds (looking
+    #: at the last round's result) before the host makes it ready for the next room
     intermission: float = 0.0
     #: a real-time round: seconds beyond the window a remote seat's presses may take to arrive
     race_slack: float = 1.0
@@ -285,6 +300,7 @@ class HostSession:
         self._roster_due: float | None = None
         self._next: object = _UNKNOWN  # the next deadline, once worked out
         self.shares: dict[int, Share] = {}
+        self.races = RaceClock()
         self._out = Output()
 
     # ------------------------------------------------------------ facts
@@ -331,6 +347,9 @@ class HostSession:
                     when = deadline
         if self._roster_due is not None and self._roster_due < when:
             when = self._roster_due
+        ping = self.races.next_ping()
+        if ping is not None and ping < when:
+            when = ping
         bot = self._bot_due()
         if bot < when:
             when = bot
@@ -356,6 +375,10 @@ class HostSession:
             self._here(peer, now)
         elif isinstance(message, Bye):
             self._left(peer, now)
+        elif isinstance(message, Pong):
+            if not self.races.pong(peer, message.n, now):
+                self.drops["unasked_pong"] += 1
+            return self._take()
         return self._settle(now)
 
     def peer_lost(self, peer: Peer, now: float) -> Output:
@@ -367,6 +390,7 @@ class HostSession:
         """A new round-trip estimate: the roster shows it within a second."""
         guest = self.guests.get(peer)
         if guest is not None:
+            self.races.channel_rtt(peer, rtt)
             if guest.rtt is None or round(guest.rtt * 1000) != round(rtt * 1000):
                 if self._roster_due is None:
                     self._roster_due = now + 1.0
@@ -388,6 +412,7 @@ class HostSession:
             self._dirty = True
         if self._bot_due() <= now:
             self._bot_moves(now)
+        self._ping(now)
         return self._settle(now)
 
     # ------------------------------------------------------------ the host's commands
@@ -541,6 +566,7 @@ class HostSession:
 
     def _left(self, peer: Peer, now: float) -> None:
         guest = self.guests.pop(peer, None)
+        self.races.forget(peer)
         if guest is None or guest.seat is None:
             return
         seat = self.seats[guest.seat]
@@ -591,6 +617,7 @@ class HostSession:
         self.dealing = False
         self._deal_by = None
         self._last_action = now
+        self._ping(now)
         self._dirty = True
         self._share_secret()
         for peer in self.guests:
@@ -627,8 +654,11 @@ class HostSession:
         if place.state is SeatState.BOT:
             self._out.send(peer, Verdict(act.id, "A bot plays your seat now; the host can give it back to you."))
             return
+        action = act.action
+        if place.racing and self.rules.racing():
+            action = self._bounded(seat, peer, action, now)
         try:
-            self._apply(seat, act.action, now, "player")
+            self._apply(seat, action, now, "player")
         except RuleError as refused:
             self.refused += 1
             self._out.send(peer, Verdict(act.id, str(refused)))
@@ -665,6 +695,30 @@ class HostSession:
         if self._signature is None or self._signature[0] != count:
             self._signature = (count, self.signer.sign_record(self.ledger.table_id, self.term, count, self.chain[count]))
         return [count, self.chain[count], self._signature[1]]
+
+    def _bounded(self, seat: int, peer: Peer, action: Any, now: float) -> Any:
+        """A remote seat's race action with no claim below what the host can believe."""
+        earliest = self.races.earliest_ms(seat, peer, now)
+        if earliest is None:
+            return action
+        rules = self.rules
+        assert rules is not None
+        bounded, clamped = rules.clamp(seat, action, earliest)
+        if clamped:
+            place = self.seats[seat]
+            self.log.append(["table", f"{place.name}'s claimed time was below what the host can believe: "
+                             f"counted from {earliest} ms.", seat,
+                             {"clamped": seat, "bound_ms": earliest, "claims": clamped,
+                              "allowance_ms": self.races.allowance_ms(peer)}])
+            self._dirty = True
+        return bounded
+
+    def _ping(self, now: float) -> None:
+        """Ping every remote player due a ping, in a real-time game."""
+        timing = not self.finished and self.real_time
+        peers = [p for p, g in self.guests.items() if g.seat is not None and not g.local] if timing else []
+        for peer, n in self.races.pings(peers, now):
+            self._out.send(peer, Ping(n))
 
     def _timed_out(self, i: int, now: float) -> None:
         seat = self.seats[i]
@@ -761,7 +815,11 @@ class HostSession:
             if window is not None:
                 if not seat.local:
                     seat.racing = True
-                    seat.act_by = now + self.settings.intermission + window + self.settings.race_slack
+                    if rules.racing():
+                        seat.act_by = now + window + self.settings.race_slack
+                        self.races.open(i, now)
+                    else:  # between rounds: the seat says it is ready, or is made so
+                        seat.act_by = now + self.settings.intermission + self.settings.race_slack
             elif turn_time is not None:
                 seat.racing = False
                 seat.act_by = now + turn_time

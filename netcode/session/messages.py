@@ -277,6 +277,13 @@ class Bye(Message):
     """I am leaving the table."""
 
 
+@declare("pong", COUNT)
+class Pong(Message):
+    """The answer to ``Ping`` number ``n``, sent as soon as it arrived."""
+
+    n: int
+
+
 # -- a host to a seat
 
 
@@ -382,8 +389,15 @@ class Final(Message):
     fair: dict
 
 
-HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Dealt, Snap, Verdict, Final)
-SEAT_TO_HOST = (Hello, Nonce, Act, Here, Bye)
+@declare("ping", COUNT)
+class Ping(Message):
+    """Answer at once: the host times its round trip to you (the bound on race claims)."""
+
+    n: int
+
+
+HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Dealt, Snap, Verdict, Final, Ping)
+SEAT_TO_HOST = (Hello, Nonce, Act, Here, Bye, Pong)
 
 
 def parse_seat_message(raw: Any) -> Message:

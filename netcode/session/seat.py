@@ -3,7 +3,8 @@
 Owns: one seat's (or a spectator's) state at a hosted table, as a state
 machine fed the host's messages (``receive(message, now)``) and the news that
 the host is gone (``host_lost``); the messages a seat sends (``hello``,
-``act``, ``here``, ``bye``, and the nonce when the host deals); and the events
+``act``, ``here``, ``bye``, the nonce when the host deals, and the answer to
+each of the host's pings, at once); and the events
 for whoever shows the table: seated, turned away, updated, an action's
 verdict, the end, the host lost.
 
@@ -46,6 +47,8 @@ from netcode.session.messages import (
     Lobby,
     Message,
     Nonce,
+    Ping,
+    Pong,
     Refused,
     Snap,
     Verdict,
@@ -237,6 +240,8 @@ class SeatSession:
         elif isinstance(message, Refused):
             self.refused = message.why
             out.events.append(TurnedAway(message.why))
+        elif isinstance(message, Ping):
+            out.sends.append(Pong(message.n))
 
     def _welcome(self, welcome: Welcome) -> None:
         verifier = self.verifier

@@ -15,7 +15,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from xmas_tui.games import Action, Rng, View
 
-BOT_KINDS = ("random", "smart")
+#: The bots a player may choose, weakest first (the lobby's Bots row, ``--bot``).
+BOT_KINDS = ("easy", "sensible", "hard", "random")
+#: The levels, and the share of moves (in per cent) a level plays carelessly: a random legal
+#: move instead of its game's strategy (Dragons & Chickens has levels of its own: reaction times).
+SLIPS = {"easy": 50, "sensible": 15, "hard": 0}
+#: The name earlier versions gave the strategy played without a slip (kept games, scripts).
+LEGACY = "smart"
 
 
 class Bot:
@@ -39,6 +45,25 @@ class Bot:
         raise NotImplementedError
 
 
+class CarelessBot(Bot):
+    """A game's strategy that now and then (``slips`` per cent of its moves) plays a random
+    legal move instead: how the levels of a game of turns differ."""
+
+    def __init__(self, inner: Bot, slips: int, rng: Rng) -> None:
+        super().__init__(inner.seat, rng)
+        self.inner = inner
+        self.slips = slips
+        self.uses_view = inner.uses_view
+
+    def observe(self, view: View) -> None:
+        self.inner.observe(view)
+
+    def choose(self, view: View | None, legal: Sequence[Action]) -> Action:
+        if self.slips and self.rng.chance(self.slips, 100):
+            return legal[self.rng.below(len(legal))]
+        return self.inner.choose(view, legal)
+
+
 class RandomBot(Bot):
     """Chooses uniformly among the legal actions. Every game has one."""
 
@@ -50,23 +75,35 @@ class RandomBot(Bot):
 
 BotFactory = Callable[[int, Rng], Bot]
 _SMART: dict[str, BotFactory] = {}
+_LEVELS: dict[str, dict[str, BotFactory]] = {}
 
 
 def register_smart(game_id: str, factory: BotFactory) -> None:
+    """A game's strategy: the hard level plays it always, the others with slips."""
     _SMART[game_id] = factory
 
 
+def register_levels(game_id: str, levels: Mapping[str, BotFactory]) -> None:
+    """A game whose levels are bots of their own (easy, sensible, hard)."""
+    _LEVELS[game_id] = dict(levels)
+
+
 def make_bot(game_id: str, kind: str, seat: int, rng: Rng) -> Bot:
-    """A bot of ``kind`` ("random" or "smart") for ``seat`` of ``game_id``."""
+    """A bot of ``kind`` (one of ``BOT_KINDS``, or the legacy "smart") for ``seat`` of ``game_id``."""
     if kind == "random":
         return RandomBot(seat, rng)
-    if kind == "smart":
-        _load()
-        factory = _SMART.get(game_id)
-        if factory is None:
-            raise KeyError(f"no smart bot for {game_id!r}")
-        return factory(seat, rng)
-    raise KeyError(f"unknown bot {kind!r}; choose one of: {', '.join(BOT_KINDS)}")
+    if kind not in SLIPS and kind != LEGACY:
+        raise KeyError(f"unknown bot {kind!r}; choose one of: {', '.join(BOT_KINDS)}")
+    _load()
+    levels = _LEVELS.get(game_id)
+    if levels is not None:
+        return levels["sensible" if kind == LEGACY else kind](seat, rng)
+    factory = _SMART.get(game_id)
+    if factory is None:
+        raise KeyError(f"no strategy for {game_id!r}")
+    strategy = factory(seat, rng)
+    slips = SLIPS.get(kind, 0)
+    return CarelessBot(strategy, slips, rng.fork("slips")) if slips else strategy
 
 
 class BotDriver:

@@ -25,13 +25,14 @@ from xmas_tui.games.dragons_chickens import (
     TREASURES,
     WINDOW_MS,
     Presses,
+    Ready,
     card,
     counts_of,
     most_abundant,
     table_zone,
 )
 
-from . import Bot, register_smart
+from . import Bot, register_levels, register_smart
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ class Skill:
     slaps: int  # per cent of dark rooms it goes for
     fastest_ms: int = 180  # nobody reacts faster than this
 
+
+#: How much sooner than reading a room a bot sees a dragon in it.
+DRAGON_SPEED = 0.9
 
 SKILLS: dict[str, Skill] = {
     "easy": Skill(mean_ms=900, spread_ms=250, per_card_ms=90, mistakes=15, slaps=35),
@@ -73,6 +77,8 @@ class SmartBot(Bot):
     # -------------------------------------------------------------- choosing
     def choose(self, view: View | None, legal: Sequence[Action]) -> Action:
         assert view is not None
+        if view["phase"] == "pause":
+            return Ready()
         revealed: dict[int, str] = {}
         for seat in range(len(view["players"])):
             for handle in view.zone(table_zone(seat))[-1:]:
@@ -87,8 +93,9 @@ class SmartBot(Bot):
         """The timed inputs for a room: (input, target, ms) triples."""
         skill = self.skill
         darks = sorted(s for s, f in revealed.items() if card(f).torch)
+        read = skill.mean_ms + skill.per_card_ms * max(0, len(revealed) - 2)
         if any(card(f).dragon for f in revealed.values()):
-            shield = self.reaction(skill.mean_ms * 0.8)  # a dragon is a reflex, not a sum
+            shield = self.reaction(read * DRAGON_SPEED)  # a dragon, big and red, is seen a little sooner
             out = [(SHIELD, 0, shield)]
             if darks and self.chance(skill.slaps):
                 other_hand = min(WINDOW_MS, shield + 40 + self.rng.below(100))
@@ -104,7 +111,6 @@ class SmartBot(Bot):
             del room[target]  # it will not count when we shout after it
         if not room:
             return out
-        read = skill.mean_ms + skill.per_card_ms * max(0, len(revealed) - 2)
         shout = max(self.reaction(read), slap_ms + 30)
         if shout > WINDOW_MS:
             return out
@@ -135,3 +141,4 @@ def hard(seat: int, rng: Rng) -> SmartBot:
 
 
 register_smart("dragons-chickens", SmartBot)
+register_levels("dragons-chickens", {"easy": easy, "sensible": SmartBot, "hard": hard})

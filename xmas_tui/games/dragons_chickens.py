@@ -11,7 +11,15 @@ submitted, the presses are opened together and the round is settled by the
 pure function ``resolve_round`` (and ``dragon_takes`` for a burned player's
 loot). The last round's record, who pressed what and when and why the cards
 went where they did, is the public field ``last_round``
-(``RoundRecord.from_plain`` reads it back). Then the next round is revealed.
+(``RoundRecord.from_plain`` reads it back). Then comes the pause between
+rounds: every seat says ``Ready`` (a table's host gives a seat that says
+nothing in time its silent ``Ready``), and the next room is revealed at once,
+so nobody learns a room before the moment it opens.
+
+A claimed time is the seat's own word; whoever runs the table may know a
+bound on it (a network host does: ``netcode.session.races``). ``clamp_presses``
+raises every time below such a bound to the bound, purely, and says what it
+raised.
 
 Owns: this game's cards, state, actions, the round resolution, scoring and
 rulings. Must not touch: the UI, the network, clocks; faces are read and shown
@@ -149,6 +157,21 @@ WINDOW_MS = 5000
 LINGER_MS = 1500
 #: Inputs racing for the same prize this close together are simultaneous.
 TIE_MS = 10
+#: What a networked host allows beyond a player's smallest round trip (``netcode.session.races``:
+#: the spread of their round trips, at most this, and a frame), for the rulings' text.
+NETWORK_JITTER_CAP_MS = 60
+NETWORK_FRAME_MS = 15
+#: The bots' reaction times to a room of two cards, about two standard deviations either
+#: side of their mean (the bots' own ``SKILLS``), for the rulings' text.
+BOT_REACTIONS = {"easy": (400, 1400), "sensible": (330, 970), "hard": (270, 630)}
+BOT_PER_CARD = "40-90 ms"
+
+
+def bot_range(level: str) -> str:
+    low, high = BOT_REACTIONS[level]
+    return f"{low}-{high} ms"
+
+
 #: The times (ms) at which ``legal_actions`` lists its representative presses.
 REPRESENTATIVE_MS = (400, 800, 1600)
 #: At the same millisecond a hand (on a dark room, the shield, the chest) lands before a word is heard.
@@ -215,6 +238,45 @@ class Presses(Action):
     def inputs(self, seat: int) -> list[Input]:
         codes = self.codes
         return [Input(seat, *codes[i : i + 3]) for i in range(0, len(codes), 3)]
+
+
+@dataclass(frozen=True)
+class Ready(Action):
+    """Between rounds: I have seen the last round; the next room may open."""
+
+    kind = "ready"
+
+
+class Clamp(NamedTuple):
+    """One input whose claimed time was below the bound: what it claimed, what it counts as
+    (``counted`` None: the input came after the room had closed, and is dropped)."""
+
+    kind: int
+    target: int
+    claimed: int
+    counted: int | None
+
+
+def clamp_presses(presses: Presses, earliest_ms: int) -> tuple[Presses, tuple[Clamp, ...]]:
+    """The presses with every time below ``earliest_ms`` raised to it, and what was raised.
+
+    Pure: a claim no sooner than the bound stands as it is; one below it counts at
+    the bound; one whose bound is past the window (it arrived after the room had
+    closed) is dropped. Order is kept by time, as ``Presses`` are.
+    """
+    kept: list[tuple[int, int, int]] = []
+    clamps: list[Clamp] = []
+    for kind, target, ms in ((i.kind, i.target, i.ms) for i in presses.inputs(0)):
+        if ms >= earliest_ms:
+            kept.append((kind, target, ms))
+        elif earliest_ms > WINDOW_MS:
+            clamps.append(Clamp(kind, target, ms, None))
+        else:
+            clamps.append(Clamp(kind, target, ms, earliest_ms))
+            kept.append((kind, target, earliest_ms))
+    if not clamps:
+        return presses, ()
+    return Presses.of(*sorted(kept, key=lambda k: k[2])), tuple(clamps)
 
 
 @cache
@@ -518,9 +580,11 @@ def last_round(public: Mapping[str, Any]) -> RoundRecord | None:
 
 @dataclass
 class State(BaseState):
-    #: race (every seat to submit its presses) | over
+    #: race (every seat to submit its presses) | pause (every seat to say it is ready) | over
     phase: str = "race"
     round: int = 0
+    #: the seats ready for the next room (in the pause)
+    ready: list[int] = dataclasses.field(default_factory=list)
     #: The last round's ``RoundRecord``, as plain data (empty before the first round ends).
     last_round: dict | None = None
 
@@ -550,8 +614,8 @@ class DragonsChickens(Game):
     title = "Dragons & Chickens"
     min_players = 2
     max_players = 5
-    actions = (Presses,)
-    max_actions = 600
+    actions = (Presses, Ready)
+    max_actions = 1200
     open_actions = True
     race_window = WINDOW_MS / 1000
     how_to_play = """
@@ -581,6 +645,9 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
         Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl on 37 cards each, the others on 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon: large on ring+diamond, pearl+gold, crown+chalice; medium on ring+crown, pearl+diamond, gold+chalice; small on ring+gold, pearl+chalice, crown+diamond (each treasure once per size). The chickens of ring+pearl, crown+gold and diamond+chalice sit in dark rooms, and so do the dragons of crown+chalice, pearl+diamond and ring+gold; no card shows both a chicken and a dragon."),
         Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order. On a screen the clock starts once the revealed cards have been drawn there, and each key counts from when it arrived; a key pressed before does not count. Your presses are sealed {LINGER_MS / 1000:g} s after your first one (with a dragon out, {LINGER_MS / 1000:g} s after your hand is on the shield), at the latest {WINDOW_MS / 1000:g} s after the reveal; a second press of the same kind does nothing. Bots seal theirs as the room is revealed, and nobody's presses are shown before the round is settled. Between rounds the last round stays on screen for three times the pace (+/-), or until Enter. Up to three people may share one keyboard, each with their own keys (see Keys), counted in the order they arrive: everything a race shows is public, so one screen for all of them hides nothing."),
+        Ruling("Between rounds", "The next room is revealed only when every player is ready: each has seen the last round (Enter, or its pause ran out). At a networked table the host makes a player who says nothing ready once its intermission has passed. So no program learns a room before the moment it opens."),
+        Ruling("Claims over a network", f"Each terminal times its own player from the moment it drew the room, so a slow link costs nothing. The host believes no claim faster than what it saw itself: the time from sending the room to receiving the press, less the smallest round trip it has measured to that player, the spread of their recent round trips (at most {NETWORK_JITTER_CAP_MS} ms) and {NETWORK_FRAME_MS} ms for drawing the frame. A faster claim counts at that bound, and the log says so. A modified program that lies about its times can still gain about its own link's jitter and a frame, no more; an honest player is never clamped while their link stays within the jitter it has shown."),
+        Ruling("Bot levels", f"Easy bots react in about {bot_range('easy')}, sensible ones in {bot_range('sensible')}, hard ones in {bot_range('hard')} to a room of two cards, {BOT_PER_CARD} more for each card beyond two, and see a dragon a tenth sooner; easy bots shout a wrong treasure or miss a tie in 15 rounds of 100, sensible ones in 7, hard ones in 2. Random bots press anything."),
         Ruling("Easiest to see", "Dragons are small, medium or large; the largest dragon is the easiest to see. Between dragons of the same size, the one nearest the burned player counts for them: their own card, then the next player's clockwise."),
         Ruling("A wrong shout or grab", "Shouting a treasure that is not the most abundant, or grabbing the chest when one treasure is the most abundant, puts you out of that round's race for the cards: your later shout or grab is ignored. Naming one of the tied treasures in a tie simply does not count and costs nothing. While a dragon is out, shouts and grabs do nothing."),
         Ruling("Within 10 ms", f"Inputs racing for the same prize (the room, one dark room, the top of the shield) less than {TIE_MS + 1} ms apart are simultaneous: a seat order drawn at random each round, shown with the round, breaks the tie (its first seat wins a tie, and its last is on top of the shield). A hand (on a dark room, the shield or the chest) and a shout at the very same millisecond: the hand landed first."),
@@ -621,31 +688,55 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 
     # -------------------------------------------------------------- queries
     def to_act(self, state: State) -> frozenset[int]:
+        if state.phase == "pause":
+            return frozenset(s for s in range(len(state.players)) if s not in state.ready)
         if state.phase != "race":
             return frozenset()
         cards = state.cards
         return frozenset(s for s in range(len(state.players)) if cards.sealed(s) is None)
 
+    def racing(self, state: State) -> bool:
+        return state.phase == "race"
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        """Representatives of the open set of presses: nothing, or each sensible input at a few times."""
+        """Representatives of the open set of presses: nothing, or each sensible input at a few
+        times; between rounds, ``Ready``."""
         if seat not in self.to_act(state):
             return []
+        if state.phase == "pause":
+            return [Ready()]
         revealed = self.revealed(state)
         darks = tuple(s for s, f in sorted(revealed.items()) if card(f).torch)
         return list(representatives(any(card(f).dragon for f in revealed.values()), darks))
 
     def silent_action(self, state: State, seat: int) -> Action:
-        """A seat that pressed nothing in the round: no input at all."""
-        return Presses()
+        """A seat that pressed nothing in the round: no input at all; between rounds: ready."""
+        return Ready() if state.phase == "pause" else Presses()
+
+    def clamp(self, state: State, seat: int, action: Action, earliest_ms: int) -> tuple[Action, tuple[Clamp, ...]]:
+        """Presses with no time below ``earliest_ms`` (see ``clamp_presses``)."""
+        if not isinstance(action, Presses):
+            return action, ()
+        return clamp_presses(action, earliest_ms)
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
-        return seat in self.to_act(state) and isinstance(action, Presses) and not self._broken(state, action)
+        if seat not in self.to_act(state):
+            return False
+        if state.phase == "pause":
+            return isinstance(action, Ready)
+        return isinstance(action, Presses) and not self._broken(state, action)
 
     def why_illegal(self, state: State, seat: int, action: Action) -> str:
         if state.phase == "over":
             return "The game is over."
         if seat not in self.to_act(state):
+            if state.phase == "pause":
+                return "Between rounds: you are ready; the next room opens when everyone is."
             return "My Treasure: you have already made your moves this round."
+        if state.phase == "pause":
+            return "Between rounds: the next room is not open yet."
+        if isinstance(action, Ready):
+            return "The room is open: press, or let the window close."
         return self._broken(state, action) or "That is not a move in Dragons & Chickens."
 
     def _broken(self, state: State, action: Presses) -> str:
@@ -692,6 +783,12 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 
     # -------------------------------------------------------------- apply
     def _apply(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+        if isinstance(action, Ready):
+            state.ready.append(seat)
+            log: list[Event] = []
+            if not self.to_act(state):
+                self.reveal(state, log)
+            return log
         assert isinstance(action, Presses)
         state.cards.seal(seat, action.text())
         log = [Event("pressed", f"{state.players[seat]} has made their moves.", seat)]
@@ -750,7 +847,10 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         record = dataclasses.replace(record, lines=tuple(lines))
         state.last_round = plain(record)
         log += [Event("round", line) for line in lines]
-        self.reveal(state, log)
+        if any(cards.zone(pile_zone(s)) for s in range(n)):
+            state.phase, state.ready = "pause", []  # the next room opens when everyone is ready
+        else:
+            self.reveal(state, log)
 
     def reveal(self, state: State, log: list[Event]) -> None:
         """Reveal every top card at once, or end the game when every pile is empty."""

@@ -468,6 +468,17 @@ class Game(ABC):
         """What a seat that said nothing within ``race_window`` plays (real-time games)."""
         raise NotImplementedError(f"{self.title} has no race window")
 
+    def racing(self, state: Any) -> bool:
+        """Whether a real-time round is open now (its actions claim times from its opening);
+        False between rounds and in a game of turns."""
+        return False
+
+    def clamp(self, state: Any, seat: int, action: Action, earliest_ms: int) -> tuple[Action, tuple[Any, ...]]:
+        """``action`` with no claimed time below ``earliest_ms`` (the earliest the one who runs
+        the table can believe), and what was raised; pure. Games without timed claims
+        return the action as it is."""
+        return action, ()
+
     def why_waiting(self, state: Any, seat: int) -> str:
         """Why ``seat`` may not act now, while others may. Games may say more."""
         return "It is not your turn."

@@ -115,5 +115,18 @@ class GameRules:
     def window(self) -> float | None:
         return self.game.race_window
 
+    def racing(self) -> bool:
+        return self.game.racing(self.state)
+
+    def clamp(self, seat: int, action: Any, earliest_ms: int) -> tuple[Any, list[Any]]:
+        """The game's own pure clamp of a claim; a malformed action goes on as it is, for
+        ``act`` to refuse in words."""
+        try:
+            parsed = self.game.parse_action(action)
+        except ActionError:
+            return action, []
+        bounded, clamped = self.game.clamp(self.state, seat, parsed, earliest_ms)
+        return bounded.to_wire(), [list(c) for c in clamped]
+
     def digest(self) -> str:
         return public_digest(self.view(None))

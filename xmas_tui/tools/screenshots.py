@@ -274,7 +274,7 @@ SCENES: tuple[Scene, ...] = (
     Scene(
         "dragons-chickens-result",
         "Dragons & Chickens: between rounds, who pressed what and when, and where the cards went",
-        lambda: table_at("dragons-chickens", 4, 1, lambda s: s.view["round"] == 16),
+        lambda: table_at("dragons-chickens", 4, 1, lambda s: s.view["round"] == 15 and s.view["phase"] == "pause"),
     ),
     Scene(
         "dragons-chickens-shared",

@@ -42,6 +42,7 @@ from xmas_tui.games.dragons_chickens import (
     TREASURE_NAMES,
     WINDOW_MS,
     Presses,
+    Ready,
     RoundRecord,
     card,
     loot_zone,
@@ -456,6 +457,7 @@ class DragonsChickensBoard(Board):
         self._ticker: Timer | None = None
         self._hands_shown = Text()
         self._spots: list[Spot] = []
+        self._between: DragonsChickensRound | None = None  # the last round, shown between rounds
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -480,22 +482,40 @@ class DragonsChickensBoard(Board):
         self.snapshot = snapshot
         view = snapshot.view
         rnd = view["round"]
+        if snapshot.result is None and view["phase"] == "pause":
+            self._close_window()
+            record = record_of(view.public)
+            if record is not None and record.round > self.result_seen:
+                self.result_seen = record.round
+                self.redraw()
+                if not self.is_attached:
+                    self._ready()
+                    return
+                faces = {h: f for h in dict(record.revealed).values() if (f := view.face(h)) is not None}
+                screen = DragonsChickensRound(record, view["players"], faces, snapshot.my_seats, self.pause())
+                self._between = screen
+                self.app.push_screen(screen, lambda _: self._ready())
+                return
         if snapshot.result is None and view["phase"] == "race" and rnd != self.round_seen:
             self.round_seen = rnd
             self._close_window()
-            record = record_of(view.public)
-            if record is not None and record.round > self.result_seen and self.is_attached:
-                self.result_seen = record.round
-                self.redraw()
-                faces = {h: f for h in dict(record.revealed).values() if (f := view.face(h)) is not None}
-                screen = DragonsChickensRound(record, view["players"], faces, snapshot.my_seats, self.pause())
-                self.app.push_screen(screen, lambda _: self._reveal(rnd))
-                return
+            between, self._between = self._between, None
+            if between is not None and between.is_current:  # the room opened: ready or not
+                between.dismiss(None)
             self._reveal(rnd)
             return
         if snapshot.result is not None:
             self._close_window()
         self.redraw()
+
+    def _ready(self) -> None:
+        """The last round has been seen: every player here is ready for the next room."""
+        snap = self.snapshot
+        if snap.result is not None or snap.view["phase"] != "pause":
+            return
+        for seat in snap.my_seats:
+            if seat in snap.to_act:
+                self.choose(Ready(), seat=seat)
 
     def pace_note(self, pace: float) -> str:
         # bots here react within the round's window; the pace only sets the pause between rounds

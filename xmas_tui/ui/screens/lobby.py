@@ -14,6 +14,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from xmas_tui.bots import BOT_KINDS
 from xmas_tui.files import FileProblem, default_cards_file, set_aside, table_cards
 from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
@@ -165,7 +166,10 @@ class LobbyScreen(Screen[None]):
                 yield Select(self._player_options(first, self.last.local if self.last else 1),
                              value=self.last.players if self.last else default_players(first), allow_blank=False, id="players", compact=True)  # fmt: skip
                 yield Label("Bots")
-                yield Select([("Sensible", "smart"), ("Random", "random")], value=self.last.bot if self.last else "smart", allow_blank=False, id="bot", compact=True)
+                bot = self.last.bot if self.last and self.last.bot in BOT_KINDS else "sensible"
+                yield Select([(kind.capitalize(), kind) for kind in BOT_KINDS], value=bot, allow_blank=False, id="bot",
+                             compact=True, tooltip="Easy, sensible or hard bots (in Dragons & Chickens: slower or "
+                             "faster reactions), or bots that play at random")  # fmt: skip
                 yield Label("Turn timer")
                 yield Select(list(TURN_TIMES), value=int(self.last.turn_time or 0) if self.last else 0, allow_blank=False,
                              id="turn-time", compact=True, tooltip="At a table you host: a bot plays the move of a "

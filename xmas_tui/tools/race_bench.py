@@ -1,0 +1,346 @@
+"""The race bench: fair Dragons & Chickens races over real links, in real processes on loopback.
+
+Owns: the bench behind ``make race-bench``. This process hosts the table (on
+127.0.0.1); every seat is a process of its own that joins it by address,
+through the project's UDP fault proxy (``netcode.tools.faultproxy``, one process
+per link): ``fast`` at 2 ms one way, ``slow`` at 50 ± 10 ms one way, a
+``forger`` on a 2 ms link of its own, and a ``watcher`` on the slow link that
+presses nothing and only times the rooms' arrival. The honest seats press the
+right answer after scripted reaction times, measured from the moment the room
+arrived, with the fast and the slow seat always more than the tie window
+apart; the forger waits (always longer than both) and then claims 0 ms. A
+second table seats the fast seat with a stalled one that never seals, for a
+few rounds.
+
+Figures: ``races`` (rooms both honest seats raced), ``true_first_wins`` (the
+share in which the honest seat that truly reacted first was counted first),
+``honest_clamped`` (honest claims the host raised), ``max_forger_gain_ms``
+(the most the forger's counted time fell short of its real wait),
+``stalled_round_s`` (the longest round with a stalled seat, from its opening
+to its settling), ``tie_window_ms``, ``reveal_spread_p99_ms`` (across the 4
+peers: the last arrival of a room less the first, its 99th percentile, beside
+the links' own one-way spread as the baseline) and ``links``. The last line
+printed is one JSON object.
+
+Must not touch: any address but loopback (the fault proxy refuses others).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from netcode.session.seat import Ended, HostLost, Updated
+from xmas_tui.games import get_game
+from xmas_tui.games.dragons_chickens import (
+    CHEST,
+    NAME,
+    SHIELD,
+    TIE_MS,
+    Presses,
+    Ready,
+    card,
+    counts_of,
+    most_abundant,
+)
+
+DC = get_game("dragons-chickens")
+CODE = "RACE-BNCH"
+LINKS = {"fast": ["--delay", "0.002"], "slow": ["--delay", "0.05", "--jitter", "0.01"]}
+SEATS = (("fast", "fast"), ("slow", "slow"), ("forger", "fast"), ("watcher", "slow"))
+#: rounds the stalled table plays
+STALLED_ROUNDS = 3
+
+
+def schedule(seed: int, rnd: int) -> dict[str, int]:
+    """The scripted reaction times (ms) of one room: the fast and the slow seat more than the
+    tie window apart, the forger's wait beyond both (and beyond what it could gain)."""
+    rng = random.Random(f"{seed}/{rnd}")
+    fast = rng.randint(250, 700)
+    gap = rng.randint(2 * TIE_MS, 150) * rng.choice((-1, 1))
+    slow = max(200, fast + gap)
+    if abs(slow - fast) <= TIE_MS:
+        slow = fast + 2 * TIE_MS
+    forger = max(fast, slow) + 60 + rng.randint(0, 400)
+    return {"fast": fast, "slow": slow, "forger": forger}
+
+
+def answer(view: dict) -> tuple[int, int]:
+    """The right press for the room on the table: the shield, the chest, or the treasure."""
+    faces = dict(view["faces"])
+    revealed = []
+    for zone, handles in view["zones"].items():
+        if zone.startswith("table.") and handles and handles[-1] in faces:
+            revealed.append(faces[handles[-1]])
+    if any(card(f).dragon for f in revealed):
+        return SHIELD, 0
+    leaders = most_abundant(counts_of(revealed))
+    return (CHEST, 0) if len(leaders) != 1 else (NAME, leaders[0])
+
+
+# ---------------------------------------------------------------- one seat (a process of its own)
+
+
+async def seat_main(role: str, address: tuple[str, int], code: str, name: str, seed: int) -> None:
+    from xmas_tui.tables.network import JoinedTable
+
+    joined = JoinedTable(address, code, name, bind_host="127.0.0.1")
+    await joined.join(timeout=10.0)
+    session = joined.session
+    runner = joined.runner
+    assert runner is not None
+    loop = asyncio.get_running_loop()
+    done = asyncio.Event()
+    records: list[dict] = []
+    state = {"round": 0, "ready_for": 0}
+
+    def press(rnd: int, arrived: float, kind: int, target: int) -> None:
+        view = session.view
+        if view is None or view["public"]["round"] != rnd or view["public"]["phase"] != "race":
+            return
+        waited = round((time.monotonic() - arrived) * 1000)
+        claimed = 0 if role == "forger" else waited
+        runner.post(session.act(Presses.of((kind, target, claimed)).to_wire()))
+        records.append({"round": rnd, "arrived": arrived, "true_ms": waited, "claimed_ms": claimed})
+
+    def heard(events: list) -> None:
+        if any(isinstance(e, (Ended, HostLost)) for e in events):
+            done.set()
+            return
+        if not any(isinstance(e, Updated) for e in events) or session.view is None:
+            return
+        public = session.view["public"]
+        rnd, phase = public["round"], public["phase"]
+        if role == "stalled":
+            return
+        if phase == "race" and rnd != state["round"] and session.seat in session.to_act:
+            state["round"] = rnd
+            arrived = time.monotonic()
+            if role == "watcher":
+                records.append({"round": rnd, "arrived": arrived})
+                runner.post(session.act(Presses().to_wire()))
+                return
+            kind, target = answer(session.view)
+            loop.call_later(schedule(seed, rnd)[role] / 1000, press, rnd, arrived, kind, target)
+        elif phase == "pause" and state["ready_for"] != rnd and session.seat in session.to_act:
+            state["ready_for"] = rnd
+            runner.post(session.act(Ready().to_wire()))
+
+    runner.listeners.add(heard)
+    await done.wait()
+    await joined.close()
+    print(json.dumps({"role": role, "records": records}), flush=True)
+
+
+# ---------------------------------------------------------------- the bench
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_proxy(upstream: int, args: list[str], seed: int) -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "netcode.tools.faultproxy", "--upstream", f"127.0.0.1:{upstream}",
+         "--seed", str(seed), *args],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    line = proc.stdout.readline().split()
+    if not line or line[0] != "listening":
+        raise RuntimeError("the fault proxy did not start")
+    return proc, int(line[2])
+
+
+def start_seat(role: str, port: int, seed: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "xmas_tui.tools.race_bench", "seat", role, f"127.0.0.1:{port}", str(seed)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+@dataclass
+class Game:
+    """What the host saw of one table: each seat's counted first input per round, the rounds'
+    openings and settlings, and the clamps it logged."""
+
+    counted: dict[int, dict[int, int]] = field(default_factory=dict)  # round -> seat -> ms
+    opened: dict[int, float] = field(default_factory=dict)
+    settled: dict[int, float] = field(default_factory=dict)
+    clamps: list[dict] = field(default_factory=list)
+    seat_of: dict[str, int] = field(default_factory=dict)  # role -> seat
+    #: the smallest round trip the host's pings measured, per role (ms)
+    least_rtt_ms: dict[str, float] = field(default_factory=dict)
+
+
+async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed: int,
+                     *, rounds: int | None = None) -> tuple[Game, dict[str, dict]]:
+    """Host one table on ``port`` and seat ``seats`` (role, the port it joins through); returns what
+    the host saw and each seat's own records."""
+    from xmas_tui.tables.network import HostedTable
+
+    hosted = HostedTable(DC, players, code=CODE, name="Host", port=port, bind_host="127.0.0.1",
+                         auto_start=True, announce=False, seed=seed)
+    await hosted.open(sit=False)
+    game = Game()
+    enough = asyncio.Event()
+
+    def news(events: list) -> None:
+        rules = hosted.host.rules
+        if rules is None:
+            return
+        state = rules.state
+        now = time.monotonic()
+        if state.phase == "race":
+            game.opened.setdefault(state.round, now)
+        elif state.phase == "pause":
+            game.settled.setdefault(state.round, now)
+        if rounds is not None and len(game.settled) >= rounds:
+            enough.set()
+        if hosted.host.finished:
+            enough.set()
+
+    def measured() -> None:  # the host's own pings of each seat, while the seats are still here
+        for peer, guest in hosted.host.guests.items():
+            link = hosted.host.races.links.get(peer)
+            if link is not None and link.recent:
+                game.least_rtt_ms[guest.name.lower()] = link.smallest * 1000
+
+    hosted.subscribe(news)
+    procs = [start_seat(role, through, seed) for role, through in seats]
+    try:
+        await asyncio.wait_for(enough.wait(), timeout=900)
+        measured()
+    finally:
+        await hosted.finish()
+        await hosted.close()
+    outputs = {}
+    for proc, (role, _) in zip(procs, seats, strict=True):
+        try:
+            out, _ = await asyncio.to_thread(proc.communicate, timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        lines = [line for line in (out or "").splitlines() if line.startswith("{")]
+        outputs[role] = json.loads(lines[-1]) if lines else {"role": role, "records": []}
+    rnd = 1
+    pressed: set[int] = set()
+    for seat, action in hosted.host.ledger.actions:
+        parsed = DC.parse_action(action)
+        if isinstance(parsed, Presses):
+            inputs = parsed.inputs(seat)
+            if inputs:
+                game.counted.setdefault(rnd, {})[seat] = inputs[0].ms
+            pressed.add(seat)
+            if len(pressed) == players:
+                rnd, pressed = rnd + 1, set()
+    game.clamps = [e[3] for e in hosted.host.log if e[0] == "table" and e[3] and "clamped" in e[3]]
+    game.seat_of = {(s.name or "").lower(): i for i, s in enumerate(hosted.host.seats)}
+    return game, outputs
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+async def bench(races_wanted: int, seed: int) -> dict[str, Any]:
+    port = free_udp_port()
+    proxies = {name: start_proxy(port, args, seed + i) for i, (name, args) in enumerate(LINKS.items())}
+    through = {name: p for name, (_, p) in proxies.items()}
+    order = [role for role, _ in SEATS]
+    races = firsts = honest_clamped = 0
+    gains: list[int] = []
+    spreads: list[float] = []
+    baseline: list[float] = []
+    try:
+        game_seed = seed
+        while races < races_wanted:
+            game, outputs = await host_table(4, port, [(role, through[link]) for role, link in SEATS], game_seed)
+            seat_of = game.seat_of
+            least = game.least_rtt_ms
+            if "slow" in least and "fast" in least:  # the links' own difference of one way
+                baseline.append((least["slow"] - least["fast"]) / 2)
+            for rnd, counted in game.counted.items():
+                fast, slow = seat_of["fast"], seat_of["slow"]
+                if fast in counted and slow in counted:
+                    races += 1
+                    planned = schedule(game_seed, rnd)
+                    truly_first = fast if planned["fast"] < planned["slow"] else slow
+                    counted_first = fast if counted[fast] < counted[slow] else slow
+                    firsts += truly_first == counted_first
+            honest_clamped += sum(1 for c in game.clamps if c["clamped"] in (seat_of["fast"], seat_of["slow"]))
+            forged = {r["round"]: r for r in outputs["forger"]["records"]}
+            for rnd, record in forged.items():
+                ms = game.counted.get(rnd, {}).get(seat_of["forger"])
+                if ms is not None:
+                    gains.append(record["true_ms"] - ms)
+            arrivals: dict[int, list[float]] = {}
+            for role in order:
+                for record in outputs[role]["records"]:
+                    arrivals.setdefault(record["round"], []).append(record["arrived"])
+            spreads += [(max(a) - min(a)) * 1000 for a in arrivals.values() if len(a) == len(order)]
+            game_seed += 1
+        stalled, _ = await host_table(2, port, [("fast", through["fast"]), ("stalled", through["fast"])],
+                                      seed, rounds=STALLED_ROUNDS)
+        stalled_round = max(stalled.settled[r] - stalled.opened[r] for r in stalled.settled if r in stalled.opened)
+    finally:
+        for proc, _ in proxies.values():
+            if proc.stdin is not None:
+                proc.stdin.close()
+        for proc, _ in proxies.values():
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return {
+        "races": races,
+        "true_first_wins": round(firsts / races, 4) if races else 0.0,
+        "honest_clamped": honest_clamped,
+        "max_forger_gain_ms": max(gains) if gains else None,
+        "stalled_round_s": round(stalled_round, 2),
+        "tie_window_ms": TIE_MS,
+        "reveal_spread_p99_ms": round(percentile(spreads, 99), 1),
+        "reveal_spread_p50_ms": round(percentile(spreads, 50), 1),
+        "baseline_one_way_difference_ms": round(sum(baseline) / len(baseline), 1) if baseline else None,
+        "links": {"fast": "2 ms one way", "slow": "50 ± 10 ms one way", "forger": "2 ms one way",
+                  "watcher": "50 ± 10 ms one way", "stalled": "2 ms one way, never seals"},
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "seat":
+        role, address, seed = argv[1], argv[2], int(argv[3])
+        host, _, port = address.rpartition(":")
+        asyncio.run(seat_main(role, (host, int(port)), CODE, role.capitalize(), seed))
+        return
+    parser = argparse.ArgumentParser(prog="python -m xmas_tui.tools.race_bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--races", type=int, default=200, help="rooms raced by both honest seats, at least")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as data:  # the seats' rejoin keys go here, not in the player's folder
+        os.environ["XDG_DATA_HOME"] = data
+        figures = asyncio.run(bench(args.races, args.seed))
+    figures["seconds"] = round(time.monotonic() - started, 1)
+    print(json.dumps(figures, ensure_ascii=False), flush=True)
+
+
+if __name__ == "__main__":
+    main()
