@@ -34,7 +34,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["rules"], "required: GAME"),
         (["play", "christmas-carol", "--option", "puzzels=3,4,5,6"], "christmas-carol has no option 'puzzels' (its options: puzzles, first)"),
         (["play", "christmas-carol", "--option", "puzzles=1,2"], "choose four different puzzles of 1-6, not [1, 2]"),
-        (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 0-3, not [7]"),
+        (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 1-4 (seats count from 1), not [7]"),
         (["play", "chip-n-dale", "--option", "fast"], "'fast' is not NAME=VALUE"),
         (["play", "chip-n-dale", "--option", "first=9"], "the option first names the seat that starts, 1-4 (seats count from 1), not 9"),
         (["simulate", "christmas-tree", "--players", "3", "--option", "first=0"], "1-3 (seats count from 1), not 0"),
@@ -47,6 +47,17 @@ def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> N
     assert err.count("\n") == 1 and err.startswith("xmas-tui: ")
     assert message in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("verb", [["play", "chip-n-dale"], ["host", "chip-n-dale", "--headless"], ["join", "--code", "ABCD-2345", "--headless"]])
+def test_a_log_path_that_cannot_be_written_is_refused_before_any_game(verb, tmp_path, capsys) -> None:
+    """``--log`` to a place that cannot be written cost a whole game's result: it is checked
+    first, one line, exit 2, and nothing is left behind."""
+    for bad, why in (("/proc/forbidden/x.json", "cannot be written"), (str(tmp_path), "is a folder, not a file")):
+        assert main([*verb, "--log", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"xmas-tui: --log {bad}: {why}")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_bad_arguments_print_no_traceback_from_the_real_command() -> None:

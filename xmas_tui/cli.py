@@ -20,10 +20,9 @@ from .names import default_name
 
 EXIT_USAGE = 2
 OPTION_HELP = (
-    "a table option of the game, repeatable; lists are comma-separated (e.g. christmas-carol "
-    "puzzles=3,4,5,6; christmas-game young=0,2, seats counted from 0; first=2 in chip-n-dale, "
-    "christmas-tree and christmas-carol: who starts, seats counted from 1, you are 1; "
-    "see `xmas-tui rules GAME`)"
+    "a table option of the game, repeatable; lists are comma-separated; seats count from 1, "
+    "you are 1 (e.g. christmas-carol puzzles=3,4,5,6; christmas-game young=1,3; first=2 in "
+    "chip-n-dale, christmas-tree and christmas-carol: who starts; see `xmas-tui rules GAME`)"
 )
 CARDS_HELP = (
     "christmas-game: a TOML file of your party's own Santa, Scrooge and Reindeer cards "
@@ -373,6 +372,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "log", None) is not None:
         from .tables import audit
 
+        problem = audit.log_path_problem(args.log)
+        if problem is not None:
+            raise UsageError(f"--log {args.log}: {problem}")
         audit.log_path = args.log
     if args.verb in ("host", "join"):
         return run_network(args)
@@ -408,11 +410,17 @@ def run_network(args: argparse.Namespace) -> int:
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
                                      options=options, turn_time=args.turn_time), cards_file=args.cards)
-        outcome = asyncio.run(headless.headless_host(
-            args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
-            discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
-            options=options, turn_time=args.turn_time, opened=lambda line: print(json.dumps(line), flush=True),
-        ))  # fmt: skip
+        try:
+            outcome = asyncio.run(headless.headless_host(
+                args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
+                discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
+                options=options, turn_time=args.turn_time, opened=lambda line: print(json.dumps(line), flush=True),
+            ))  # fmt: skip
+        except (IllegalAction, TimeoutError) as exc:
+            print(f"xmas-tui: {exc}", file=sys.stderr)
+            return 1
+        except OSError as exc:  # the port is taken, the address is not this machine's
+            raise UsageError(f"cannot open the table: {exc.strerror or exc}") from None
         print(json.dumps(outcome))
         return 0
     if args.code is None:
