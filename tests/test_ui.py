@@ -104,12 +104,12 @@ async def test_the_lobby_offers_each_games_own_options_and_plays_with_them(monke
         await wait_for(pilot, lambda: bool(lobby.query("#option-young")) and not lobby.query("#option-puzzles"))
         lobby.query_one("#option-young", Select).value = "15 or under"
         await pilot.pause()
-        assert lobby.options() == {"young": [0]}
+        assert lobby.options() == {"young": [1]}
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, HostScreen))
-        assert app.screen.options == {"young": [0]}
+        assert app.screen.options == {"young": [1]}
         await wait_for(pilot, lambda: app.hosting is not None)
-        assert app.hosting.ledger.options == {"young": [0]}
+        assert app.hosting.ledger.options == {"young": [1]}
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 

@@ -17,4 +17,4 @@ def test_screen_matches_its_snapshot(scene, snap_compare) -> None:
     async def settle(pilot) -> None:
         await pilot.pause(0.2)
 
-    assert snap_compare(scene.make(), press=list(scene.keys), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(scene.app(), press=list(scene.keys), terminal_size=SIZE, run_before=settle)

@@ -149,12 +149,22 @@ def code_arg(value: str) -> str:
     return code
 
 
+THEMES = ("dark", "light", "projector")
+
+
+def add_theme(parser: argparse.ArgumentParser) -> None:
+    """``--theme``, before or after the verb (not given: the theme chosen last time)."""
+    parser.add_argument("--theme", choices=THEMES, default=argparse.SUPPRESS,
+                        help="the colours: dark, light, or projector (the strongest contrast); remembered")
+
+
 def build_parser() -> Parser:
     games = ", ".join(sorted(GAMES))
     parser = Parser(
         prog="xmas-tui",
         description="Christmas tabletop games in the terminal. With no verb, opens the lobby.",
     )
+    add_theme(parser)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
 
     play = verbs.add_parser("play", help="you against bots on this terminal")
@@ -168,6 +178,7 @@ def build_parser() -> Parser:
     play.add_argument("--bot", choices=BOT_KINDS, default="smart", help="how the bots play")
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
     play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    add_theme(play)
     play.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     play.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
@@ -188,6 +199,7 @@ def build_parser() -> Parser:
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     host.add_argument("--json", action="store_true", help="print the JSON result line (implied by --headless)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    add_theme(host)
     host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     host.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
@@ -200,6 +212,7 @@ def build_parser() -> Parser:
     join.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
     join.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
     join.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    add_theme(join)
 
     verify = verbs.add_parser("verify", help="re-run the fair-play audit of a game log, offline")
     verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
@@ -341,7 +354,7 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
     table = LocalTable(args.game, names, 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
                        options=options or None, keep=True)
-    XmasApp(table=table).run()
+    XmasApp(table=table, theme=getattr(args, "theme", None)).run()
     return 0
 
 
@@ -387,8 +400,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             return run_shared(args, n, options)
         name = local_names(args.name, 1)[0]
         return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options,
-                       cards_file=args.cards)  # fmt: skip
-    return run_app()
+                       cards_file=args.cards, theme=getattr(args, "theme", None))  # fmt: skip
+    return run_app(theme=getattr(args, "theme", None))
 
 
 def run_network(args: argparse.Namespace) -> int:
@@ -409,7 +422,8 @@ def run_network(args: argparse.Namespace) -> int:
 
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                     options=options, turn_time=args.turn_time), cards_file=args.cards)
+                                     options=options, turn_time=args.turn_time), cards_file=args.cards,
+                           theme=getattr(args, "theme", None))
         try:
             outcome = asyncio.run(headless.headless_host(
                 args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
@@ -430,7 +444,7 @@ def run_network(args: argparse.Namespace) -> int:
         from .ui.app import run_app
 
         return run_app(join=dict(address=args.address, code=args.code, name=name, discovery=args.discovery,
-                                 game=args.game.id if args.game else None))
+                                 game=args.game.id if args.game else None), theme=getattr(args, "theme", None))
     try:
         outcome = asyncio.run(headless.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,

@@ -26,6 +26,7 @@ from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen
 from xmas_tui.ui.screens.lobby import GameConfig
+from xmas_tui.ui.theme import THEME_NAMES
 
 # The lobby's default name is the login name: the scenes show a player called
 # Ann whoever makes them, so the pictures and the snapshot tests never differ.
@@ -43,6 +44,14 @@ class Scene:
     keys: tuple[str, ...] = ()
     #: False for scenes that show something live (a port number), kept out of snapshot tests.
     snapshot: bool = True
+    #: the theme it is shown in (``dark``, ``light``, ``projector``)
+    theme: str = "dark"
+
+    def app(self) -> XmasApp:
+        """The scene's app, in the scene's theme."""
+        app = self.make()
+        app.chosen_theme = THEME_NAMES[self.theme]
+        return app
 
 
 def table_at(
@@ -86,7 +95,7 @@ class LobbyAfter(XmasApp):
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # (the app's own on_mount would start the game)
         self.config = self.last
-        self.theme = "textual-dark"
+        self.theme = self.chosen_theme
         self.open_lobby()
 
 
@@ -338,7 +347,7 @@ async def capture(scene: Scene, path: Path) -> None:
         before = os.environ.get("XDG_DATA_HOME")
         os.environ["XDG_DATA_HOME"] = data
         try:
-            app = scene.make()
+            app = scene.app()
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause(0.3)
                 for key in scene.keys:

@@ -27,6 +27,10 @@ from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
 from xmas_tui.ui.screens.table import TableScreen
+from xmas_tui.ui.theme import THEME_NAMES, THEMES, default_inks, remember_theme, remembered_theme
+
+THEME_WORDS = {"dark": "a dark terminal", "light": "a light terminal",
+               "projector": "a projector or a bright room: the strongest contrast"}
 
 
 def seat_names(name: str, players: int, local: int = 1) -> list[str]:
@@ -67,8 +71,13 @@ class XmasApp(App[None]):
         host: dict | None = None,
         join: dict | None = None,
         cards_file: Path | None = None,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        for look in THEMES:
+            self.register_theme(look)
+        #: the theme to open with: ``--theme``, else the one chosen last time
+        self.chosen_theme = THEME_NAMES.get(theme or "", theme) or remembered_theme()
         self.config = config
         #: the party's own cards (``--cards FILE``); None: the data folder's cards.toml, if any
         self.cards_file = cards_file
@@ -78,8 +87,12 @@ class XmasApp(App[None]):
         self.hosting: HostedTable | None = None
         self.joined: JoinedTable | None = None
 
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return default_inks()  # a stock Textual theme chosen in the palette still has every ink
+
     def on_mount(self) -> None:
-        self.theme = "textual-dark"
+        self.theme = self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
+        self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
         if self.current is not None:
             self.push_screen(TableScreen(self.current))
         elif self.start_host is not None:
@@ -214,6 +227,9 @@ class XmasApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
+        for word, name in THEME_NAMES.items():
+            yield SystemCommand(f"Theme: {word}", f"Colours for {THEME_WORDS[word]} (remembered)",
+                                lambda name=name: setattr(self, "theme", name))
         if latest_kept() is not None and not self.in_play():
             yield SystemCommand("Resume", "Go back to the unfinished game, where it stopped", self.resume_game)
         if self.config is not None:
@@ -255,7 +271,8 @@ def run_app(
     host: dict | None = None,
     join: dict | None = None,
     cards_file: str | None = None,
+    theme: str | None = None,
 ) -> int:
     config = GameConfig(game, players, name or default_name(), bot, seed, pace, dict(options or {})) if game is not None else None
-    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None).run()
+    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None, theme=theme).run()
     return 0

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from xmas_tui.games import Game, Result
+from xmas_tui.ui.theme import Inks, inks
 
 _TABLE = re.compile(r"\S {3,}\S")  # a run of spaces between words: a row of a table
 _QUOTE = re.compile(r"^   The rulebook says: .*$", re.MULTILINE)  # under a ruling that departs from it
@@ -65,10 +66,11 @@ class RulesScreen(ModalScreen[None]):
         self.game = game
 
     def compose(self) -> ComposeResult:
+        ink = inks(self)
         with Vertical(id="rules-box", classes="dialog"):
             with VerticalScroll(id="rules-scroll"):
                 text = Text(flowed(self.game.describe_rules()))
-                text.highlight_regex(_QUOTE, style="italic #ffd7a0")
+                text.highlight_regex(_QUOTE, style=f"italic {ink.quote}")
                 yield Static(text, id="rules-text")
             yield Static("↑/↓ scroll · Esc close", classes="hint")
 
@@ -141,21 +143,22 @@ class EndScreen(ModalScreen[str]):
         self.me = me
 
     def compose(self) -> ComposeResult:
+        ink = inks(self)
         result = self.result
         winners = " and ".join(self.players[w] for w in result.winners)
         if self.game.cooperative:
             headline = (
-                Text("Everyone wins together!", style="bold #ffd700")
+                Text("Everyone wins together!", style=f"bold {ink.gold}")
                 if result.winners
-                else Text("Everyone loses together.", style="bold #ff6b6b")
+                else Text("Everyone loses together.", style=f"bold {ink.berry}")
             )
         elif self.me in result.winners:
-            headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style="bold #ffd700")
+            headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style=f"bold {ink.gold}")
         else:
             headline = Text(f"{winners} win{'s' if len(result.winners) == 1 else ''}.", style="bold")
         if result.tiebreak:
             headline.append(f"\nTie broken by: {result.tiebreak}.", style="italic")
-        table = RichTable(box=None, expand=True, header_style="bold #9be39b")
+        table = RichTable(box=None, expand=True, header_style=f"bold {ink.leaf}")
         table.add_column("")
         table.add_column("Player")
         table.add_column("Score" if self.game.cooperative else "Points", justify="right")
@@ -190,7 +193,7 @@ class EndScreen(ModalScreen[str]):
         self._verdict_tries += 1
         if verdict is None and callable(audit) and self._verdict_tries < 50:
             return False
-        line = verdict_text(verdict) if callable(audit) else Text("")
+        line = verdict_text(verdict, inks(self)) if callable(audit) else Text("")
         self.query_one("#end-audit", Static).update(line)
         if getattr(self, "_verdict_timer", None) is not None:
             self._verdict_timer.stop()
@@ -203,11 +206,11 @@ class EndScreen(ModalScreen[str]):
         self.dismiss(choice)
 
 
-def verdict_text(verdict: dict | None) -> Text:
+def verdict_text(verdict: dict | None, ink: Inks) -> Text:
     """The fair-play verdict as one or two lines: green when every check passed, red otherwise."""
     if verdict is None:
-        return Text("Fair play: no audit (the host's final message did not arrive).", style="bold red")
-    text = Text(verdict["summary"], style="#9be39b" if verdict["ok"] else "bold red")
+        return Text("Fair play: no audit (the host's final message did not arrive).", style=f"bold {ink.berry}")
+    text = Text(verdict["summary"], style=ink.leaf if verdict["ok"] else f"bold {ink.berry}")
     if verdict.get("path"):
         from xmas_tui.tables.audit import data_dir
 
@@ -216,5 +219,5 @@ def verdict_text(verdict: dict | None) -> Text:
         place = " in the games folder (see README)" if where == path.name else ""
         text.append(f"\nGame log: {where}{place}; xmas-tui verify FILE checks it again.", style="dim")
     elif verdict.get("log_error"):
-        text.append(f"\n{verdict['log_error']}", style="red")
+        text.append(f"\n{verdict['log_error']}", style=ink.berry)
     return text

@@ -17,6 +17,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -34,6 +35,7 @@ from xmas_tui.tables.network import (
     lan_address,
     parse_address,
 )
+from xmas_tui.ui.theme import Inks, inks
 
 # A 3-row block font for the join code, readable across a room.
 GLYPHS = {
@@ -66,8 +68,8 @@ STATE_LABELS = {SeatState.OPEN: "open seat", SeatState.HERE: "here", SeatState.A
                 SeatState.IDLE: "idle: bot plays", SeatState.BOT: "bot"}
 
 
-def roster_table(roster: list[RosterRow], me: int | None) -> RichTable:
-    table = RichTable(box=None, expand=True, header_style="bold #9be39b")
+def roster_table(roster: list[RosterRow], me: int | None, ink: Inks) -> RichTable:
+    table = RichTable(box=None, expand=True, header_style=f"bold {ink.leaf}")
     table.add_column("Seat", width=4)
     table.add_column("Player")
     table.add_column("", width=16)
@@ -80,7 +82,7 @@ def roster_table(roster: list[RosterRow], me: int | None) -> RichTable:
         if row.seat == me:
             name += " (you)"
         ping = f"{row.ping_ms:.0f} ms" if row.ping_ms is not None else ""
-        style = "dim" if row.state is SeatState.OPEN else ("#ff9f43" if row.state is SeatState.AWAY else "")
+        style = "dim" if row.state is SeatState.OPEN else (ink.ember if row.state is SeatState.AWAY else "")
         table.add_row(str(row.seat + 1), Text(name, style=style), Text(label, style=style), ping)
     return table
 
@@ -105,7 +107,7 @@ class HostScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="host-box", classes="dialog"):
             yield Static("Join code — players type it to sit down:", classes="hint")
-            yield Static(Text(big(self.code), style="bold #ffd700"), id="code-big")
+            yield Static(Content.styled(big(self.code), "bold $gold"), id="code-big")
             yield Static(id="host-address")
             yield Static(id="host-roster")
             with Horizontal(classes="buttons"):
@@ -143,7 +145,7 @@ class HostScreen(Screen[None]):
         host = self.host
         if host is None or host.table is None or not self.is_attached or not self.is_mounted:
             return
-        self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat))
+        self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat, inks(self)))
         if host.table.ready and self.app.screen is self:
             self.app.play_networked(host.table)
 
@@ -253,7 +255,7 @@ class JoinScreen(Screen[None]):
         self.app.open_lobby()
 
     def _status(self, text: str, error: bool = False) -> None:
-        self.query_one("#join-status", Static).update(Text(text, style="bold red" if error else ""))
+        self.query_one("#join-status", Static).update(Text(text, style=f"bold {inks(self).berry}" if error else ""))
 
     @work(exclusive=True, group="join")
     async def join_table(self) -> None:
@@ -298,7 +300,7 @@ class JoinScreen(Screen[None]):
         joined = self.joined
         if joined is None or joined.table is None or not self.is_attached or not self.is_mounted:
             return
-        self.query_one("#join-roster", Static).update(roster_table(joined.roster(), joined.seat))
+        self.query_one("#join-roster", Static).update(roster_table(joined.roster(), joined.seat, inks(self)))
         if joined.table.ready and self.app.screen is self:
             self.app.play_networked(joined.table)
         elif joined.problem:

@@ -18,26 +18,28 @@ from textual.widgets import Footer, RichLog, Static
 from xmas_tui.games import Action, ActionError
 from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.theme import inks
 
 
 class PlayersPanel(Static):
     """Every player: name, score, a summary; who acts now is marked."""
 
     def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
+        ink = inks(self)
         notes = notes or {}
         text = Text()
         for i, line in enumerate(lines):
             if i:
                 text.append("\n")
             arrow = "▶ " if line.acting else "  "
-            style = "bold #ffd700" if line.acting else "bold"
+            style = f"bold {ink.gold}" if line.acting else "bold"
             you = " (you)" if line.seat == me else ""
-            text.append(arrow, style="#ffd700")
+            text.append(arrow, style=ink.gold)
             text.append(f"{line.name}{you}", style=style)
-            text.append(f" {line.marker}" if line.marker else "", style="#ffd700")
-            text.append(f"  {line.score}", style="#9be39b")
+            text.append(f" {line.marker}" if line.marker else "", style=ink.gold)
+            text.append(f"  {line.score}", style=ink.leaf)
             note = notes.get(line.seat)
-            text.append(f"  {note}\n" if note else "\n", style="#ff9f43" if note and "away" in note else "dim")
+            text.append(f"  {note}\n" if note else "\n", style=ink.ember if note and "away" in note else "dim")
             text.append(f"  {line.summary}", style="dim")
         self.update(text)
 
@@ -80,6 +82,7 @@ class TableScreen(Screen[None]):
         self.query_one("#log").border_title = "What happened"
         self.board.pace = self.table.pace
         self.table.subscribe(self._on_table_changed)
+        self.app.theme_changed_signal.subscribe(self, lambda _: self.show_snapshot(self.snapshot))  # new inks
         self.show_snapshot(self.table.snapshot())
         self.board.focus()
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
@@ -116,6 +119,7 @@ class TableScreen(Screen[None]):
 
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left."""
+        ink = inks(self)
         problem = self.table.problem
         text = Text(problem or self.board.status_line(), style="bold")
         if not problem:
@@ -123,7 +127,7 @@ class TableScreen(Screen[None]):
                 left = self.table.seconds_left(seat)
                 if left is not None and not self.table.game.race_window:
                     who = "you" if seat == self.snapshot.seat else self.board.player_name(seat)
-                    text.append(f"  ⏱ {who}: {left:.0f} s", style="bold #ff9f43" if left <= 10 else "")
+                    text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
         status = self.query_one("#status", Static)
         status.update(text)
         status.set_class(bool(problem), "-problem")
