@@ -214,6 +214,13 @@ def build_parser() -> Parser:
     join.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     add_theme(join)
 
+    watch = verbs.add_parser("watch", help="the big-screen view of a table, for a projector")
+    watch.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
+    watch.add_argument("--code", type=code_arg, required=True, help="the join code shown on the host's screen")
+    watch.add_argument("--game", type=game_arg, default=None, help="only watch a table of this game")
+    watch.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
+    add_theme(watch)
+
     verify = verbs.add_parser("verify", help="re-run the fair-play audit of a game log, offline")
     verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
     verify.add_argument("--json", action="store_true", help="print the verdict as one JSON line")
@@ -391,6 +398,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         audit.log_path = args.log
     if args.verb in ("host", "join"):
         return run_network(args)
+    if args.verb == "watch":
+        from .ui.app import run_app
+
+        return run_app(join=dict(address=args.address, code=args.code, name="Big screen", discovery=args.discovery,
+                                 game=args.game.id if args.game else None, watch=True),
+                       theme=getattr(args, "theme", None))
     from .ui.app import run_app
 
     if args.verb == "play":

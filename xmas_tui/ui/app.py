@@ -25,8 +25,9 @@ from xmas_tui.tables.network import HostedTable, JoinedTable, SeatState
 from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
-from xmas_tui.ui.screens.network import HostScreen, JoinScreen
+from xmas_tui.ui.screens.network import HostScreen, JoinScreen, Watching
 from xmas_tui.ui.screens.table import TableScreen
+from xmas_tui.ui.screens.watch import WatchScreen
 from xmas_tui.ui.theme import THEME_NAMES, THEMES, default_inks, remember_theme, remembered_theme
 
 THEME_WORDS = {"dark": "a dark terminal", "light": "a light terminal",
@@ -120,10 +121,13 @@ class XmasApp(App[None]):
     def open_join(self, name: str) -> None:
         self.switch_to(JoinScreen(name=name))
 
-    def play_networked(self, table: Table) -> None:
-        """The host dealt: show my seat's table."""
+    def play_networked(self, table: Table, watching: Watching | None = None) -> None:
+        """The host dealt: show my seat's table (or, ``watching``, the big-screen view)."""
         self.current = table
-        self.switch_to(TableScreen(table))
+        self.switch_to(TableScreen(table) if watching is None else WatchScreen(table, watching))
+
+    def open_watch(self) -> None:
+        self.switch_to(JoinScreen(name="Big screen", watch=True))
 
     def close_network(self) -> None:
         """Leave or close any networked table (in the background)."""
@@ -150,7 +154,7 @@ class XmasApp(App[None]):
         """Replace the lobby or table with ``screen``, closing any dialog over it."""
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
-        if isinstance(self.screen, (LobbyScreen, TableScreen, HostScreen, JoinScreen)):
+        if isinstance(self.screen, (LobbyScreen, TableScreen, HostScreen, JoinScreen)):  # (WatchScreen too)
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
@@ -170,7 +174,7 @@ class XmasApp(App[None]):
         networked game in play; a local game is kept, and the lobby resumes it."""
         table = self.current
         in_play = self.in_play()
-        if table is not None and table.networked and in_play:
+        if table is not None and table.networked and in_play and table.seat is not None:  # (a spectator just goes)
             question = ConfirmScreen.leaving(hosting=self.hosting is not None)
             self.push_screen(question, lambda leave: then() if leave else None)
             return
@@ -227,6 +231,8 @@ class XmasApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
+        yield SystemCommand("Watch a table", "The big-screen view of a table on the LAN, for a projector",
+                            lambda: self.leave_game(self.open_watch))
         for word, name in THEME_NAMES.items():
             yield SystemCommand(f"Theme: {word}", f"Colours for {THEME_WORDS[word]} (remembered)",
                                 lambda name=name: setattr(self, "theme", name))

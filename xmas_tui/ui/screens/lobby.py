@@ -142,6 +142,7 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+s", "start", "Play", key_display="^s", tooltip="Play against bots", id="lobby.start"),
         Binding("ctrl+o", "host", "Host", key_display="^o", tooltip="Host a table on the LAN", id="lobby.host"),
         Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join a table on the LAN", id="lobby.join"),
+        Binding("ctrl+w", "watch", "Watch", key_display="^w", tooltip="The big-screen view of a table, for a projector", id="lobby.watch"),
         Binding("ctrl+r", "resume", "Resume", key_display="^r", tooltip="Go back to your unfinished game, where it stopped", id="lobby.resume"),
         Binding("question_mark,f1", "rules", "Rules", key_display="?", tooltip="Rules of the chosen game", id="lobby.rules"),
         Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="lobby.quit"),
@@ -177,8 +178,9 @@ class LobbyScreen(Screen[None]):
             yield Static(id="lobby-cards")
             with Horizontal(id="lobby-buttons"):
                 yield Button("Play vs bots", variant="success", id="start")
-                yield Button("Host a table", id="host")
-                yield Button("Join a table", id="join")
+                yield Button("Host", id="host", tooltip="Host a table on the LAN")
+                yield Button("Join", id="join", tooltip="Join a table on the LAN")
+                yield Button("Watch", id="watch", tooltip="The big-screen view of a table, for a projector")
                 yield Button("Rules", id="rules")
             yield Static(id="lobby-about")
         yield Footer()
@@ -327,6 +329,8 @@ class LobbyScreen(Screen[None]):
             self.action_host()
         elif event.button.id == "join":
             self.action_join()
+        elif event.button.id == "watch":
+            self.action_watch()
         elif event.button.id == "rules":
             self.action_rules()
 
@@ -354,6 +358,9 @@ class LobbyScreen(Screen[None]):
 
     def action_join(self) -> None:
         self.app.open_join(self._player_name())
+
+    def action_watch(self) -> None:
+        self.app.open_watch()
 
     def action_start(self) -> None:
         if self._cards_stop_the_game():

@@ -9,6 +9,8 @@ its table over loopback like everyone else, so every seat sees the same way.
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -37,6 +39,9 @@ from xmas_tui.tables.network import (
 )
 from xmas_tui.ui.theme import Inks, inks
 
+#: seconds the join screen listens before it joins the one table heard (hosts announce twice a second)
+ANNOUNCE_SETTLE = 1.2
+
 # A 3-row block font for the join code, readable across a room.
 GLYPHS = {
     "A": ("▄▀▄", "█▀█", "▀ ▀"), "B": ("█▀▄", "█▀▄", "▀▀ "), "C": ("▄▀▀", "█  ", " ▀▀"),
@@ -64,6 +69,16 @@ def big(text: str) -> str:
     return "\n".join(row.rstrip() for row in rows)
 
 
+@dataclass(frozen=True)
+class Watching:
+    """How latecomers reach the table being watched: its code and HOST:PORT."""
+
+    code: str
+    address: str
+    #: True for a latecomer who asked for a seat but found the table full and playing
+    latecomer: bool = False
+
+
 STATE_LABELS = {SeatState.OPEN: "open seat", SeatState.HERE: "here", SeatState.AWAY: "away",
                 SeatState.IDLE: "idle: bot plays", SeatState.BOT: "bot"}
 
@@ -85,6 +100,14 @@ def roster_table(roster: list[RosterRow], me: int | None, ink: Inks) -> RichTabl
         style = "dim" if row.state is SeatState.OPEN else (ink.ember if row.state is SeatState.AWAY else "")
         table.add_row(str(row.seat + 1), Text(name, style=style), Text(label, style=style), ping)
     return table
+
+
+def watching_line(names: list[str]) -> str:
+    """Who watches the table (a big screen, latecomers), for the host: one line."""
+    if not names:
+        return "Nobody is watching. (xmas-tui watch --code CODE shows this table on a big screen.)"
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return f"Watching: {shown}"
 
 
 class HostScreen(Screen[None]):
@@ -110,6 +133,7 @@ class HostScreen(Screen[None]):
             yield Static(Content.styled(big(self.code), "bold $gold"), id="code-big")
             yield Static(id="host-address")
             yield Static(id="host-roster")
+            yield Static(id="host-watching", classes="hint")
             with Horizontal(classes="buttons"):
                 yield Button("Start (^s)", variant="success", id="start")
                 yield Button("Close table", id="leave")
@@ -146,6 +170,7 @@ class HostScreen(Screen[None]):
         if host is None or host.table is None or not self.is_attached or not self.is_mounted:
             return
         self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat, inks(self)))
+        self.query_one("#host-watching", Static).update(watching_line(host.spectators()))
         if host.table.ready and self.app.screen is self:
             self.app.play_networked(host.table)
 
@@ -173,9 +198,13 @@ class JoinScreen(Screen[None]):
     ]
 
     def __init__(self, *, code: str = "", name: str | None = None, address: tuple[str, int] | None = None,
-                 discovery: tuple[str, int] | None = None, game: str | None = None) -> None:
+                 discovery: tuple[str, int] | None = None, game: str | None = None, watch: bool = False) -> None:
         super().__init__()
         self.code, self.name_, self.address, self.discovery, self.only_game = code, name or default_name(), address, discovery, game
+        #: join as a spectator, for the big-screen view (``xmas-tui watch``)
+        self.watch = watch
+        #: a code given on the command line with no address: join the one table heard at once
+        self.auto = bool(code) and address is None
         self.finder: TableFinder | None = None
         self.heard: list[Heard] = []
         self.joined: JoinedTable | None = None
@@ -201,7 +230,7 @@ class JoinScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#join-box").border_title = "Join a table"
+        self.query_one("#join-box").border_title = "Watch a table (big screen)" if self.watch else "Join a table"
         self.listen()
         if self.code and self.address:  # `xmas-tui join --address … --code …` said it all
             self.join_table()
@@ -215,6 +244,8 @@ class JoinScreen(Screen[None]):
             self.query_one("#join-status", Static).update(f"Cannot listen for tables ({exc}); type the host's address.")
             return
         shown: list | None = None
+        loop = asyncio.get_running_loop()
+        settle = loop.time() + ANNOUNCE_SETTLE
         while self.is_attached and self.joined is None:
             heard = [h for h in self.finder.current() if self.only_game in (None, h.info.game)]
             if [h.info for h in heard] != shown:
@@ -230,7 +261,13 @@ class JoinScreen(Screen[None]):
                 ] or [Option("No tables heard yet… (hosts announce every half second)", disabled=True)])
                 if heard:
                     options.highlighted = min(highlighted or 0, len(heard) - 1)
-            await self.finder.changed(1.0)
+            if self.auto and loop.time() >= settle:  # every host has announced by now
+                self.auto = False
+                if len(heard) == 1:
+                    self.join_table()
+                elif heard:
+                    self._status(f"{len(heard)} tables heard: choose yours (↑/↓), then Enter.")
+            await self.finder.changed(0.2 if self.auto else 1.0)
 
     def on_unmount(self) -> None:
         if self.finder is not None:
@@ -282,7 +319,7 @@ class JoinScreen(Screen[None]):
                 return
             address, info = self.heard[index].address, self.heard[index].info
         self._status(f"Joining {address[0]}:{address[1]}…")
-        joined = JoinedTable(address, code, name, info=info)
+        joined = JoinedTable(address, code, name, info=info, watch=self.watch)
         try:
             await joined.join()
         except JoinError as exc:
@@ -291,10 +328,23 @@ class JoinScreen(Screen[None]):
         self.joined = joined
         self.app.joined = joined
         seat = joined.seat
-        where = f"seat {seat + 1}" if seat is not None else "a spectator's place"
-        self._status(f"You have {where} at {joined.host_name}'s table. Waiting for the host to start…")
+        if seat is not None:
+            self._status(f"You have seat {seat + 1} at {joined.host_name}'s table. Waiting for the host to start…")
+        elif self.watch:
+            self._status(f"Watching {joined.host_name}'s table. Waiting for the host to start…")
+        else:
+            self._status(f"{joined.host_name}'s table is full: you are watching. Waiting for the host to start…")
         joined.subscribe(self.refresh_roster)
         self.refresh_roster()
+
+    def watching(self, joined: JoinedTable) -> Watching | None:
+        """How the big-screen view names this table, if I watch it (None: I have a seat)."""
+        if joined.seat is not None:
+            return None
+        code = self.query_one("#code", Input).value.strip().upper()
+        host, port = joined.address
+        shown = lan_address() if host in ("127.0.0.1", "::1", "localhost") else host
+        return Watching(code, f"{shown}:{port}", latecomer=not self.watch)
 
     def refresh_roster(self, *_: object) -> None:
         joined = self.joined
@@ -302,6 +352,6 @@ class JoinScreen(Screen[None]):
             return
         self.query_one("#join-roster", Static).update(roster_table(joined.roster(), joined.seat, inks(self)))
         if joined.table.ready and self.app.screen is self:
-            self.app.play_networked(joined.table)
+            self.app.play_networked(joined.table, self.watching(joined))
         elif joined.problem:
             self._status(joined.problem, error=True)

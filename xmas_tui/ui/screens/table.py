@@ -104,7 +104,11 @@ class TableScreen(Screen[None]):
         board = self.board
         board.show_snapshot(snapshot)
         self._show_status()
-        self.query_one("#players-panel", PlayersPanel).show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
+        panel = self.query_one("#players-panel", PlayersPanel)
+        panel.show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
+        hosting = getattr(self.app, "hosting", None)  # the host sees who watches their table
+        watchers = hosting.spectators() if hosting is not None and hosting.table is self.table else []
+        panel.border_subtitle = f"{len(watchers)} watching" if watchers else ""
         prompt = self.query_one("#prompt", Static)
         prompt.update(board.prompt_line())
         prompt.set_class(snapshot.my_turn, "-my-turn")
