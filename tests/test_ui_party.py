@@ -3,17 +3,22 @@ play-test findings, each driven through Textual's Pilot as a guest at the party 
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 
 from xmas_tui.games import get_game
 from xmas_tui.ui.app import XmasApp
-from xmas_tui.ui.screens.network import JoinScreen, watching_line
+from xmas_tui.ui.boards.christmas_carol import turn_ended_by_scrooge
+from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen
+from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
+from xmas_tui.ui.screens.network import HostScreen, JoinScreen, watching_line
 from xmas_tui.ui.screens.table import PlayersPanel, TableScreen
 from xmas_tui.ui.screens.watch import WatchScreen
 from xmas_tui.ui.theme import INKS, THEMES, remembered_theme
 
-from .netkit import free_port, loopback_host
-from .uikit import table_at, wait_for
+from .netkit import free_port, joiner, loopback_host
+from .uikit import catch_notes, table_at, wait_for
 
 CHIP = get_game("chip-n-dale")
 
@@ -126,7 +131,168 @@ async def test_join_with_only_a_code_joins_the_one_table_heard_at_once(monkeypat
     app = XmasApp(join=dict(code="STAR-2345", name="Bob"))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: any(r.name == "Bob" for r in host.roster()), 15)
-            assert isinstance(app.screen, JoinScreen) and app.screen.joined is not None
+            await wait_for(pilot, lambda: isinstance(app.screen, JoinScreen) and app.screen.joined is not None, 15)
+            assert any(r.name == "Bob" for r in host.roster())
     finally:
         await host.close()
+
+
+# ---------------------------------------------------------------- idle, away, the host gone
+
+async def test_the_prompt_says_a_player_is_away_and_when_a_bot_plays_for_them(monkeypatch) -> None:
+    """Not "Bob is playing": "Bob is away: a bot plays in 12 s", and the players panel shows
+    the countdown in full."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    app = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0, options={"first": 2}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.hosting is not None and app.hosting.table is not None)
+        bob = joiner(app.hosting, "Bob", code="HOLY-2345")
+        await bob.join()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await bob.close()  # Bob's laptop goes to sleep on his turn
+        await wait_for(pilot, lambda: "Bob is away: a bot plays in" in str(app.screen.query_one("#prompt").render()))
+        assert "Bob is playing" not in str(app.screen.query_one("#prompt").render())
+        panel = app.screen.query_one(PlayersPanel)
+        assert "away: a bot plays in" in panel.content.plain
+        assert re.search(r"away: a bot plays in \d+ s", app.export_screenshot().replace("&#160;", " "))
+
+
+async def test_when_the_host_closes_the_table_the_prompt_and_the_leave_question_say_so(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = loopback_host(CHIP, 2, code="HOLY-2345", pace=5.0)
+    await host.open()
+    app = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: any(r.name == "Bob" for r in host.roster()))
+            host.start()
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+            await host.close()
+            prompt = app.screen.query_one("#prompt")
+            await wait_for(pilot, lambda: "The host closed the table." in str(prompt.render()))
+            assert "Esc" in str(prompt.render()) and "lobby" in str(prompt.render())
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            question = str(app.screen.query_one("#confirm-question").render())
+            assert "The host closed the table." in question and "bot takes your seat" not in question
+            await pilot.press("y")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+    finally:
+        await host.close()
+
+
+async def test_a_host_whose_waiting_room_seats_players_is_asked_before_closing(monkeypatch) -> None:
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    app = XmasApp(host=dict(game=CHIP, players=3, code="HOLY-2345", name="Ann", port=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.hosting is not None and app.hosting.table is not None)
+        await pilot.press("ctrl+q")  # nobody sits yet: nothing to ask
+        await wait_for(pilot, lambda: not app.is_running)
+    app = XmasApp(host=dict(game=CHIP, players=3, code="HOLY-2345", name="Ann", port=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.hosting is not None and app.hosting.table is not None)
+        bob = joiner(app.hosting, "Bob", code="HOLY-2345")
+        try:
+            await bob.join()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            assert "Bob already sits at your table" in str(app.screen.query_one("#confirm-question").render())
+            await pilot.press("n")
+            assert isinstance(app.screen, HostScreen)
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await wait_for(pilot, lambda: not app.is_running)
+        finally:
+            await bob.close()
+
+
+# ---------------------------------------------------------------- keys, toasts, notices
+
+async def test_a_new_refusal_replaces_the_last_instead_of_piling_up() -> None:
+    table = table_at(CHIP, 3, 7, lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        for _ in range(3):
+            await pilot.press("s")  # stopping before two flips breaks a rule
+            await pilot.pause(0.2)
+        await wait_for(pilot, lambda: len(app._notifications) >= 1)
+        assert len(app._notifications) == 1
+        assert "flip at least 2" in next(iter(app._notifications)).message
+
+
+async def test_the_footer_shows_the_game_keys_only_when_they_do_something() -> None:
+    """Off my turn the game's keys leave the footer, yet a key pressed still says why not;
+    Ctrl+Q is there, and Ctrl+C quits without Textual's stock message."""
+    table = table_at(CHIP, 3, 7, lambda s: not s.my_turn, pace=4.0)
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        footer_keys = {b.binding.key for b in app.active_bindings.values() if b.binding.show and b.enabled}
+        assert "s" not in footer_keys and "ctrl+q" in footer_keys
+        notes = catch_notes(app)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: bool(notes))
+        assert "turn" in notes[-1].lower()
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.is_running)
+        assert not any("to quit the app" in note for note in notes)
+    table = table_at(CHIP, 3, 7, lambda s: s.my_turn and s.view["phase"] == "flip")
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        footer_keys = {b.binding.key for b in app.active_bindings.values() if b.binding.show and b.enabled}
+        assert {"1", "s"} <= footer_keys
+
+
+async def test_the_game_kept_notice_appears_only_once_a_move_was_kept() -> None:
+    """Before the first move nothing is written, so nothing is said to be kept."""
+    app = XmasApp(GameConfig(CHIP, 3, "Ann", seed=7, pace=4.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        notes = catch_notes(app)
+        assert not app.current.keep.exists()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.pause(0.2)
+        assert not any("kept" in note for note in notes)
+    app = XmasApp(GameConfig(CHIP, 3, "Ann", seed=7, pace=0.2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        table = app.current
+        await wait_for(pilot, lambda: table.keep.exists() or table.snapshot().my_turn)
+        if not table.keep.exists():
+            await pilot.press("1")  # my move: now the game is on disk
+            await wait_for(pilot, lambda: table.keep.exists())
+        notes = catch_notes(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: any("kept" in note for note in notes))
+
+
+async def test_the_end_screen_gives_the_game_logs_full_path() -> None:
+    table = table_at(CHIP, 3, 5, lambda s: False, pace=0.05)
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), 60)
+        audit = app.screen.query_one("#end-audit")
+        await wait_for(pilot, lambda: "Game log:" in str(audit.render()))
+        path = app.current.audit()["path"]
+        assert path.startswith("/") and path in str(audit.render()).replace("\n", "")
+
+
+# ---------------------------------------------------------------- the games' own findings
+
+async def test_a_scrooge_tile_that_ends_the_turn_is_said_on_the_board() -> None:
+    carol = get_game("christmas-carol")
+
+    def scrooge_just_ended_a_turn(s) -> bool:
+        return bool(s.log) and s.log[-1].kind != "special" and turn_ended_by_scrooge(s.log) is not None
+
+    table = table_at(carol, 3, 1, scrooge_just_ended_a_turn)
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        moment = str(app.screen.query_one("#cc-moment").render())
+        assert "Turn over" in moment and "no more drawing" in moment

@@ -62,6 +62,8 @@ class XmasApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("ctrl+p", "command_palette", "Commands", key_display="^p", show=False, id="app.palette"),
+        Binding("ctrl+q", "quit", "Quit", key_display="^q", tooltip="Quit xmas-tui (asking first if a game would be lost)",
+                id="app.quit"),
     ]
 
     def __init__(
@@ -174,14 +176,29 @@ class XmasApp(App[None]):
         networked game in play; a local game is kept, and the lobby resumes it."""
         table = self.current
         in_play = self.in_play()
+        waiting = self.waiting_guests()
+        if waiting:
+            self.push_screen(ConfirmScreen.closing_waiting_room(waiting), lambda leave: then() if leave else None)
+            return
+        if table is not None and table.host_gone and in_play:  # nothing left to lose: say what happened
+            self.push_screen(ConfirmScreen.host_gone(table.host_gone), lambda leave: then() if leave else None)
+            return
         if table is not None and table.networked and in_play and table.seat is not None:  # (a spectator just goes)
             question = ConfirmScreen.leaving(hosting=self.hosting is not None)
             self.push_screen(question, lambda leave: then() if leave else None)
             return
-        kept = isinstance(table, LocalTable) and table.keep is not None and in_play
+        kept = isinstance(table, LocalTable) and table.keep is not None and in_play and table.keep.exists()
         then()
         if kept and self.is_running:
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
+
+    def waiting_guests(self) -> list[str]:
+        """The players already seated in the waiting room of a table I host, not yet dealt."""
+        hosting = self.hosting
+        if hosting is None or hosting.started or hosting.table is None:
+            return []
+        return [row.name for row in hosting.roster()
+                if row.seat != hosting.table.seat and row.state is SeatState.HERE and row.name]
 
     def resume_game(self) -> None:
         """Go back to the unfinished local game kept on disk, where it stopped (the newest one
@@ -209,6 +226,10 @@ class XmasApp(App[None]):
 
     async def action_quit(self) -> None:
         self.leave_game(self.exit)
+
+    async def action_help_quit(self) -> None:
+        """Ctrl+C quits as Ctrl+Q does (asking first if a game would be lost)."""
+        await self.action_quit()
 
     def show_rules(self, game: Game) -> None:
         self.push_screen(RulesScreen(game))

@@ -13,6 +13,7 @@ Must not touch: the engine state.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from xmas_tui.games import Event
 from xmas_tui.games.christmas_carol import (
     AWAKE,
     CLOCK,
@@ -113,6 +115,17 @@ def tile_card(face: str, ink: Inks) -> Text:
     text.append(f"{puzzle:^6}", style=f"bold {ink.felt} on {colour}")
     text.append(f"\ntile {piece_of(face)}", style=colour)
     return text
+
+
+def turn_ended_by_scrooge(log: Sequence[Event]) -> Event | None:
+    """The Move Scrooge tile that ended the last turn, while nobody has drawn since: the
+    board says so (the log alone was too easy to miss)."""
+    for event in reversed(log):
+        if event.kind == "special":
+            return event
+        if event.kind in ("draw", "stop"):
+            return None
+    return None
 
 
 def chance(part: int, whole: int) -> str:
@@ -352,9 +365,12 @@ class ChristmasCarolBoard(Board):
             wakers = bag[TO_BOX] + bag[TO_BAG]
             text.append("Next tile moves Scrooge: ", style="dim")
             text.append(chance(wakers, sum(bag.values())), style=f"bold {ink.berry}" if wakers else "dim")
-        news = next((e for e in reversed(snap.log) if e.kind in NEWS), None)
+        ended = turn_ended_by_scrooge(snap.log)
+        news = ended or next((e for e in reversed(snap.log) if e.kind in NEWS), None)
         if news is not None:
             text.append("\n")
+            if ended is not None:
+                text.append("◷ Turn over: ", style=f"bold {ink.berry}")
             text.append(news.text, style=f"italic {ink.news}")
         return text
 

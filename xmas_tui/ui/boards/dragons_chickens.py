@@ -445,6 +445,7 @@ class DragonsChickensBoard(Board):
     game = GAME
     #: How many people may share this board's keyboard (one key block each).
     local_players = len(BLOCKS)
+    gate_keys = False  # a race: every block's keys work whenever a room is open
 
     BINDINGS = _bindings()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from rich.table import Table as RichTable
 from rich.text import Text
@@ -111,6 +110,20 @@ class ConfirmScreen(ModalScreen[bool]):
             return cls("Close the table?", "You host this table: closing it ends the game for everyone at it.", "Close it")
         return cls("Leave this game?", "A bot takes your seat soon. To take it back, join again with the same name.", "Leave")
 
+    @classmethod
+    def closing_waiting_room(cls, names: list[str]) -> ConfirmScreen:
+        """The question before a host closes a waiting room where players already sit."""
+        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        sit = "sits" if len(names) == 1 else "sit"
+        return cls("Close the table?", f"{who} already {sit} at your table: closing it sends "
+                   "them back to the lobby.", "Close it")
+
+    @classmethod
+    def host_gone(cls, why: str) -> ConfirmScreen:
+        """The question on leaving a table whose host went away: the game is over, say so."""
+        return cls("The host has gone", f"{why}\nThe game is over for this table. Go back to the lobby?",
+                   "Lobby", "Stay here")
+
     def on_mount(self) -> None:
         self.query_one("#confirm-box").border_title = self.title_
         self.query_one("#no", Button).focus()
@@ -212,12 +225,7 @@ def verdict_text(verdict: dict | None, ink: Inks) -> Text:
         return Text("Fair play: no audit (the host's final message did not arrive).", style=f"bold {ink.berry}")
     text = Text(verdict["summary"], style=ink.leaf if verdict["ok"] else f"bold {ink.berry}")
     if verdict.get("path"):
-        from xmas_tui.tables.audit import data_dir
-
-        path = Path(verdict["path"])
-        where = path.name if path.parent == data_dir() else str(path)
-        place = " in the games folder (see README)" if where == path.name else ""
-        text.append(f"\nGame log: {where}{place}; xmas-tui verify FILE checks it again.", style="dim")
+        text.append(f"\nGame log: {verdict['path']}\nxmas-tui verify FILE checks it again.", style="dim")
     elif verdict.get("log_error"):
         text.append(f"\n{verdict['log_error']}", style=ink.berry)
     return text

@@ -179,8 +179,7 @@ class HostScreen(Screen[None]):
             self.host.start()
 
     def action_leave(self) -> None:
-        self.app.close_network()
-        self.app.open_lobby()
+        self.app.leave_game(self.app.open_lobby)  # (asks first if players already sit here)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":

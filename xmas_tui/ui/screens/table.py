@@ -7,6 +7,8 @@ and the bot pace. Must not touch: the engine state (it holds a snapshot only).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -16,13 +18,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
 from xmas_tui.games import Action, ActionError
-from xmas_tui.tables.table import Snapshot, Table
+from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
 from xmas_tui.ui.theme import inks
 
 
 class PlayersPanel(Static):
-    """Every player: name, score, a summary; who acts now is marked."""
+    """Every player: name, score, a summary; who acts now is marked, and a seat's state
+    (away with its countdown, idle, a bot) leads the second line, where it has room."""
 
     def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
         ink = inks(self)
@@ -37,11 +40,34 @@ class PlayersPanel(Static):
             text.append(arrow, style=ink.gold)
             text.append(f"{line.name}{you}", style=style)
             text.append(f" {line.marker}" if line.marker else "", style=ink.gold)
-            text.append(f"  {line.score}", style=ink.leaf)
+            text.append(f"  {line.score}\n", style=ink.leaf)
+            text.append("  ")
             note = notes.get(line.seat)
-            text.append(f"  {note}\n" if note else "\n", style=ink.ember if note and "away" in note else "dim")
-            text.append(f"  {line.summary}", style="dim")
+            if note:
+                urgent = note.startswith(("away", "idle"))
+                text.append(note, style=f"bold {ink.ember}" if urgent else "dim")
+                text.append(" · " if line.summary else "", style="dim")
+            text.append(line.summary, style="dim")
         self.update(text)
+
+
+def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], str]) -> str | None:
+    """The prompt while someone who must act is away or idle: "Alice is away: a bot plays in
+    12 s." (None when everyone who acts is here)."""
+    if snapshot.my_turn or snapshot.result is not None:
+        return None
+    rows = {row.seat: row for row in table.roster()}
+    said = []
+    for seat in sorted(snapshot.to_act):
+        row = rows.get(seat)
+        if row is None:
+            continue
+        if row.state is SeatState.AWAY:
+            when = f"in {row.hold_left:.0f} s" if row.hold_left is not None else "soon"
+            said.append(f"{name_of(seat)} is away: a bot plays {when}.")
+        elif row.state is SeatState.IDLE:
+            said.append(f"{name_of(seat)} is idle: a bot plays for them until they press a key.")
+    return " ".join(said) or None
 
 
 class TableScreen(Screen[None]):
@@ -109,9 +135,7 @@ class TableScreen(Screen[None]):
         hosting = getattr(self.app, "hosting", None)  # the host sees who watches their table
         watchers = hosting.spectators() if hosting is not None and hosting.table is self.table else []
         panel.border_subtitle = f"{len(watchers)} watching" if watchers else ""
-        prompt = self.query_one("#prompt", Static)
-        prompt.update(board.prompt_line())
-        prompt.set_class(snapshot.my_turn, "-my-turn")
+        self._show_prompt()
         log = self.query_one("#log", RichLog)
         for event in snapshot.log[self._logged :]:
             mine = event.seat is not None and event.seat == snapshot.seat
@@ -120,6 +144,19 @@ class TableScreen(Screen[None]):
         if snapshot.result is not None and not self._ended:
             self._ended = True
             self.app.show_result(self.table, snapshot)
+
+    def _show_prompt(self) -> None:
+        """What I can do now; or who we wait for, and why; or, the host gone, what happened."""
+        prompt = self.query_one("#prompt", Static)
+        gone = self.table.host_gone
+        if gone and self.snapshot.result is None:
+            prompt.update(f"{gone}\nPress Esc to go back to the lobby.")
+            prompt.set_class(False, "-my-turn")
+            prompt.set_class(True, "-gone")
+            return
+        board = self.board
+        prompt.update(waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
+        prompt.set_class(self.snapshot.my_turn, "-my-turn")
 
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left."""
@@ -135,6 +172,8 @@ class TableScreen(Screen[None]):
         status = self.query_one("#status", Static)
         status.update(text)
         status.set_class(bool(problem), "-problem")
+        if self.table.networked:
+            self._show_prompt()  # an away player's countdown, the host gone
 
     def on_key(self) -> None:
         self.table.present()  # a player the table marked idle is back
@@ -148,6 +187,7 @@ class TableScreen(Screen[None]):
         try:
             await self.table.send(action, seat=seat)
         except ActionError as error:
+            self.app.clear_notifications()  # the newest refusal replaces the last: toasts never pile up
             self.notify(str(error), title="Not allowed", severity="error")
 
     def action_help(self) -> None:
