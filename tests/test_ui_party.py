@@ -10,7 +10,7 @@ from rich.text import Text
 from xmas_tui.games import get_game
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_carol import turn_ended_by_scrooge
-from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen
+from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, TooSmallScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, watching_line
 from xmas_tui.ui.screens.table import PlayersPanel, TableScreen
@@ -296,3 +296,28 @@ async def test_a_scrooge_tile_that_ends_the_turn_is_said_on_the_board() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         moment = str(app.screen.query_one("#cc-moment").render())
         assert "Turn over" in moment and "no more drawing" in moment
+
+
+# ---------------------------------------------------------------- any terminal
+
+async def test_below_80_by_24_a_notice_asks_for_a_larger_terminal_and_goes_when_there_is_room() -> None:
+    table = table_at(CHIP, 3, 7, lambda s: s.my_turn)
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(70, 20)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TooSmallScreen))
+        notice = str(app.screen.query_one("#too-small").render())
+        assert "larger" in notice and "80×24" in notice and "70×20" in notice
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+
+
+async def test_side_panels_grow_with_the_width() -> None:
+    """At 120×40 the log no longer wraps at 26 columns beside empty space."""
+    table = table_at(CHIP, 3, 7, lambda s: s.my_turn)
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert app.screen.query_one("#side").size.width == 30
+        await pilot.resize_terminal(120, 40)
+        await wait_for(pilot, lambda: app.screen.query_one("#side").size.width >= 45)
+        assert app.screen.query_one("#log").size.width >= 40

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .bots import BOT_KINDS
-from .games import GAMES, Game, get_game
+from .games import GAMES, Game, count, get_game
 from .names import default_name
 
 EXIT_USAGE = 2
@@ -379,7 +379,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         figures = simulate(args.game, args.games, n, args.seed, args.bot, options_for(args.game, n, args.option, args.cards))
         if not args.json:
             print(
-                f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "
+                f"{count(figures['games'], 'game')} of {args.game.title}, {n} players, {args.bot} bots: "
                 f"{figures['games_per_second']} games/s, {figures['mean_actions']} actions a game"
             )
             print(f"wins by seat: {figures['wins_by_seat']}, shared wins: {figures['ties']}")

@@ -341,6 +341,11 @@ class Ruling:
     quote: str = ""
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` things in words, plural only when not one: ``1 point``, ``2 points``, ``0 cards``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def and_list(words: Sequence[str]) -> str:
     """``"a, b and c"``: words listed in a sentence ("" for none)."""
     if len(words) <= 1:

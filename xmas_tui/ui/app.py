@@ -23,7 +23,13 @@ from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.network import HostedTable, JoinedTable, SeatState
 from xmas_tui.tables.table import Snapshot, Table
-from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
+from xmas_tui.ui.screens.dialogs import (
+    MIN_SIZE,
+    ConfirmScreen,
+    EndScreen,
+    RulesScreen,
+    TooSmallScreen,
+)
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, Watching
 from xmas_tui.ui.screens.table import TableScreen
@@ -60,6 +66,8 @@ class XmasApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "xmas-tui"
     ENABLE_COMMAND_PALETTE = True
+    #: wider terminals give the side panels (players, the log) more room
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide"), (150, "-wider")]
     BINDINGS = [
         Binding("ctrl+p", "command_palette", "Commands", key_display="^p", show=False, id="app.palette"),
         Binding("ctrl+q", "quit", "Quit", key_display="^q", tooltip="Quit xmas-tui (asking first if a game would be lost)",
@@ -107,6 +115,19 @@ class XmasApp(App[None]):
         else:
             self.open_lobby()
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.check_size)
+
+    def check_size(self) -> None:
+        """Below 80×24, a notice to enlarge the terminal over every screen; it goes once there is room."""
+        width, height = self.size
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        shown = isinstance(self.screen, TooSmallScreen)
+        if small and not shown:
+            self.push_screen(TooSmallScreen())
+        elif shown and not small:
+            self.pop_screen()
+
     # -------------------------------------------------------------- verbs
     def open_lobby(self) -> None:
         self.close_network()  # leaving a networked table says so: a joiner's seat goes to a bot, a host's table closes
@@ -153,9 +174,11 @@ class XmasApp(App[None]):
         self.switch_to(TableScreen(self.current))
 
     def switch_to(self, screen: Screen) -> None:
-        """Replace the lobby or table with ``screen``, closing any dialog over it."""
+        """Replace the lobby or table with ``screen``, closing any dialog over it (a notice
+        that the terminal is too small comes back over the new screen)."""
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
+        self.call_after_refresh(self.check_size)
         if isinstance(self.screen, (LobbyScreen, TableScreen, HostScreen, JoinScreen)):  # (WatchScreen too)
             self.switch_screen(screen)
         else:

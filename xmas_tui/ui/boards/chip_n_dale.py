@@ -16,7 +16,7 @@ from textual.containers import Center, Grid, Horizontal, Vertical
 from textual.events import Click
 from textual.widgets import Static
 
-from xmas_tui.games import Action
+from xmas_tui.games import Action, count
 from xmas_tui.games.chip_n_dale import (
     EVENT_TEXT,
     EVENT_TITLES,
@@ -79,17 +79,17 @@ def card_text(face: str, ink: Inks) -> Text:
 
 
 def summary(faces: list[str]) -> str:
-    """A one-line count of a collection: ``OrnC1 D2 · Cane C1 · Pop 3 · Acorn 1 · Bell 2``."""
+    """A collection counted in words: ``2 ornaments, 1 candy cane, 3 popcorn, 2 bells``."""
     kinds = Counter(treasure(f)[0] for f in faces)
-    parts = []
-    if kinds["ornament-chip"] or kinds["ornament-dale"]:
-        parts.append(f"Orn C{kinds['ornament-chip']}D{kinds['ornament-dale']}")
-    if kinds["candy-chip"] or kinds["candy-dale"]:
-        parts.append(f"Cane C{kinds['candy-chip']}D{kinds['candy-dale']}")
-    for kind, label in (("popcorn", "Pop"), ("acorn", "Acorn"), ("bell", "Bell")):
-        if kinds[kind]:
-            parts.append(f"{label} {kinds[kind]}")
-    return " ".join(parts) or "no Treasures yet"
+    counted = (
+        (kinds["ornament-chip"] + kinds["ornament-dale"], "ornament", "ornaments"),
+        (kinds["candy-chip"] + kinds["candy-dale"], "candy cane", "candy canes"),
+        (kinds["popcorn"], "popcorn", "popcorn"),
+        (kinds["acorn"], "acorn", "acorns"),
+        (kinds["bell"], "bell", "bells"),
+    )
+    parts = [f"{n} {one if n == 1 else many}" for n, one, many in counted if n]
+    return ", ".join(parts) or "no Treasures yet"
 
 
 class SlotCard(BoardClick):
@@ -197,7 +197,7 @@ class ChipNDaleBoard(Board):
         faces = [f for _, f in mine if f]
         points = score(faces).total
         self.query_one("#mine-title", Static).update(
-            Text.assemble(("Your Treasures ", "bold"), (f"{points} points", f"bold {ink.gold}"), f" · {len(mine)} cards")
+            Text.assemble(("Your Treasures ", "bold"), (count(points, "point"), f"bold {ink.gold}"), f" · {count(len(mine), 'card')}")
         )
         if mine:
             self.selected = min(self.selected, len(mine) - 1)
@@ -271,7 +271,7 @@ class ChipNDaleBoard(Board):
             faces = view.faces_in(f"collection.{seat}")
             marker = "★" if view["star"] == seat else ""
             lines.append(
-                PlayerLine(seat, name, f"{score(faces).total} pts", summary(faces), seat in self.snapshot.to_act, marker)
+                PlayerLine(seat, name, count(score(faces).total, "point"), summary(faces), seat in self.snapshot.to_act, marker)
             )
         return lines
 

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from xmas_tui.games import Event
+from xmas_tui.games import Event, count
 from xmas_tui.games.christmas_tree import (
     GAME,
     ITEMS,
@@ -134,7 +134,7 @@ def set_words(play: Play) -> str:
 
 
 def pts(n: int) -> str:
-    return f"{n} pt{'s' if n != 1 else ''}"
+    return count(n, "point")
 
 
 def offered_sets(counts: Counter[str]) -> list[Play]:
@@ -475,7 +475,7 @@ class ChristmasTreeBoard(Board):
             shown = set_text(ink, play)
             text.append_text(shown)
             text.append(" " * (7 - shown.cell_len))
-            text.append(f"{LOOK[play.item][3][:8]:<9}", style=ink[LOOK[play.item][1]])
+            text.append(f"{LOOK[play.item][3]:<12}", style=ink[LOOK[play.item][1]])
             text.append(f"+{set_points(size)}", style=f"bold {ink.leaf}")
             line.update(text)
             line.tooltip = f"Play {set_words(play)}: {pts(set_points(size))}"

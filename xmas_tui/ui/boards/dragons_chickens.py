@@ -30,6 +30,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Static
 
+from xmas_tui.games import count
 from xmas_tui.games.dragons_chickens import (
     CHEST,
     DRAGON,
@@ -265,7 +266,7 @@ def press_text(ink: Inks, kind: int, target: int, names: Sequence[str]) -> Text:
         return Text("chest", style=f"bold {ink.gold}")
     if kind == SHIELD:
         return Text("shield", style=f"bold {ink.ice}")
-    return Text(f"slap {short(names[target], 5)}", style=f"bold {ink[DARK]}")
+    return Text(f"slap {short(names[target], 8)}", style=f"bold {ink[DARK]}")
 
 
 def headline(ink: Inks, record: RoundRecord, names: Sequence[str]) -> Text:
@@ -303,7 +304,7 @@ def round_rows(ink: Inks, record: RoundRecord, names: Sequence[str], mine: Itera
         row = Text(f"{v.ms:>4} ms ", style=ink.leaf)
         row.append(f"{short(names[v.seat], 6):<6} ", style="bold" if v.seat in mine else "")
         what = press_text(ink, v.kind, v.target, names)
-        what.pad_right(10 - what.cell_len)
+        what.pad_right(14 - what.cell_len)
         row.append_text(what)
         verdict, style = _VERDICTS.get(v.what, (v.what, ""))
         style = ink.style(style)
@@ -809,5 +810,5 @@ class DragonsChickensBoard(Board):
             block = snap.my_seats.index(seat) if seat in snap.my_seats else None
             marker = f"[{BLOCKS[block].treasures[0]}]" if block and block < len(BLOCKS) else ""
             summary = f"{chickens} chicken{'s' * (chickens != 1)} · pile {len(view.zone(pile_zone(seat)))}"
-            lines.append(PlayerLine(seat, name, f"{len(loot)} cards", summary, seat in snap.to_act, marker))
+            lines.append(PlayerLine(seat, name, count(len(loot), "card"), summary, seat in snap.to_act, marker))
         return lines

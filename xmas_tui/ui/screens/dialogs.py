@@ -229,3 +229,31 @@ def verdict_text(verdict: dict | None, ink: Inks) -> Text:
     elif verdict.get("log_error"):
         text.append(f"\n{verdict['log_error']}", style=ink.berry)
     return text
+
+
+#: the smallest terminal every screen fits (columns, lines)
+MIN_SIZE = (80, 24)
+
+
+class TooSmallScreen(ModalScreen[None]):
+    """Over everything while the terminal is smaller than 80×24: a clear request to enlarge it,
+    instead of clipped boards. It goes by itself once the terminal is big enough."""
+
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="small.quit")]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
+
+    def on_mount(self) -> None:
+        self.show_size()
+
+    def on_resize(self) -> None:
+        self.show_size()
+
+    def show_size(self) -> None:
+        width, height = self.app.size
+        need_w, need_h = MIN_SIZE
+        self.query_one("#too-small", Static).update(
+            f"Please make this terminal larger.\n\nxmas-tui needs {need_w}×{need_h}; this one is "
+            f"{width}×{height}.\n\nEverything comes back as it was once there is room."
+        )

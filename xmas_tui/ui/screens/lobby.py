@@ -183,7 +183,7 @@ class LobbyScreen(Screen[None]):
                 yield Button("Watch", id="watch", tooltip="The big-screen view of a table, for a projector")
                 yield Button("Rules", id="rules")
             yield Static(id="lobby-about")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._shown_game = self.game.id

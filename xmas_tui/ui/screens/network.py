@@ -137,7 +137,7 @@ class HostScreen(Screen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Start (^s)", variant="success", id="start")
                 yield Button("Close table", id="leave")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         timer = f" · {self.turn_time:.0f} s a move" if self.turn_time else ""
@@ -226,7 +226,7 @@ class JoinScreen(Screen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Join", variant="success", id="join")
                 yield Button("Back", id="leave")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#join-box").border_title = "Watch a table (big screen)" if self.watch else "Join a table"

@@ -97,7 +97,7 @@ class TableScreen(Screen[None]):
                 yield PlayersPanel(id="players-panel")
                 yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
         yield Static(id="prompt")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def board(self) -> Board:

@@ -45,7 +45,7 @@ class WatchScreen(TableScreen):
                 yield PlayersPanel(id="players-panel")
                 yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
         yield Static(id="prompt")
-        yield Footer()
+        yield Footer(compact=True)
 
     def banner(self) -> Content:
         w = self.watching
