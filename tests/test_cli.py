@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -72,11 +73,13 @@ def test_rules_prints_the_rules_and_every_ruling(capsys) -> None:
 
     assert main(["rules", "chip-n-dale"]) == 0
     out = capsys.readouterr().out
+    words = " ".join(out.split())  # (wrapped to the terminal)
     game = get_game("chip-n-dale")
     assert "Pluto" in out
     for ruling in game.rulings:
-        assert ruling.ruling in out
-    assert "   The rulebook says: “The player who last ate a candy cane takes the first turn.”" in out
+        assert ruling.ruling in words
+    assert "\n   The rulebook says: “The player who last ate a candy cane" in out
+    assert "The rulebook says: “The player who last ate a candy cane takes the first turn.”" in words
 
 
 def test_simulate_json_ends_with_the_figures() -> None:
@@ -141,3 +144,13 @@ def test_a_table_option_reaches_the_game(monkeypatch) -> None:
 
     table = make_local_table(config)
     assert tuple(table.snapshot().view["puzzles"]) == (3, 4, 5, 6)
+
+
+def test_rules_wrap_to_the_terminal() -> None:
+    """`xmas-tui rules` fits the terminal it prints to; list items hang under themselves."""
+    done = subprocess.run([sys.executable, "-m", "xmas_tui", "rules", "christmas-tree"], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "COLUMNS": "60"})
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert all(len(line) <= 59 for line in lines)
+    assert any(line.startswith("* ") for line in lines) and any(line.startswith("  ") for line in lines)

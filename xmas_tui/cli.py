@@ -368,7 +368,11 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.verb == "rules":
-        print(args.game.describe_rules())
+        import shutil
+
+        from .rules_text import wrapped
+
+        print(wrapped(args.game.describe_rules(), max(40, shutil.get_terminal_size().columns - 1)))
         return 0
     if args.verb == "simulate":
         from .simulate import simulate

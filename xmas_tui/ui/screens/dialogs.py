@@ -2,61 +2,22 @@
 
 from __future__ import annotations
 
-import re
-
 from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Markdown, Static
 
 from xmas_tui.games import Game, Result
+from xmas_tui.rules_text import rules_markdown
 from xmas_tui.ui.theme import Inks, inks
-
-_TABLE = re.compile(r"\S {3,}\S")  # a run of spaces between words: a row of a table
-_QUOTE = re.compile(r"^   The rulebook says: .*$", re.MULTILINE)  # under a ruling that departs from it
-
-
-def _underline(line: str) -> bool:
-    return bool(line) and set(line) <= {"=", "-"}
-
-
-def flowed(text: str) -> str:
-    """The rules with each hard-wrapped paragraph joined into one line, so the screen
-    wraps it at its own width. Headings, blank lines, list items ("* ", and their
-    two-space continuations), short label lines ending in ":", tables and indented
-    lines keep their own lines."""
-    lines = text.splitlines()
-    out: list[str] = []
-    item = False  # the line being built is a "* " list item
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        heading = i + 1 < len(lines) and _underline(lines[i + 1].strip())
-        previous = out[-1] if out else ""
-        joins = (
-            stripped
-            and previous.strip()
-            and not heading
-            and not _underline(stripped)
-            and not _underline(previous.strip())
-            and not (previous.rstrip().endswith(":") and len(previous) < 40)  # a label: "Santa cards:"
-            and not stripped.startswith(("* ", "- "))
-            and not _TABLE.search(line)
-            and not _TABLE.search(previous)
-            and (not line.startswith(" ") or (item and line.startswith("  ") and not line.startswith("   ")))
-        )
-        if joins:
-            out[-1] = previous.rstrip() + " " + stripped
-        else:
-            out.append(line)
-            item = stripped.startswith(("* ", "- "))
-    return "\n".join(out)
 
 
 class RulesScreen(ModalScreen[None]):
-    """The rules, our rulings where the book is silent, and the keys."""
+    """The rules, our rulings where the book is silent, and the keys: Markdown, with headings
+    and a table of the keys."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="rules.close")]
 
@@ -65,12 +26,9 @@ class RulesScreen(ModalScreen[None]):
         self.game = game
 
     def compose(self) -> ComposeResult:
-        ink = inks(self)
         with Vertical(id="rules-box", classes="dialog"):
             with VerticalScroll(id="rules-scroll"):
-                text = Text(flowed(self.game.describe_rules()))
-                text.highlight_regex(_QUOTE, style=f"italic {ink.quote}")
-                yield Static(text, id="rules-text")
+                yield Markdown(rules_markdown(self.game), id="rules-text")
             yield Static("↑/↓ scroll · Esc close", classes="hint")
 
     def on_mount(self) -> None:
