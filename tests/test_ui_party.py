@@ -8,6 +8,7 @@ import re
 from rich.text import Text
 
 from xmas_tui.games import get_game
+from xmas_tui.tables.local import LocalTable
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.boards.christmas_carol import turn_ended_by_scrooge
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, TooSmallScreen
@@ -17,7 +18,7 @@ from xmas_tui.ui.screens.table import PlayersPanel, TableScreen
 from xmas_tui.ui.screens.watch import WatchScreen
 from xmas_tui.ui.theme import INKS, THEMES, remembered_theme
 
-from .netkit import free_port, joiner, loopback_host
+from .netkit import free_port, joiner, loopback_host, until
 from .uikit import catch_notes, table_at, wait_for
 
 CHIP = get_game("chip-n-dale")
@@ -321,3 +322,31 @@ async def test_side_panels_grow_with_the_width() -> None:
         await pilot.resize_terminal(120, 40)
         await wait_for(pilot, lambda: app.screen.query_one("#side").size.width >= 45)
         assert app.screen.query_one("#log").size.width >= 40
+
+
+# ---------------------------------------------------------------- the log from the deal
+
+async def test_every_peer_logs_the_deal_the_first_star_event_and_what_was_collected() -> None:
+    """The deal, the first Star event and what the first player collected never appeared on
+    any peer: now they open every seat's log, local or networked, spectators' too."""
+    host = loopback_host(CHIP, 3, code="STAR-2345", seed=4, options={"first": 1})
+    mine = await host.open()
+    joined = joiner(host, "Bob", code="STAR-2345")
+    watcher = joiner(host, "Big screen", code="STAR-2345", watch=True)
+    try:
+        await joined.join()
+        await watcher.join()
+        host.start()
+        await until(lambda: mine.ready and joined.table.ready and watcher.table.ready)
+        for table in (mine, joined.table, watcher.table):
+            texts = [event.text for event in table.snapshot().log]
+            assert texts[1] == "Host takes the first turn."
+            assert texts[2].startswith("Round 1: the Event is")
+        local = LocalTable(CHIP, ["Ann", "Bo"], 0, seed=3, pace=4.0, options={"first": 1})
+        texts = [event.text for event in local.snapshot().log]
+        assert texts[1:4] == ["Ann takes the first turn.", "Round 1: the Event is “Collect three”.",
+                              texts[3]] and texts[3].startswith("Ann takes the Star and collects ")
+    finally:
+        await watcher.close()
+        await joined.close()
+        await host.close()

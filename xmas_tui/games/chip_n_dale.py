@@ -344,7 +344,9 @@ player with more Treasure cards.
         for slot in range(TREE_SLOTS):
             cards.draw("deck", slot_zone(slot), visible=NOBODY)
         state.turn = state.first
-        self._start_round(state, rng, [])
+        dealt: list[Event] = [Event("first", f"{state.players[state.first]} takes the first turn.", state.first)]
+        self._start_round(state, rng, dealt)
+        state.note_deal(dealt)
         return state
 
     # -------------------------------------------------------------- queries
