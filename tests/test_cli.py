@@ -154,3 +154,20 @@ def test_rules_wrap_to_the_terminal() -> None:
     lines = done.stdout.splitlines()
     assert all(len(line) <= 59 for line in lines)
     assert any(line.startswith("* ") for line in lines) and any(line.startswith("  ") for line in lines)
+
+
+def test_make_play_installs_only_what_playing_needs() -> None:
+    """`make play` installs the package's own dependencies; the test tools come with `make test`."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    tools = {re.split(r"[<>=\[ ]", dep)[0] for dep in project["optional-dependencies"]["test"]}
+    needed = {re.split(r"[<>=\[ ]", dep)[0] for dep in project["dependencies"]}
+    assert not tools & needed
+    makefile = (root / "Makefile").read_text()
+    play = re.search(r"^\$\(PLAYS\):.*\n((?:\t.*\n)+)", makefile, re.MULTILINE).group(1)
+    assert "pip install --quiet -e ." in play and "[test]" not in play
+    assert re.search(r"^play: \$\(PLAYS\)$", makefile, re.MULTILINE)
