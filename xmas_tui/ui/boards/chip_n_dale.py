@@ -196,6 +196,7 @@ class ChipNDaleBoard(Board):
         mine = view.cards(f"collection.{me}") if me is not None else []
         faces = [f for _, f in mine if f]
         points = score(faces).total
+        self.query_one("#mine-title").display = self.query_one("#mine").display = me is not None  # (a spectator)
         self.query_one("#mine-title", Static).update(
             Text.assemble(("Your Treasures ", "bold"), (count(points, "point"), f"bold {ink.gold}"), f" · {count(len(mine), 'card')}")
         )

@@ -289,7 +289,7 @@ class ChristmasGameBoard(Board):
             who = players[view["roller"]]
             double = dice[0] == dice[1] and view["rolled_for"] in ("roll", "jam")
             rows[5] = Text.assemble(
-                (dice_faces(dice), f"bold {ink.light_ink}"), ("  ", ""), (f"{sum(dice)}", f"bold {ink.gold}"),
+                (dice_faces(dice), f"bold {ink.cream}"), ("  ", ""), (f"{sum(dice)}", f"bold {ink.gold}"),
                 (" · doubles!" if double else "", f"bold {ink.gold}"),
             )  # on the dice row: the line below is full with a long name and purpose
             rows[6] = Text(f"{who} rolled {ROLL_FOR.get(view['rolled_for'], '')}", style="dim")

@@ -51,7 +51,7 @@ LOOK: dict[str, tuple[str, str, str, str]] = {
     "gifts": ("⊞", "red", "gifts-ground", "Gifts"),
     "gingerbread": ("♟", "ginger", "ginger-ground", "Gingerbread"),
     "reindeer": ("Ψ", "sand", "sand-card-ground", "Reindeer"),
-    "snowman": ("☃", "light-ink", "snow-ground", "Snowman"),
+    "snowman": ("☃", "white", "snow-ground", "Snowman"),
     SANTA: ("★", "gold", "santa-ground", "Santa"),
 }
 #: The key that pays with a type while paying for a row.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.table import Table as RichTable
 from rich.text import Text
 from textual.app import ComposeResult
@@ -183,7 +185,10 @@ def verdict_text(verdict: dict | None, ink: Inks) -> Text:
         return Text("Fair play: no audit (the host's final message did not arrive).", style=f"bold {ink.berry}")
     text = Text(verdict["summary"], style=ink.leaf if verdict["ok"] else f"bold {ink.berry}")
     if verdict.get("path"):
-        text.append(f"\nGame log: {verdict['path']}\nxmas-tui verify FILE checks it again.", style="dim")
+        from xmas_tui.ui.screens.lobby import shown_path
+
+        text.append(f"\nGame log: {shown_path(Path(verdict['path']))}\n(xmas-tui verify FILE checks it again)",
+                    style="dim")
     elif verdict.get("log_error"):
         text.append(f"\n{verdict['log_error']}", style=ink.berry)
     return text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.table import Table as RichTable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -30,25 +31,26 @@ class PlayersPanel(Static):
     def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
         ink = inks(self)
         notes = notes or {}
-        text = Text()
-        for i, line in enumerate(lines):
-            if i:
-                text.append("\n")
-            arrow = "▶ " if line.acting else "  "
+        grid = RichTable.grid(expand=True)  # a column for the arrow: the lines under a name hang under it
+        grid.add_column(width=2, no_wrap=True)
+        grid.add_column(ratio=1, overflow="fold")
+        for line in lines:
+            head = Text()
             style = f"bold {ink.gold}" if line.acting else "bold"
             you = " (you)" if line.seat == me else ""
-            text.append(arrow, style=ink.gold)
-            text.append(f"{line.name}{you}", style=style)
-            text.append(f" {line.marker}" if line.marker else "", style=ink.gold)
-            text.append(f"  {line.score}\n", style=ink.leaf)
-            text.append("  ")
+            head.append(f"{line.name}{you}", style=style)
+            head.append(f" {line.marker}" if line.marker else "", style=ink.gold)
+            head.append(f"  {line.score}", style=ink.leaf)
             note = notes.get(line.seat)
-            if note:
-                urgent = note.startswith(("away", "idle"))
-                text.append(note, style=f"bold {ink.ember}" if urgent else "dim")
-                text.append(" · " if line.summary else "", style="dim")
-            text.append(line.summary, style="dim")
-        self.update(text)
+            urgent = bool(note) and note.startswith(("away", "idle"))
+            if note and not urgent:
+                head.append(f"  {note}", style="dim")
+            grid.add_row(Text("▶" if line.acting else "", style=ink.gold), head)
+            if urgent:  # on a line of its own: never cut
+                grid.add_row("", Text(note, style=f"bold {ink.ember}"))
+            if line.summary:
+                grid.add_row("", Text(line.summary, style="dim"))
+        self.update(grid)
 
 
 def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], str]) -> str | None:
@@ -75,7 +77,7 @@ class TableScreen(Screen[None]):
 
     BINDINGS = [
         Binding("question_mark,f1", "help", "Rules", key_display="?", tooltip="The rules and our rulings", id="table.help"),
-        Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", tooltip="Bots move faster (+) or slower (-)", id="table.faster"),
+        Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", show=False, tooltip="Bots move faster (+) or slower (-)", id="table.faster"),
         Binding("minus", "pace(1)", "Slower", show=False, tooltip="Bots move slower", id="table.slower"),
         Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="table.leave"),
     ]

@@ -67,5 +67,5 @@ class WatchScreen(TableScreen):
     def show_big_code(self) -> None:
         self.query_one("#watch-code").display = self.size.height >= BIG_CODE_HEIGHT
 
-    def action_pace(self, direction: int) -> None:
-        """A spectator does not set the bots' pace."""
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "pace"  # a spectator does not set the bots' pace
