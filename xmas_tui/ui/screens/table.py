@@ -114,7 +114,7 @@ class TableScreen(Screen[None]):
         self.show_snapshot(self.table.snapshot())
         self.board.focus()
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
-        self.run_worker(self.table.run(), name="table", exclusive=True)
+        self.run_worker(self.table.run, name="table", exclusive=True)
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
