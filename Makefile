@@ -1,18 +1,26 @@
-# The two commands: `make play` and `make test`. Both build .venv first.
+# The two commands: `make play` and `make test`. Both build .venv first: `make play` with
+# only what playing needs (the package's own dependencies), `make test` with the test tools too.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PLAYS := $(VENV)/.installed-play
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench ui-bench lint clean
 
-$(STAMP): pyproject.toml
+$(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
 
-play: $(STAMP)
+$(PLAYS): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(PLAYS)
+
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(PLAYS) $(STAMP)
+
+play: $(PLAYS)
 	$(BIN)/xmas-tui play chip-n-dale --players 4
 
 test: $(STAMP)
@@ -25,7 +33,7 @@ screenshots: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.screenshots screenshots
 
 # Benchmarks: each prints its figures beside a baseline measured in the same run.
-bench: channel-bench join-bench table-bench start-bench
+bench: channel-bench join-bench table-bench start-bench ui-bench
 
 table-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.table_bench --json
@@ -45,6 +53,10 @@ start-bench: $(STAMP)
 # Dragons & Chickens races through the fault proxy: real processes on loopback; about five minutes.
 race-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.race_bench --races 200
+
+# Keypress to repaint on each board at 80x24, beside a bare Textual app (goal: p99 <= 16 ms).
+ui-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.ui_bench
 
 # Needs OpenSSH's client (ssh); takes about two minutes.
 serve-bench: $(STAMP)

@@ -392,13 +392,16 @@ def test_players_15_and_under_advance_on_their_second_roll() -> None:
 
     Ruling "Ages and TRAFFIC JAM": Nobody's age can be asked over a network, so everyone is
     treated as over 15 unless the table option "young" lists the seats of players 15 and
-    under. Such a player's second roll in TRAFFIC JAM always moves them out, by its total."""
+    under (seats count from 1). Such a player's second roll in TRAFFIC JAM always moves them out, by its total."""
     state = GAME.setup({}, NAMES[:2], Rng(1))
     assert state.young == ()
     with pytest.raises(ValueError):
-        GAME.setup({"young": [5]}, NAMES[:2], Rng(1))
+        GAME.setup({"young": [3]}, NAMES[:2], Rng(1))
+    with pytest.raises(ValueError):
+        GAME.setup({"young": [0]}, NAMES[:2], Rng(1))  # seats count from 1
+    assert GAME.setup({"young": [2]}, NAMES[:2], Rng(1)).young == (1,)
     for young in (True, False):
-        state = table(2, at={0: JAM}, options={"young": [0] if young else []})
+        state = table(2, at={0: JAM}, options={"young": [1] if young else []})
         state.jammed = (0, -1)
         state.phase = "jam"
         log = roll(state, 0, 1, 3)

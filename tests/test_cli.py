@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -34,7 +35,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         (["rules"], "required: GAME"),
         (["play", "christmas-carol", "--option", "puzzels=3,4,5,6"], "christmas-carol has no option 'puzzels' (its options: puzzles, first)"),
         (["play", "christmas-carol", "--option", "puzzles=1,2"], "choose four different puzzles of 1-6, not [1, 2]"),
-        (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 0-3, not [7]"),
+        (["simulate", "christmas-game", "--option", "young=7"], "the option young lists seats 1-4 (seats count from 1), not [7]"),
         (["play", "chip-n-dale", "--option", "fast"], "'fast' is not NAME=VALUE"),
         (["play", "chip-n-dale", "--option", "first=9"], "the option first names the seat that starts, 1-4 (seats count from 1), not 9"),
         (["simulate", "christmas-tree", "--players", "3", "--option", "first=0"], "1-3 (seats count from 1), not 0"),
@@ -52,6 +53,17 @@ def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> N
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("verb", [["play", "chip-n-dale"], ["host", "chip-n-dale", "--headless"], ["join", "--code", "ABCD-2345", "--headless"]])
+def test_a_log_path_that_cannot_be_written_is_refused_before_any_game(verb, tmp_path, capsys) -> None:
+    """``--log`` to a place that cannot be written cost a whole game's result: it is checked
+    first, one line, exit 2, and nothing is left behind."""
+    for bad, why in (("/proc/forbidden/x.json", "cannot be written"), (str(tmp_path), "is a folder, not a file")):
+        assert main([*verb, "--log", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"xmas-tui: --log {bad}: {why}")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_bad_arguments_print_no_traceback_from_the_real_command() -> None:
     done = run_cli("play", "nope")
     assert done.returncode == 2
@@ -64,11 +76,13 @@ def test_rules_prints_the_rules_and_every_ruling(capsys) -> None:
 
     assert main(["rules", "chip-n-dale"]) == 0
     out = capsys.readouterr().out
+    words = " ".join(out.split())  # (wrapped to the terminal)
     game = get_game("chip-n-dale")
     assert "Pluto" in out
     for ruling in game.rulings:
-        assert ruling.ruling in out
-    assert "   The rulebook says: “The player who last ate a candy cane takes the first turn.”" in out
+        assert ruling.ruling in words
+    assert "\n   The rulebook says: “The player who last ate a candy cane" in out
+    assert "The rulebook says: “The player who last ate a candy cane takes the first turn.”" in words
 
 
 def test_simulate_json_ends_with_the_figures() -> None:
@@ -133,3 +147,30 @@ def test_a_table_option_reaches_the_game(monkeypatch) -> None:
 
     table = make_local_table(config)
     assert tuple(table.snapshot().view["puzzles"]) == (3, 4, 5, 6)
+
+
+def test_rules_wrap_to_the_terminal() -> None:
+    """`xmas-tui rules` fits the terminal it prints to; list items hang under themselves."""
+    done = subprocess.run([sys.executable, "-m", "xmas_tui", "rules", "christmas-tree"], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "COLUMNS": "60"})
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert all(len(line) <= 59 for line in lines)
+    assert any(line.startswith("* ") for line in lines) and any(line.startswith("  ") for line in lines)
+
+
+def test_make_play_installs_only_what_playing_needs() -> None:
+    """`make play` installs the package's own dependencies; the test tools come with `make test`."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    tools = {re.split(r"[<>=\[ ]", dep)[0] for dep in project["optional-dependencies"]["test"]}
+    needed = {re.split(r"[<>=\[ ]", dep)[0] for dep in project["dependencies"]}
+    assert not tools & needed
+    makefile = (root / "Makefile").read_text()
+    play = re.search(r"^\$\(PLAYS\):.*\n((?:\t.*\n)+)", makefile, re.MULTILINE).group(1)
+    assert "pip install --quiet -e ." in play and "[test]" not in play
+    assert re.search(r"^play: \$\(PLAYS\)$", makefile, re.MULTILINE)

@@ -56,11 +56,52 @@ def test_four_processes_play_a_whole_game_on_loopback(game_id: str) -> None:
         for proc in [host, *joiners]:
             if proc.poll() is None:
                 proc.kill()
-    assert sorted(o["seat"] for o in outputs) == [0, 1, 2, 3]
+    assert sorted(o["seat"] for o in outputs) == [1, 2, 3, 4]  # seats count from 1, as on every screen
     assert len({o["digest"] for o in outputs}) == 1
     assert all(o["game"] == game_id for o in outputs)
     assert all(o["result"] == outputs[0]["result"] for o in outputs)
     assert all(o["host_digest"] == o["digest"] for o in outputs[1:])
+
+
+def test_a_headless_host_without_a_code_first_prints_where_its_table_is_then_plays() -> None:
+    """Nobody could learn a made-up code: the first line is the table (code and HOST:PORT), the
+    last the result; a joiner who reads only that first line plays a whole game."""
+    env = {**os.environ, "XMAS_TUI_DISCOVERY": f"127.0.0.1:{free_port()}"}
+    host = cli("host", "chip-n-dale", "--players", "2", "--bind", "127.0.0.1", "--headless", env=env)
+    joiner_proc = None
+    try:
+        assert host.stdout is not None
+        first = json.loads(host.stdout.readline())
+        assert first["event"] == "table" and first["game"] == "chip-n-dale" and first["seats"] == 2
+        assert first["address"].startswith("127.0.0.1:") and len(first["code"]) == 9
+        joiner_proc = cli("join", "--address", first["address"], "--code", first["code"], "--headless", env=env)
+        out, err = joiner_proc.communicate(timeout=240)
+        assert joiner_proc.returncode == 0, err[-2000:]
+        rest, err = host.communicate(timeout=60)
+        assert host.returncode == 0, err[-2000:]
+        outcome = json.loads(rest.strip().splitlines()[-1])
+        assert outcome["code"] == first["code"] and outcome["seat"] == 1
+        assert json.loads(out.strip().splitlines()[-1])["seat"] == 2
+    finally:
+        for proc in (host, joiner_proc):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+
+
+async def test_a_game_log_that_cannot_be_written_at_the_end_still_gives_the_result(monkeypatch) -> None:
+    """If writing the log still fails after the game (the disk filled up), the result line is
+    whole and says why there is no log."""
+    from xmas_tui.tables import headless
+
+    def full_disk(*_: object, **__: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(headless, "write_log", full_disk)
+    tables: list = []
+    await run_table("chip-n-dale", 2, joined_out=tables)
+    outcome = headless.summary(tables[0].table, role="join", log="/anywhere/x.json")
+    assert outcome["log_error"] == "the game log could not be written: No space left on device"
+    assert outcome["result"] is not None and outcome["audit"]["ok"]
 
 
 async def test_a_game_completes_through_the_fault_proxy_at_ten_percent_loss() -> None:

@@ -80,4 +80,4 @@ def test_a_player_discovers_a_table_by_broadcast_and_plays_it(lan) -> None:
             if proc.poll() is None:
                 proc.kill()
     assert outs[0]["digest"] == outs[1]["digest"]
-    assert {outs[0]["seat"], outs[1]["seat"]} == {0, 1}
+    assert {outs[0]["seat"], outs[1]["seat"]} == {1, 2}

@@ -102,12 +102,12 @@ def test_two_terminals_of_one_account_keep_their_own_games() -> None:
     one leaves the other alone, the newest is offered first, and only the last few stay."""
     first = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=21, keep=True)
     second = LocalTable(CHIP, ["Dee", "Bo", "Cy"], 0, seed=22, keep=True)
-    first.autoplay(lambda s: len(s.log) > 5)
-    second.autoplay(lambda s: len(s.log) > 5)
+    first.autoplay(lambda s: len(s.log) > 12)
+    second.autoplay(lambda s: len(s.log) > 12)
     assert latest_kept() == keep_path(CHIP.id, 22)
     second.autoplay(lambda s: False)  # the second terminal's game ends
     assert kept_games() == [keep_path(CHIP.id, 21)]
     for seed in range(30, 30 + KEEP_AT_MOST + 2):
-        LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=seed, keep=True).autoplay(lambda s: len(s.log) > 2)
+        LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=seed, keep=True).autoplay(lambda s: len(s.log) > 10)
     kept = kept_games()
     assert len(kept) == KEEP_AT_MOST and kept[0] == keep_path(CHIP.id, 30 + KEEP_AT_MOST + 1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, Select
+from textual.widgets import Input, Markdown, Select
 
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
@@ -104,12 +104,12 @@ async def test_the_lobby_offers_each_games_own_options_and_plays_with_them(monke
         await wait_for(pilot, lambda: bool(lobby.query("#option-young")) and not lobby.query("#option-puzzles"))
         lobby.query_one("#option-young", Select).value = "15 or under"
         await pilot.pause()
-        assert lobby.options() == {"young": [0]}
+        assert lobby.options() == {"young": [1]}
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, HostScreen))
-        assert app.screen.options == {"young": [0]}
+        assert app.screen.options == {"young": [1]}
         await wait_for(pilot, lambda: app.hosting is not None)
-        assert app.hosting.ledger.options == {"young": [0]}
+        assert app.hosting.ledger.options == {"young": [1]}
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
@@ -168,9 +168,10 @@ async def test_help_shows_the_rules_and_every_ruling() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, RulesScreen))
-        text = str(app.screen.query_one("#rules-text").render())
+        text = app.screen.query_one("#rules-text", Markdown).source
+        assert text.startswith(f"# {CHIP.title}") and "## Our rulings" in text and "| Key | What it does |" in text
         for ruling in CHIP.rulings:
-            assert ruling.topic in text
+            assert f"- **{ruling.topic}**: {ruling.ruling}" in text
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
@@ -227,7 +228,7 @@ async def test_the_mouse_flips_and_collects_too() -> None:
 
 def test_the_rules_screen_lets_paragraphs_wrap_at_its_own_width() -> None:
     from xmas_tui.games import GAMES
-    from xmas_tui.ui.screens.dialogs import flowed
+    from xmas_tui.rules_text import flowed
 
     text = "Title\n=====\n\nOne paragraph\nwrapped by hand.\n\nSpecial tiles:\n* An item\n  going on.\n  A    B\n 0 START    1 $1"
     assert flowed(text).splitlines() == [
@@ -244,7 +245,7 @@ def test_the_rules_screen_quotes_the_rulebook_where_a_ruling_departs_from_it() -
     """Where a ruling still departs from a rulebook sentence, the rules screen quotes the
     sentence on a line of its own, under the ruling that says why."""
     from xmas_tui.games import GAMES
-    from xmas_tui.ui.screens.dialogs import flowed
+    from xmas_tui.rules_text import flowed
 
     quoted = 0
     for game in GAMES.values():

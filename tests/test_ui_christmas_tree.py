@@ -155,7 +155,7 @@ async def test_my_screen_shows_other_players_only_as_counts() -> None:
         lines = text_of(app, "#players-panel").splitlines()
         for seat, name in enumerate(table.players[1:], start=1):
             at = next(i for i, line in enumerate(lines) if name in line)
-            assert re.fullmatch(rf"\s*(▶ )?{name}( ⚑)?\s+\d+ pts?\s*", lines[at])
+            assert re.fullmatch(rf"\s*(▶ )?{name}( ⚑)?\s+\d+ points?\s*", lines[at])
             held = len(snapshot.view.zone(f"hand.{seat}"))
             assert re.fullmatch(rf"\s*{held} cards? in hand\s*", lines[at + 1])
         # My hand panel: my own counts, type by type.

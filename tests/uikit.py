@@ -8,6 +8,10 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
+from rich.text import Text
+from textual.content import Content
+from textual.geometry import Region
+
 from xmas_tui.games import Action, Game, Result
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.table import Snapshot
@@ -38,7 +42,15 @@ async def settled_screenshot(pilot, app: XmasApp, seconds: float = 20.0) -> str:
 
 
 def text_of(app: XmasApp, selector: str) -> str:
-    return str(app.screen.query_one(selector).render())
+    """What a widget shows, as text (a table or grid as the lines it draws)."""
+    widget = app.screen.query_one(selector)
+    rendered = widget.render()
+    if isinstance(rendered, (str, Text, Content)):
+        return str(rendered)
+    gutter = widget.styles.gutter  # (the border and the padding)
+    width, height = widget.outer_size
+    lines = widget.render_lines(Region(0, gutter.top, width, height - gutter.height))
+    return "\n".join(line.text[gutter.left : width - gutter.right].rstrip() for line in lines)
 
 
 def table_at(game: Game, players: int, seed: int, stop, *, pace: float = 4.0) -> LocalTable:

@@ -16,15 +16,14 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .bots import BOT_KINDS, LEGACY
-from .games import GAMES, Game, get_game
+from .games import GAMES, Game, count, get_game
 from .names import default_name
 
 EXIT_USAGE = 2
 OPTION_HELP = (
-    "a table option of the game, repeatable; lists are comma-separated (e.g. christmas-carol "
-    "puzzles=3,4,5,6; christmas-game young=0,2, seats counted from 0; first=2 in chip-n-dale, "
-    "christmas-tree and christmas-carol: who starts, seats counted from 1, you are 1; "
-    "see `xmas-tui rules GAME`)"
+    "a table option of the game, repeatable; lists are comma-separated; seats count from 1, "
+    "you are 1 (e.g. christmas-carol puzzles=3,4,5,6; christmas-game young=1,3; first=2 in "
+    "chip-n-dale, christmas-tree and christmas-carol: who starts; see `xmas-tui rules GAME`)"
 )
 CARDS_HELP = (
     "christmas-game: a TOML file of your party's own Santa, Scrooge and Reindeer cards "
@@ -173,12 +172,22 @@ def code_arg(value: str) -> str:
     return code
 
 
+THEMES = ("dark", "light", "projector")
+
+
+def add_theme(parser: argparse.ArgumentParser) -> None:
+    """``--theme``, before or after the verb (not given: the theme chosen last time)."""
+    parser.add_argument("--theme", choices=THEMES, default=argparse.SUPPRESS,
+                        help="the colours: dark, light, or projector (the strongest contrast); remembered")
+
+
 def build_parser() -> Parser:
     games = ", ".join(sorted(GAMES))
     parser = Parser(
         prog="xmas-tui",
         description="Christmas tabletop games in the terminal. With no verb, opens the lobby.",
     )
+    add_theme(parser)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=Parser)
 
     play = verbs.add_parser("play", help="you against bots on this terminal")
@@ -192,6 +201,7 @@ def build_parser() -> Parser:
     play.add_argument("--bot", type=bot_kind, metavar=BOT_METAVAR, default="sensible", help="how well the bots play")
     play.add_argument("--pace", type=pace_arg, default=0.9, help="seconds between bot moves (0.05-4)")
     play.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    add_theme(play)
     play.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     play.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
@@ -214,6 +224,7 @@ def build_parser() -> Parser:
     host.add_argument("--pace", type=pace_free_seconds, default=0.0, metavar="SECONDS",
                       help="with --headless: the seconds your bot takes for each move (a game can be interrupted mid-way)")
     host.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
+    add_theme(host)
     host.add_argument("--option", type=option_arg, action="append", default=None, metavar="NAME=VALUE", help=OPTION_HELP)
     host.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
 
@@ -228,6 +239,14 @@ def build_parser() -> Parser:
     join.add_argument("--log", default=None, metavar="PATH", help=LOG_HELP)
     join.add_argument("--pace", type=pace_free_seconds, default=0.0, metavar="SECONDS",
                       help="with --headless: the seconds your bot takes for each move (a game can be interrupted mid-way)")
+    add_theme(join)
+
+    watch = verbs.add_parser("watch", help="the big-screen view of a table, for a projector")
+    watch.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
+    watch.add_argument("--code", type=code_arg, required=True, help="the join code shown on the host's screen")
+    watch.add_argument("--game", type=game_arg, default=None, help="only watch a table of this game")
+    watch.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
+    add_theme(watch)
 
     verify = verbs.add_parser("verify", help="re-run the fair-play audit of a game log, offline")
     verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
@@ -367,14 +386,18 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
     table = LocalTable(args.game, names, 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
                        options=options or None, keep=True)
-    XmasApp(table=table).run()
+    XmasApp(table=table, theme=getattr(args, "theme", None)).run()
     return 0
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.verb == "rules":
-        print(args.game.describe_rules())
+        import shutil
+
+        from .rules_text import wrapped
+
+        print(wrapped(args.game.describe_rules(), max(40, shutil.get_terminal_size().columns - 1)))
         return 0
     if args.verb == "simulate":
         from .simulate import simulate
@@ -386,7 +409,7 @@ def run(argv: Sequence[str] | None = None) -> int:
                            levels=args.levels)
         if not args.json:
             print(
-                f"{figures['games']} games of {args.game.title}, {n} players, {args.bot} bots: "
+                f"{count(figures['games'], 'game')} of {args.game.title}, {n} players, {args.bot} bots: "
                 f"{figures['games_per_second']} games/s, {figures['mean_actions']} actions a game"
             )
             print(f"wins by seat: {figures['wins_by_seat']}, shared wins: {figures['ties']}")
@@ -399,9 +422,18 @@ def run(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "log", None) is not None:
         from .tables import audit
 
+        problem = audit.log_path_problem(args.log)
+        if problem is not None:
+            raise UsageError(f"--log {args.log}: {problem}")
         audit.log_path = args.log
     if args.verb in ("host", "join"):
         return run_network(args)
+    if args.verb == "watch":
+        from .ui.app import run_app
+
+        return run_app(join=dict(address=args.address, code=args.code, name="Big screen", discovery=args.discovery,
+                                 game=args.game.id if args.game else None, watch=True),
+                       theme=getattr(args, "theme", None))
     from .ui.app import run_app
 
     if args.verb == "play":
@@ -411,8 +443,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             return run_shared(args, n, options)
         name = local_names(args.name, 1)[0]
         return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options,
-                       cards_file=args.cards)  # fmt: skip
-    return run_app()
+                       cards_file=args.cards, theme=getattr(args, "theme", None))  # fmt: skip
+    return run_app(theme=getattr(args, "theme", None))
 
 
 def run_network(args: argparse.Namespace) -> int:
@@ -433,7 +465,8 @@ def run_network(args: argparse.Namespace) -> int:
 
             return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                      bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                     options=options, turn_time=args.turn_time), cards_file=args.cards)
+                                     options=options, turn_time=args.turn_time), cards_file=args.cards,
+                           theme=getattr(args, "theme", None))
         try:
             outcome = asyncio.run(headless.headless_host(
                 args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
@@ -444,9 +477,8 @@ def run_network(args: argparse.Namespace) -> int:
         except (IllegalAction, TimeoutError) as exc:
             print(f"xmas-tui: {exc or 'the table did not fill and finish within an hour'}", file=sys.stderr)
             return 1
-        except OSError as exc:
-            print(f"xmas-tui: cannot host on {args.bind}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+        except OSError as exc:  # the port is taken, the address is not this machine's
+            raise UsageError(f"cannot open the table: {exc.strerror or exc}") from None
         print(json.dumps(outcome))
         return 0
     if args.code is None:
@@ -456,7 +488,7 @@ def run_network(args: argparse.Namespace) -> int:
         from .ui.app import run_app
 
         return run_app(join=dict(address=args.address, code=args.code, name=name, discovery=args.discovery,
-                                 game=args.game.id if args.game else None))
+                                 game=args.game.id if args.game else None), theme=getattr(args, "theme", None))
     try:
         outcome = asyncio.run(headless.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,

@@ -327,6 +327,10 @@ class HostSession:
             rows.append(RosterRow(i, name, seat.state, ping, hold))
         return rows
 
+    def spectators(self) -> list[str]:
+        """The names of the guests watching (no seat), in the order they came."""
+        return [guest.name for guest in self.guests.values() if guest.seat is None]
+
     def rejoin_token(self, seat: int) -> bytes:
         """What a player must show to take seat ``seat`` back: known only to whoever sat there."""
         return digest("rejoin", self.ledger.secret, self.ledger.table_id, seat)[:16]
@@ -568,6 +572,7 @@ class HostSession:
         guest = self.guests.pop(peer, None)
         self.races.forget(peer)
         if guest is None or guest.seat is None:
+            self._dirty = self._dirty or guest is not None  # a spectator fewer: the host's list changes
             return
         seat = self.seats[guest.seat]
         if seat.peer != peer:

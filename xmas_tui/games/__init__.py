@@ -16,6 +16,7 @@ from .engine import (
     Ruling,
     TableOption,
     View,
+    count,
 )
 from .rng import Rng
 
@@ -66,6 +67,7 @@ __all__ = [
     "Ruling",
     "TableOption",
     "View",
+    "count",
     "get_game",
     "register",
 ]

@@ -24,6 +24,7 @@ from .engine import (
     Game,
     Result,
     Ruling,
+    count,
     first_seat,
     first_seat_option,
     rank_winners,
@@ -63,8 +64,8 @@ def all_faces() -> list[str]:
     """The 60 treasure faces: ``kind/plutos``."""
     faces = []
     for kind, counts in DISTRIBUTION.items():
-        for plutos, count in enumerate(counts):
-            faces += [f"{kind}/{plutos}"] * count
+        for plutos, many in enumerate(counts):
+            faces += [f"{kind}/{plutos}"] * many
     return faces
 
 
@@ -343,7 +344,9 @@ player with more Treasure cards.
         for slot in range(TREE_SLOTS):
             cards.draw("deck", slot_zone(slot), visible=NOBODY)
         state.turn = state.first
-        self._start_round(state, rng, [])
+        dealt: list[Event] = [Event("first", f"{state.players[state.first]} takes the first turn.", state.first)]
+        self._start_round(state, rng, dealt)
+        state.note_deal(dealt)
         return state
 
     # -------------------------------------------------------------- queries
@@ -437,7 +440,7 @@ player with more Treasure cards.
         winners, tiebreak = rank_winners(
             totals, [("more Treasure cards", [len(c) for c in collections])]
         )
-        details = tuple(f"{s.describe()} ({len(c)} cards)" for s, c in zip(scores, collections, strict=True))
+        details = tuple(f"{s.describe()} ({count(len(c), 'card')})" for s, c in zip(scores, collections, strict=True))
         return Result(tuple(totals), winners, tiebreak, details)
 
     # -------------------------------------------------------------- apply

@@ -432,7 +432,7 @@ class ChristmasGame(TakingTurns):
     title = "The Christmas Game"
     min_players = 2
     table_options = (
-        TableOption("young", "Your age", (("over 15", None), ("15 or under", [0]))),
+        TableOption("young", "Your age", (("over 15", None), ("15 or under", [1]))),
         TableOption("cards", "Your cards", ()),  # (a file of them: --cards FILE, or the data folder's cards.toml)
     )
     max_players = 6
@@ -450,7 +450,7 @@ class ChristmasGame(TakingTurns):
         Ruling("Who starts", "The starting player is drawn at random when the game is set up, and play goes clockwise (seat order)."),
         Ruling("Buying is optional", "On a gift square you may buy its gift or decline. You may buy only with enough money for the whole price; a gift you already own (by purchase or from a card) is not offered again."),
         Ruling("Personalizing cards", "The party's own cards are the rulebook's blank cards: a TOML file of them (see the README), given with --cards FILE or kept as cards.toml in the data folder, is shuffled into the decks with ours, at most 12 in each deck. Each card names its deck, its words and what it does in the game's own terms, and the file is checked before any game starts: no game starts until every card is right. No fine or reward exceeds $20: an amount is $1 to $20, one paid to or by each player at most $4 (5 players at $4 is $20), a gift receipt $1 or $5; a card moves you back 1 to 6 squares, or to a square that is not a card's. A Reindeer card names its lucky totals and both outcomes (money or a gift receipt). At a networked table everyone plays with the host's cards, which travel with the table's fair-play record. None of our printed Reindeer cards' fines or rewards exceeds $20 either."),
-        Ruling("Ages and TRAFFIC JAM", "Nobody's age can be asked over a network, so everyone is treated as over 15 unless the table option \"young\" lists the seats of players 15 and under. Such a player's second roll in TRAFFIC JAM always moves them out, by its total."),
+        Ruling("Ages and TRAFFIC JAM", "Nobody's age can be asked over a network, so everyone is treated as over 15 unless the table option \"young\" lists the seats of players 15 and under (seats count from 1). Such a player's second roll in TRAFFIC JAM always moves them out, by its total."),
         Ruling("Leaving TRAFFIC JAM", "Landing on or being sent to TRAFFIC JAM ends your turn. On each later turn you roll once: a 7 or doubles moves you out by that roll, and doubles then give another roll as usual (the rulebook's exceptions do not include leaving); any other roll ends your turn where you are."),
         Ruling("POST OFFICE and GIFT WRAP", "POST OFFICE: pay $5 postage to CHRISTMAS CLUB. GIFT WRAP: pay $2 to CHRISTMAS CLUB for each gift receipt you hold. Either way a double that brought you there gives no other roll."),
         Ruling("Three doubles", "The third double in a row does not move you by the dice: you advance straight to SALES TAX, collect nothing at START, pay the tax, and your turn ends."),
@@ -471,9 +471,10 @@ class ChristmasGame(TakingTurns):
     def setup(self, options: Mapping[str, Any], players: Sequence[str], rng: Rng) -> State:
         n = len(players)
         self.check_players(n)
-        young = tuple(sorted(set(options.get("young", ()))))
-        if any(not isinstance(s, int) or not 0 <= s < n for s in young):
-            raise ValueError(f"the option young lists seats 0-{n - 1}, not {list(young)}")
+        given = sorted(set(options.get("young", ())))
+        if any(not isinstance(s, int) or not 1 <= s <= n for s in given):
+            raise ValueError(f"the option young lists seats 1-{n} (seats count from 1), not {given}")
+        young = tuple(s - 1 for s in given)
         from .personal_cards import personal_deck  # (it builds on this module's cards)
 
         personal = personal_deck(options.get("cards", []))

@@ -278,6 +278,10 @@ players share the victory.
             cards.declare_zone(row_zone(row))
             for _ in range(size):
                 cards.draw("deck", row_zone(row), visible=EVERYONE)
+        dealt = [Event("first", f"{state.players[first]} is the starting player.", first)]
+        if removed:
+            dealt.append(Event("removed", f"With two players the {NAMES[removed]} cards are left out."))
+        state.note_deal(dealt)
         return state
 
     # -------------------------------------------------------------- queries

@@ -683,7 +683,9 @@ When every pile is empty the game ends: most cards wins, then most chickens.
             cards.declare_zone(table_zone(seat))
             cards.declare_zone(loot_zone(seat))
         cards.declare_zone(ROOM)
-        self.reveal(state, [])
+        dealt: list[Event] = []
+        self.reveal(state, dealt)
+        state.note_deal(dealt)
         return state
 
     # -------------------------------------------------------------- queries

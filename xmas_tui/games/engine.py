@@ -341,6 +341,11 @@ class Ruling:
     quote: str = ""
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` things in words, plural only when not one: ``1 point``, ``2 points``, ``0 cards``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def and_list(words: Sequence[str]) -> str:
     """``"a, b and c"``: words listed in a sentence ("" for none)."""
     if len(words) <= 1:
@@ -377,6 +382,14 @@ class BaseState:
 
     players: tuple[str, ...]
     cards: Cards = field(default_factory=Cards)
+
+    def note_deal(self, events: Sequence[Event]) -> None:
+        """Keep what ``setup`` did (the first Event flipped, what was collected) for the log.
+        Kept beside the fields, not in them: it is no part of any view or digest."""
+        self.__dict__["_deal_events"] = list(events)
+
+    def deal_events(self) -> list[Event]:
+        return list(self.__dict__.get("_deal_events", ()))
 
 
 class Game(ABC):
@@ -530,6 +543,10 @@ class Game(ABC):
 
     def options_from(self, players: int, **extra: Any) -> dict[str, Any]:
         return {"players": players, **extra}
+
+    def opening_events(self, state: Any) -> list[Event]:
+        """What the deal itself did, in the public log's words (every table logs it first)."""
+        return state.deal_events()
 
     def describe_rules(self) -> str:
         """The rules and our rulings, as text for ``xmas-tui rules`` and help."""

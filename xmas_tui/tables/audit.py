@@ -322,6 +322,25 @@ def read_log(path: str | Path) -> dict:
 log_path: str | None = None
 
 
+def log_path_problem(path: str | Path) -> str | None:
+    """Why a game log could not be written to ``path`` (checked before a game, so that a bad
+    ``--log`` costs nothing), or None. Tries it: makes the folder if it is missing, as writing
+    would, and opens the file (a new one is removed again; an old one is left as it was)."""
+    target = Path(path)
+    if target.is_dir():
+        return "is a folder, not a file"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        existed = target.exists()
+        with open(target, "a", encoding="utf-8"):
+            pass
+        if not existed:
+            target.unlink()
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    return None
+
+
 def finish(log: Mapping[str, Any]) -> dict:
     """Audit a finished game and write its log; the verdict, with ``"path"`` (or ``"log_error"``)."""
     verdict = audit_log(log)

@@ -18,23 +18,31 @@ from xmas_tui.games import Game, IllegalAction
 from xmas_tui.games.engine import public_digest
 
 from .audit import audit_seat, write_log
-from .network import HostedTable, JoinedTable, find_table
+from .network import HostedTable, JoinedTable, find_table, lan_address
 from .seatbot import SeatBot, play_seat, rng_for
 from .table import SessionTable
 
 
 def summary(table: SessionTable, *, role: str, log: str | None | bool = False, **extra: Any) -> dict:
-    """The JSON line of a headless seat at the end of its game.
+    """The JSON line of a headless seat at the end of its game (``seat`` counted from 1, as
+    people count seats; null for a spectator).
 
-    ``log``: ``False`` writes no log, ``None`` writes it to the default place, else to that path."""
+    ``log``: ``False`` writes no log, ``None`` writes it to the default place, else to that path.
+    A log that cannot be written is said in ``log_error``: the result is printed all the same."""
     session = table.session
     final = session.final
     assert final is not None
     verdict = audit_seat(session)
     record = verdict.pop("log")
-    written = {"log": str(write_log(record, log))} if log is not False else {}
+    written: dict[str, str] = {}
+    if log is not False:
+        try:
+            written["log"] = str(write_log(record, log))
+        except OSError as exc:
+            written["log_error"] = f"the game log could not be written: {exc.strerror or exc}"
     return {
-        "game": table.game.id, "seat": session.seat, "role": role, "result": final.result,
+        "game": table.game.id, "seat": None if session.seat is None else session.seat + 1, "role": role,
+        "result": final.result,
         "digest": public_digest(final.public), "host_digest": final.digest,
         "drops": dict(session.drops), "audit": verdict, **extra, **written,
     }  # fmt: skip
@@ -57,11 +65,18 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
     table = await hosted.open()
     try:
         if opened is not None:
-            opened({"event": "table", "game": game.id, "code": code,
-                    "address": f"{hosted.address[0]}:{hosted.address[1]}", "seats": players})
+            bound = hosted.address[0]
+            where = lan_address() if bound in ("0.0.0.0", "::", "") else bound
+            opened({"event": "table", "game": game.id, "code": code, "address": f"{where}:{hosted.address[1]}",
+                    "seats": players})
         if players == 1 + bots:
             hosted.start()
-        await play_seat(table, seat_bot(table, bot, name, pace), wait=wait)
+        try:
+            await play_seat(table, seat_bot(table, bot, name, pace), wait=wait)
+        except TimeoutError:
+            if not hosted.started:
+                raise TimeoutError(f"nobody took the open seats within {wait:.0f} s; the table is closed") from None
+            raise TimeoutError(f"the game did not end within {wait:.0f} s; the table is closed") from None
         await hosted.finish()
         drops = dict(hosted.runner.endpoint.drops) if hosted.runner.endpoint else {}
         return summary(table, role="host", log=log, code=code, port=hosted.address[1], host_drops=drops)

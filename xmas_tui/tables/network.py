@@ -136,6 +136,10 @@ class HostedTable:
     def roster(self) -> list[RosterRow]:
         return self.host.roster(time.monotonic())
 
+    def spectators(self) -> list[str]:
+        """The names of those watching this table (a big screen, latecomers)."""
+        return self.host.spectators()
+
     def has_player(self, seat: int) -> bool:
         """Whether a person sat at ``seat`` (so a bot playing it can give it back)."""
         return self.host.seats[seat].sat

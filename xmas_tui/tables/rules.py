@@ -71,7 +71,8 @@ class GameRules:
         return fresh
 
     def opening(self) -> list[Any]:
-        return [Event("start", f"{self.game.title}: {', '.join(self.players)}.").to_wire()]
+        start = Event("start", f"{self.game.title}: {', '.join(self.players)}.")
+        return [e.to_wire() for e in (start, *self.game.opening_events(self.state))]
 
     def to_act(self) -> frozenset[int]:
         return self.game.to_act(self.state)

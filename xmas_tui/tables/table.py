@@ -101,6 +101,16 @@ class Table(ABC):
         """How long ``seat`` has left to act (a turn timer, a race window), or None."""
         return None
 
+    def roster(self) -> list[RosterRow]:
+        """Every seat: who sits there and in what state (here, away, idle, bot); empty at a
+        local table."""
+        return []
+
+    @property
+    def host_gone(self) -> str | None:
+        """Why the game cannot go on (the host closed the table, or went silent), or None."""
+        return None
+
     @property
     def networked(self) -> bool:
         return False
@@ -144,9 +154,9 @@ def seat_notes(roster: Sequence[RosterRow]) -> dict[int, str]:
     notes = {}
     for row in roster:
         if row.state is SeatState.AWAY:
-            notes[row.seat] = f"away, bot in {row.hold_left:.0f}s" if row.hold_left is not None else "away"
+            notes[row.seat] = f"away: a bot plays in {row.hold_left:.0f} s" if row.hold_left is not None else "away"
         elif row.state is SeatState.IDLE:
-            notes[row.seat] = "idle"
+            notes[row.seat] = "idle: a bot plays for now"
         elif row.state is SeatState.BOT:
             notes[row.seat] = "bot"
         elif row.ping_ms is not None:
@@ -218,6 +228,10 @@ class SessionTable(Table):
         """Whether the table marked me idle (a bot plays for me until I press a key)."""
         seat = self.session.seat
         return any(row.seat == seat and row.state is SeatState.IDLE for row in self.session.roster)
+
+    @property
+    def host_gone(self) -> str | None:
+        return self.session.gone
 
     def seconds_left(self, seat: int) -> float | None:
         deadline = self.session.clocks.get(seat)

@@ -8,10 +8,11 @@ scenes, so what the README shows is what the tests check.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +23,13 @@ from xmas_tui.games import get_game
 from xmas_tui.games.christmas_game import CARD_ZONE
 from xmas_tui.serve.registry import record
 from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.network import HostedTable, JoinedTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen
 from xmas_tui.ui.screens.lobby import GameConfig
+from xmas_tui.ui.screens.network import Watching
+from xmas_tui.ui.theme import THEME_NAMES
 
 # The lobby's default name is the login name: the scenes show a player called
 # Ann whoever makes them, so the pictures and the snapshot tests never differ.
@@ -43,6 +47,16 @@ class Scene:
     keys: tuple[str, ...] = ()
     #: False for scenes that show something live (a port number), kept out of snapshot tests.
     snapshot: bool = True
+    #: the theme it is shown in (``dark``, ``light``, ``projector``)
+    theme: str = "dark"
+    #: the terminal's size (columns, lines)
+    size: tuple[int, int] = SIZE
+
+    def app(self) -> XmasApp:
+        """The scene's app, in the scene's theme."""
+        app = self.make()
+        app.chosen_theme = THEME_NAMES[self.theme]
+        return app
 
 
 def table_at(
@@ -86,7 +100,7 @@ class LobbyAfter(XmasApp):
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # (the app's own on_mount would start the game)
         self.config = self.last
-        self.theme = "textual-dark"
+        self.theme = self.chosen_theme
         self.open_lobby()
 
 
@@ -179,6 +193,29 @@ def hosting() -> XmasApp:
 
 def joining() -> XmasApp:
     return XmasApp(join=dict(code="SNOW-7315", name="Bob", discovery=("127.0.0.1", 47474)))
+
+
+class BigScreen(XmasApp):
+    """The big-screen view (``xmas-tui watch``) of a Chip 'n' Dale table hosted here on loopback:
+    bots at three seats, Ann's turn."""
+
+    def on_mount(self) -> None:  # (the app's own on_mount would open the lobby)
+        self.theme = self.chosen_theme
+        self.run_worker(self.watch_a_table())
+
+    async def watch_a_table(self) -> None:
+        host = HostedTable(get_game("chip-n-dale"), 4, code="SNOW-7315", name="Ann", bind_host="127.0.0.1",
+                           seed=7, pace=STILL, bots=3, announce=False)
+        self.hosting = host
+        await host.open()
+        host.start()
+        joined = JoinedTable(host.address, "SNOW-7315", "Big screen", info=host.info(), bind_host="127.0.0.1",
+                             watch=True)
+        self.joined = joined
+        table = await joined.join()
+        while not table.ready:
+            await asyncio.sleep(0.02)
+        self.play_networked(table, Watching("SNOW-7315", f"192.168.1.20:{host.address[1]}"))
 
 
 def shared_keyboard_at(game_id: str, names: list[str], humans: int, seed: int, stop: Callable[[Snapshot], bool]) -> XmasApp:
@@ -328,18 +365,74 @@ SCENES: tuple[Scene, ...] = (
         "The Christmas Game: a 12 on SUPER SHOPPER wins at once",
         lambda: table_at("christmas-game", 4, 11, lambda s: False),
     ),
+    Scene("watch", "The big screen (xmas-tui watch): the public table, the scores, the log and the join code",
+          BigScreen, snapshot=False, size=(120, 36)),
+    Scene("lobby-light", "The lobby in the light theme", XmasApp, theme="light"),
+    Scene(
+        "chip-n-dale-table-light",
+        "Chip 'n' Dale in the light theme",
+        lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
+        theme="light",
+    ),
+    Scene(
+        "christmas-tree-table-light",
+        "Christmas Tree in the light theme",
+        lambda: table_at("christmas-tree", 3, 3, lambda s: phase_is("pay")(s) and s.view["taking"] == 4 and s.view["paid"] == 1),
+        theme="light",
+    ),
+    Scene(
+        "christmas-game-table-light",
+        "The Christmas Game in the light theme",
+        lambda: table_at("christmas-game", 4, 20, lambda s: phase_is("shop")(s) and tuple(s.view["offer"]) == (200,)),
+        theme="light",
+    ),
+    Scene(
+        "christmas-carol-table-light",
+        "Mickey's Christmas Carol in the light theme",
+        lambda: table_at("christmas-carol", 3, 1, carol_turn_starts),
+        ("d", "d", "d"),
+        theme="light",
+    ),
+    Scene(
+        "dragons-chickens-reveal-light",
+        "Dragons & Chickens in the light theme",
+        lambda: table_at("dragons-chickens", 4, 1, lambda s: s.view["round"] == 25),
+        ("enter",),
+        theme="light",
+    ),
+    Scene(
+        "chip-n-dale-table-projector",
+        "Chip 'n' Dale in the projector theme: the strongest contrast",
+        lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
+        theme="projector",
+    ),
 )
+
+
+@contextlib.contextmanager
+def at_home(folder: str) -> Iterator[None]:
+    """``HOME`` is ``folder`` for a while."""
+    before = os.environ.get("HOME")
+    os.environ["HOME"] = folder
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["HOME"]
+        else:
+            os.environ["HOME"] = before
 
 
 async def capture(scene: Scene, path: Path) -> None:
     # A fresh data folder for each scene: an end scene's game log goes nowhere
     # that lasts, and is named as on a first game (as in the snapshot tests).
-    with tempfile.TemporaryDirectory() as data:
+    # (a home of its own too: the end screens name the log as ~/.local/share/xmas-tui/games/…)
+    with tempfile.TemporaryDirectory() as data, at_home(data):
         before = os.environ.get("XDG_DATA_HOME")
-        os.environ["XDG_DATA_HOME"] = data
+        os.environ["XDG_DATA_HOME"] = str(Path(data) / ".local" / "share")
         try:
-            app = scene.make()
-            async with app.run_test(size=SIZE) as pilot:
+            app = scene.app()
+            async with app.run_test(size=scene.size) as pilot:
                 await pilot.pause(0.3)
                 for key in scene.keys:
                     await pilot.press(key)

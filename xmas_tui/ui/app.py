@@ -23,10 +23,21 @@ from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.network import HostedTable, JoinedTable, SeatState
 from xmas_tui.tables.table import Snapshot, Table
-from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, RulesScreen
+from xmas_tui.ui.screens.dialogs import (
+    MIN_SIZE,
+    ConfirmScreen,
+    EndScreen,
+    RulesScreen,
+    TooSmallScreen,
+)
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
-from xmas_tui.ui.screens.network import HostScreen, JoinScreen
+from xmas_tui.ui.screens.network import HostScreen, JoinScreen, Watching
 from xmas_tui.ui.screens.table import TableScreen
+from xmas_tui.ui.screens.watch import WatchScreen
+from xmas_tui.ui.theme import THEME_NAMES, THEMES, default_inks, remember_theme, remembered_theme
+
+THEME_WORDS = {"dark": "a dark terminal", "light": "a light terminal",
+               "projector": "a projector or a bright room: the strongest contrast"}
 
 
 def seat_names(name: str, players: int, local: int = 1) -> list[str]:
@@ -55,8 +66,12 @@ class XmasApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "xmas-tui"
     ENABLE_COMMAND_PALETTE = True
+    #: wider terminals give the side panels (players, the log) more room
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide"), (150, "-wider")]
     BINDINGS = [
         Binding("ctrl+p", "command_palette", "Commands", key_display="^p", show=False, id="app.palette"),
+        Binding("ctrl+q", "quit", "Quit", key_display="^q", tooltip="Quit xmas-tui (asking first if a game would be lost)",
+                id="app.quit"),
     ]
 
     def __init__(
@@ -67,8 +82,13 @@ class XmasApp(App[None]):
         host: dict | None = None,
         join: dict | None = None,
         cards_file: Path | None = None,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        for look in THEMES:
+            self.register_theme(look)
+        #: the theme to open with: ``--theme``, else the one chosen last time
+        self.chosen_theme = THEME_NAMES.get(theme or "", theme) or remembered_theme()
         self.config = config
         #: the party's own cards (``--cards FILE``); None: the data folder's cards.toml, if any
         self.cards_file = cards_file
@@ -78,8 +98,12 @@ class XmasApp(App[None]):
         self.hosting: HostedTable | None = None
         self.joined: JoinedTable | None = None
 
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return default_inks()  # a stock Textual theme chosen in the palette still has every ink
+
     def on_mount(self) -> None:
-        self.theme = "textual-dark"
+        self.theme = self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
+        self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
         if self.current is not None:
             self.push_screen(TableScreen(self.current))
         elif self.start_host is not None:
@@ -90,6 +114,19 @@ class XmasApp(App[None]):
             self.start_game(self.config)
         else:
             self.open_lobby()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.check_size)
+
+    def check_size(self) -> None:
+        """Below 80×24, a notice to enlarge the terminal over every screen; it goes once there is room."""
+        width, height = self.size
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        shown = isinstance(self.screen, TooSmallScreen)
+        if small and not shown:
+            self.push_screen(TooSmallScreen())
+        elif shown and not small:
+            self.pop_screen()
 
     # -------------------------------------------------------------- verbs
     def open_lobby(self) -> None:
@@ -107,10 +144,13 @@ class XmasApp(App[None]):
     def open_join(self, name: str) -> None:
         self.switch_to(JoinScreen(name=name))
 
-    def play_networked(self, table: Table) -> None:
-        """The host dealt: show my seat's table."""
+    def play_networked(self, table: Table, watching: Watching | None = None) -> None:
+        """The host dealt: show my seat's table (or, ``watching``, the big-screen view)."""
         self.current = table
-        self.switch_to(TableScreen(table))
+        self.switch_to(TableScreen(table) if watching is None else WatchScreen(table, watching))
+
+    def open_watch(self) -> None:
+        self.switch_to(JoinScreen(name="Big screen", watch=True))
 
     def close_network(self) -> None:
         """Leave or close any networked table (in the background)."""
@@ -134,10 +174,12 @@ class XmasApp(App[None]):
         self.switch_to(TableScreen(self.current))
 
     def switch_to(self, screen: Screen) -> None:
-        """Replace the lobby or table with ``screen``, closing any dialog over it."""
+        """Replace the lobby or table with ``screen``, closing any dialog over it (a notice
+        that the terminal is too small comes back over the new screen)."""
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
-        if isinstance(self.screen, (LobbyScreen, TableScreen, HostScreen, JoinScreen)):
+        self.call_after_refresh(self.check_size)
+        if isinstance(self.screen, (LobbyScreen, TableScreen, HostScreen, JoinScreen)):  # (WatchScreen too)
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
@@ -157,14 +199,29 @@ class XmasApp(App[None]):
         networked game in play; a local game is kept, and the lobby resumes it."""
         table = self.current
         in_play = self.in_play()
-        if table is not None and table.networked and in_play:
+        waiting = self.waiting_guests()
+        if waiting:
+            self.push_screen(ConfirmScreen.closing_waiting_room(waiting), lambda leave: then() if leave else None)
+            return
+        if table is not None and table.host_gone and in_play:  # nothing left to lose: say what happened
+            self.push_screen(ConfirmScreen.host_gone(table.host_gone), lambda leave: then() if leave else None)
+            return
+        if table is not None and table.networked and in_play and table.seat is not None:  # (a spectator just goes)
             question = ConfirmScreen.leaving(hosting=self.hosting is not None)
             self.push_screen(question, lambda leave: then() if leave else None)
             return
-        kept = isinstance(table, LocalTable) and table.keep is not None and in_play
+        kept = isinstance(table, LocalTable) and table.keep is not None and in_play and table.keep.exists()
         then()
         if kept and self.is_running:
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
+
+    def waiting_guests(self) -> list[str]:
+        """The players already seated in the waiting room of a table I host, not yet dealt."""
+        hosting = self.hosting
+        if hosting is None or hosting.started or hosting.table is None:
+            return []
+        return [row.name for row in hosting.roster()
+                if row.seat != hosting.table.seat and row.state is SeatState.HERE and row.name]
 
     def resume_game(self) -> None:
         """Go back to the unfinished local game kept on disk, where it stopped (the newest one
@@ -193,6 +250,10 @@ class XmasApp(App[None]):
     async def action_quit(self) -> None:
         self.leave_game(self.exit)
 
+    async def action_help_quit(self) -> None:
+        """Ctrl+C quits as Ctrl+Q does (asking first if a game would be lost)."""
+        await self.action_quit()
+
     def show_rules(self, game: Game) -> None:
         self.push_screen(RulesScreen(game))
 
@@ -214,6 +275,11 @@ class XmasApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
+        yield SystemCommand("Watch a table", "The big-screen view of a table on the LAN, for a projector",
+                            lambda: self.leave_game(self.open_watch))
+        for word, name in THEME_NAMES.items():
+            yield SystemCommand(f"Theme: {word}", f"Colours for {THEME_WORDS[word]} (remembered)",
+                                lambda name=name: setattr(self, "theme", name))
         if latest_kept() is not None and not self.in_play():
             yield SystemCommand("Resume", "Go back to the unfinished game, where it stopped", self.resume_game)
         if self.config is not None:
@@ -255,7 +321,8 @@ def run_app(
     host: dict | None = None,
     join: dict | None = None,
     cards_file: str | None = None,
+    theme: str | None = None,
 ) -> int:
     config = GameConfig(game, players, name or default_name(), bot, seed, pace, dict(options or {})) if game is not None else None
-    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None).run()
+    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None, theme=theme).run()
     return 0

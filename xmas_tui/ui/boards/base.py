@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from textual.actions import parse
+from textual.binding import Binding
 from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
@@ -54,9 +56,39 @@ class BoardClick(Static):
 
 
 class Board(Widget, can_focus=True):
-    """A game's board: draws a snapshot, turns keys and clicks into actions."""
+    """A game's board: draws a snapshot, turns keys and clicks into actions.
+
+    The footer shows a game's keys only while they do something (on my turn): each shown
+    key has a hidden twin that still sends its action off-turn, so the rules say why not."""
 
     game: Game
+    #: whether the footer hides the game's keys when it is not my turn (a board whose keys
+    #: belong to several people, or to a race, says False)
+    gate_keys: bool = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if cls.__dict__.get("gate_keys", Board.gate_keys) and "BINDINGS" in cls.__dict__:
+            bindings = [b for b in cls.BINDINGS if isinstance(b, Binding)]
+            shown = {parse(b.action)[1] for b in bindings if b.show}
+            twins = [
+                Binding(b.key, f"anyway({b.action!r})", show=False, id=f"{b.id}.anyway" if b.id else None)
+                for b in bindings if parse(b.action)[1] in shown
+            ]
+            cls.BINDINGS = [*cls.BINDINGS, *twins]
+        super().__init_subclass__(**kwargs)  # (Textual merges the bindings here)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.gate_keys and action != "anyway" and f"action_{action}" in type(self).__dict__ and self._shown(action):
+            return self.snapshot.my_turn
+        return True
+
+    def _shown(self, action: str) -> bool:
+        return any(isinstance(b, Binding) and b.show and parse(b.action)[1] == action for b in self.BINDINGS)
+
+    def action_anyway(self, action: str) -> None:
+        """A game key pressed when it does nothing now: send it all the same (the rules say why)."""
+        _, name, arguments = parse(action)
+        getattr(self, f"action_{name}")(*arguments)
 
     class ActionChosen(Message):
         """A player at this terminal chose an action on the board: the player of ``seat``
@@ -75,8 +107,11 @@ class Board(Widget, can_focus=True):
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         """Draw a new snapshot (called after every change at the table)."""
+        turn_changed = snapshot.my_turn != self.snapshot.my_turn
         self.snapshot = snapshot
         self.redraw()
+        if turn_changed:
+            self.refresh_bindings()  # the footer shows the game's keys only on my turn
 
     def redraw(self) -> None:
         raise NotImplementedError

@@ -16,7 +16,7 @@ from textual.containers import Center, Grid, Horizontal, Vertical
 from textual.events import Click
 from textual.widgets import Static
 
-from xmas_tui.games import Action
+from xmas_tui.games import Action, count
 from xmas_tui.games.chip_n_dale import (
     EVENT_TEXT,
     EVENT_TITLES,
@@ -39,21 +39,22 @@ from xmas_tui.games.chip_n_dale import (
     treasure,
 )
 
+from ..theme import Inks, inks
 from .base import Board, BoardClick, PlayerLine, legal_where
 
 PLUTO = "☻"
 #: What pressing a slot key or choosing one of my Treasures means in each phase.
 SLOT_ACTIONS = {"flip": Flip, "collect": Collect, "peek": Peek, "take": Take}
 CARD_ACTIONS = {"discard": Discard, "give": Give, "pass": Pass}
-#: Colour and the two lines drawn on a face-up card, by kind.
+#: The ink (see ``theme``) and the two lines drawn on a face-up card, by kind.
 LOOK: dict[str, tuple[str, str, str]] = {
-    "ornament-chip": ("#ff6b6b", "Ornament", "Chip"),
-    "ornament-dale": ("#ff9f43", "Ornament", "Dale"),
-    "candy-chip": ("#f8f8f8", "Candy Cane", "Chip"),
-    "candy-dale": ("#ff8fab", "Candy Cane", "Dale"),
-    "popcorn": ("#ffe66d", "Popcorn", ""),
-    "acorn": ("#c8a165", "Acorn", ""),
-    "bell": ("#ffd700", "Bell", ""),
+    "ornament-chip": ("berry", "Ornament", "Chip"),
+    "ornament-dale": ("ember", "Ornament", "Dale"),
+    "candy-chip": ("white", "Candy Cane", "Chip"),
+    "candy-dale": ("pink", "Candy Cane", "Dale"),
+    "popcorn": ("yellow", "Popcorn", ""),
+    "acorn": ("brown", "Acorn", ""),
+    "bell": ("gold", "Bell", ""),
 }
 SHORT = {
     "ornament-chip": "Orn·C",
@@ -67,27 +68,28 @@ SHORT = {
 ORDER = list(LOOK)
 
 
-def card_text(face: str) -> Text:
+def card_text(face: str, ink: Inks) -> Text:
     kind, plutos = treasure(face)
-    colour, line1, line2 = LOOK[kind]
+    hue, line1, line2 = LOOK[kind]
+    colour = ink[hue]
     text = Text(f"{line1}\n", style=f"bold {colour}")
     text.append(f"{line2:<5}", style=colour)
-    text.append(PLUTO * plutos, style="bold #9ad0ff")
+    text.append(PLUTO * plutos, style=f"bold {ink.ice}")
     return text
 
 
 def summary(faces: list[str]) -> str:
-    """A one-line count of a collection: ``OrnC1 D2 · Cane C1 · Pop 3 · Acorn 1 · Bell 2``."""
+    """A collection counted in words: ``2 ornaments, 1 candy cane, 3 popcorn, 2 bells``."""
     kinds = Counter(treasure(f)[0] for f in faces)
-    parts = []
-    if kinds["ornament-chip"] or kinds["ornament-dale"]:
-        parts.append(f"Orn C{kinds['ornament-chip']}D{kinds['ornament-dale']}")
-    if kinds["candy-chip"] or kinds["candy-dale"]:
-        parts.append(f"Cane C{kinds['candy-chip']}D{kinds['candy-dale']}")
-    for kind, label in (("popcorn", "Pop"), ("acorn", "Acorn"), ("bell", "Bell")):
-        if kinds[kind]:
-            parts.append(f"{label} {kinds[kind]}")
-    return " ".join(parts) or "no Treasures yet"
+    counted = (
+        (kinds["ornament-chip"] + kinds["ornament-dale"], "ornament", "ornaments"),
+        (kinds["candy-chip"] + kinds["candy-dale"], "candy cane", "candy canes"),
+        (kinds["popcorn"], "popcorn", "popcorn"),
+        (kinds["acorn"], "acorn", "acorns"),
+        (kinds["bell"], "bell", "bells"),
+    )
+    parts = [f"{n} {one if n == 1 else many}" for n, one, many in counted if n]
+    return ", ".join(parts) or "no Treasures yet"
 
 
 class SlotCard(BoardClick):
@@ -101,9 +103,9 @@ class SlotCard(BoardClick):
 class TreasureChip(Static):
     """One of my Treasures. Click to choose it (discard, swap, pass)."""
 
-    def __init__(self, handle: int, face: str, selected: bool) -> None:
+    def __init__(self, handle: int, face: str, selected: bool, ink: Inks) -> None:
         kind, plutos = treasure(face)
-        label = Text(f"{SHORT[kind]}{PLUTO * plutos}", style=LOOK[kind][0])
+        label = Text(f"{SHORT[kind]}{PLUTO * plutos}", style=ink[LOOK[kind][0]])
         super().__init__(label, classes="chip -selected" if selected else "chip")
         self.handle = handle
 
@@ -147,6 +149,7 @@ class ChipNDaleBoard(Board):
 
     # -------------------------------------------------------------- drawing
     def redraw(self) -> None:
+        ink = inks(self)
         snap = self.snapshot
         view = snap.view
         me = snap.seat
@@ -163,10 +166,10 @@ class ChipNDaleBoard(Board):
                 continue
             _, face = cards[0]
             if face is None:
-                card.update(Text("░░░░░░░░░\n░░░░░░░░░", style="#2e7d32"))
+                card.update(Text("░░░░░░░░░\n░░░░░░░░░", style=ink.felt_line))
                 card.add_class("-down")
             else:
-                card.update(card_text(face))
+                card.update(card_text(face, ink))
                 if slot in flipped:
                     card.add_class("-flipped")
                 if slot in peeked and me == view["turn"]:
@@ -175,26 +178,27 @@ class ChipNDaleBoard(Board):
                 card.add_class("-choosable")
         star = view["star"]
         if star is None:
-            self.query_one("#star-top", Static).update(Text("★", style="bold #ffd700"))
+            self.query_one("#star-top", Static).update(Text("★", style=f"bold {ink.gold}"))
         else:
-            self.query_one("#star-top", Static).update(Text(f"★ with {'you' if star == me else self.player_name(star)}", style="#ffd700"))
+            self.query_one("#star-top", Static).update(Text(f"★ with {'you' if star == me else self.player_name(star)}", style=ink.gold))
         deck = len(view.zone("deck"))
         discard = view.faces_in("discard")
         counting = phase in ("flip", "collect")
         top = f" ({NAMES[treasure(discard[-1])[0]]} on top)" if discard and not counting else ""
         piles = Text(f"Deck {deck} · Discard {len(discard)}{top}")
         if counting:
-            style = "bold red" if view["caught"] else "bold #9ad0ff"
+            style = f"bold {ink.berry}" if view["caught"] else f"bold {ink.ice}"
             piles.append(f" · Pluto {view['plutos']}/{PLUTO_LIMIT} {PLUTO * view['plutos']}", style=style)
         offered = view.faces_in("swap")
         if offered:
-            piles.append(f" · Offered: {NAMES[treasure(offered[0])[0]]}", style="#ffd700")
+            piles.append(f" · Offered: {NAMES[treasure(offered[0])[0]]}", style=ink.gold)
         self.query_one("#piles", Static).update(piles)
         mine = view.cards(f"collection.{me}") if me is not None else []
         faces = [f for _, f in mine if f]
         points = score(faces).total
+        self.query_one("#mine-title").display = self.query_one("#mine").display = me is not None  # (a spectator)
         self.query_one("#mine-title", Static).update(
-            Text.assemble(("Your Treasures ", "bold"), (f"{points} points", "bold #ffd700"), f" · {len(mine)} cards")
+            Text.assemble(("Your Treasures ", "bold"), (count(points, "point"), f"bold {ink.gold}"), f" · {count(len(mine), 'card')}")
         )
         if mine:
             self.selected = min(self.selected, len(mine) - 1)
@@ -204,7 +208,7 @@ class ChipNDaleBoard(Board):
         self._ordered = [h for h, _ in ordered]
         picking = any(hasattr(a, "card") for a in snap.legal)
         grid.mount_all(
-            TreasureChip(h, f or "acorn/0", picking and i == self.selected) for i, (h, f) in enumerate(ordered)
+            TreasureChip(h, f or "acorn/0", picking and i == self.selected, ink) for i, (h, f) in enumerate(ordered)
         )
         grid.set_class(picking, "-picking")
 
@@ -268,7 +272,7 @@ class ChipNDaleBoard(Board):
             faces = view.faces_in(f"collection.{seat}")
             marker = "★" if view["star"] == seat else ""
             lines.append(
-                PlayerLine(seat, name, f"{score(faces).total} pts", summary(faces), seat in self.snapshot.to_act, marker)
+                PlayerLine(seat, name, count(score(faces).total, "point"), summary(faces), seat in self.snapshot.to_act, marker)
             )
         return lines
 

@@ -13,13 +13,16 @@ Must not touch: the engine state.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Static
 
+from xmas_tui.games import Event
 from xmas_tui.games.christmas_carol import (
     AWAKE,
     CLOCK,
@@ -41,20 +44,19 @@ from xmas_tui.games.christmas_carol import (
 )
 from xmas_tui.tables.table import Snapshot
 
+from ..theme import Inks, inks
 from .base import Board, BoardClick, PlayerLine
 
 #: Each puzzle's colour (the backs of its tiles).
 COLOURS: dict[int, str] = {
-    1: "#ff6b6b",
-    2: "#4cd964",
-    3: "#5ab4ff",
-    4: "#ffd700",
-    5: "#c18cff",
-    6: "#4fe3d9",
+    1: "berry",
+    2: "green",
+    3: "blue",
+    4: "gold",
+    5: "violet",
+    6: "teal",
 }
 ALL_FACES = Counter(all_faces())
-GOLD = "#ffd700"
-RED = "#ff6b6b"
 #: Where each space of the clock is drawn: (row, column) in a 7 x 17 face.
 CLOCK_AT: dict[int, tuple[int, int]] = {
     12: (0, 7), 1: (1, 12), 2: (2, 14), 3: (3, 16), 4: (4, 14), 5: (5, 12),
@@ -65,7 +67,7 @@ CLOCK_ROWS, CLOCK_COLS = 7, 17
 NEWS = frozenset({"clock", "complete", "again", "special", "ignore", "over"})
 
 
-def clock_face(scrooge: int) -> Text:
+def clock_face(scrooge: int, ink: Inks) -> Text:
     """The clock as seven lines: the spaces Scrooge has passed in red, his space in gold."""
     grid: list[list[tuple[str, str]]] = [[(" ", "")] * CLOCK_COLS for _ in range(CLOCK_ROWS)]
     at = hour(scrooge)
@@ -73,18 +75,18 @@ def clock_face(scrooge: int) -> Text:
     for space, (row, col) in CLOCK_AT.items():
         label = str(space)
         if space == at:
-            style = "bold #0b1d13 on #ffd700" if scrooge < AWAKE else "bold #fff6d5 on #b00020"
+            style = f"bold {ink.dark_ink} on {ink.gold_ground}" if scrooge < AWAKE else f"bold {ink.on_ground} on {ink.alarm_ground}"
         elif space == 8:
-            style = f"bold {RED}"
+            style = f"bold {ink.berry}"
         elif space in passed:
-            style = "#c77b7b"
+            style = ink.faded
         else:
-            style = "#9be39b"
+            style = ink.leaf
         for i, ch in enumerate(label):
             grid[row][col + i] = (ch, style)
     middle = [
         (2, "Scrooge", "bold"),
-        (3, "zZz" if scrooge == 0 else ("AWAKE!" if scrooge >= AWAKE else f"on {at}"), f"bold {GOLD}" if scrooge < AWAKE else f"bold {RED}"),
+        (3, "zZz" if scrooge == 0 else ("AWAKE!" if scrooge >= AWAKE else f"on {at}"), f"bold {ink.gold}" if scrooge < AWAKE else f"bold {ink.berry}"),
         (4, f"{AWAKE - scrooge} left" if scrooge < AWAKE else "", "dim"),
     ]
     for row, words, style in middle:
@@ -105,14 +107,25 @@ def bag_counts(snapshot: Snapshot) -> Counter[str]:
     return ALL_FACES - Counter(snapshot.view.faces.values())
 
 
-def tile_card(face: str) -> Text:
+def tile_card(face: str, ink: Inks) -> Text:
     """A drawn tile's face: its puzzle and piece, in the puzzle's colour."""
     puzzle = puzzle_of(face)
-    colour = COLOURS[puzzle]
+    colour = ink[COLOURS[puzzle]]
     text = Text()
-    text.append(f"{puzzle:^6}", style=f"bold #0b1d13 on {colour}")
+    text.append(f"{puzzle:^6}", style=f"bold {ink.felt} on {colour}")
     text.append(f"\ntile {piece_of(face)}", style=colour)
     return text
+
+
+def turn_ended_by_scrooge(log: Sequence[Event]) -> Event | None:
+    """The Move Scrooge tile that ended the last turn, while nobody has drawn since: the
+    board says so (the log alone was too easy to miss)."""
+    for event in reversed(log):
+        if event.kind == "special":
+            return event
+        if event.kind in ("draw", "stop"):
+            return None
+    return None
 
 
 def chance(part: int, whole: int) -> str:
@@ -148,12 +161,13 @@ class TileCard(BoardClick):
 class KeyButton(BoardClick):
     """A one-line button: click it or press its key."""
 
-    def __init__(self, label: Text, action: str, id: str) -> None:
+    def __init__(self, label: Content, action: str, id: str) -> None:
         super().__init__(f"action_{action}", content=label, id=id, classes="cc-button")
 
 
-def key_label(key: str, words: str) -> Text:
-    return Text.assemble((f" {key} ", f"bold #0b1d13 on {GOLD}"), (f" {words} ", "bold"))
+def key_label(key: str, words: str) -> Content:
+    """A key and what it does; its colours are the theme's, whichever is shown."""
+    return Content.assemble((f" {key} ", "bold $dark-ink on $gold-ground"), (f" {words} ", "bold"))
 
 
 class ChristmasCarolBoard(Board):
@@ -230,33 +244,34 @@ class ChristmasCarolBoard(Board):
 
     def redraw(self) -> None:
         view = self.snapshot.view
-        self.query_one("#cc-clock", ClockFace).update(clock_face(view["scrooge"]))
+        self.query_one("#cc-clock", ClockFace).update(clock_face(view["scrooge"], inks(self)))
         self._draw_puzzles()
         self._draw_bag()
         self._draw_turn()
 
     def _draw_puzzles(self) -> None:
+        ink = inks(self)
         view = self.snapshot.view
         completed = view["completed"]
         open_ = [p for p in view["puzzles"] if p not in completed]
         lowest = open_[0] if open_ else None
         for index, puzzle in enumerate(view["puzzles"]):
             line = self.query_one(f"#cc-puzzle-{index}", PuzzleLine)
-            colour = COLOURS[puzzle]
+            colour = ink[COLOURS[puzzle]]
             placed = len(view.zone(f"puzzle.{puzzle}"))
             text = Text(f"{puzzle} ", style=f"bold {colour}")
             text.append("█" * placed, style=colour)
-            text.append("░" * (TILES_PER_PUZZLE - placed), style="#3c5a46")
+            text.append("░" * (TILES_PER_PUZZLE - placed), style=ink.felt_empty)
             text.append(f" {placed}/{TILES_PER_PUZZLE} ", style="bold" if placed else "dim")
             if puzzle in completed:
                 order = completed.index(puzzle) + 1
-                text.append(f"✓ done ({order}{'st' if order == 1 else 'nd' if order == 2 else 'rd' if order == 3 else 'th'})", style="#9be39b")
+                text.append(f"✓ done ({order}{'st' if order == 1 else 'nd' if order == 2 else 'rd' if order == 3 else 'th'})", style=ink.leaf)
             elif puzzle == lowest:
-                text.append("◀ next", style=f"bold {GOLD}")
+                text.append("◀ next", style=f"bold {ink.gold}")
             elif placed == TILES_PER_PUZZLE - 1:
-                text.append(f"⚠ early +{puzzle}", style=f"bold {RED}")
+                text.append(f"⚠ early +{puzzle}", style=f"bold {ink.berry}")
             else:
-                text.append(f"early +{puzzle}", style="#c77b7b")
+                text.append(f"early +{puzzle}", style=ink.faded)
             line.update(text)
             line.tooltip = (
                 f"Puzzle {puzzle}: {placed} of {TILES_PER_PUZZLE} tiles. "
@@ -269,20 +284,22 @@ class ChristmasCarolBoard(Board):
         self.query_one("#cc-puzzles").border_title = f"Puzzles · {len(completed)} of 4 done"
 
     def _draw_bag(self) -> None:
+        ink = inks(self)
         bag = bag_counts(self.snapshot)
         total = sum(bag.values())
         puzzles = sum(n for f, n in bag.items() if puzzle_of(f))
         wakers = bag[TO_BOX] + bag[TO_BAG]
-        text = Text.assemble(("Bag ", "bold"), (f"{total}", f"bold {GOLD}"), (" tiles: ", "dim"), (f"{puzzles} puzzle", "bold"))
+        text = Text.assemble(("Bag ", "bold"), (f"{total}", f"bold {ink.gold}"), (" tiles: ", "dim"), (f"{puzzles} puzzle", "bold"))
         text.append(", ", style="dim")
-        text.append(f"{wakers} ◷", style=f"bold {RED}" if wakers else "dim")
+        text.append(f"{wakers} ◷", style=f"bold {ink.berry}" if wakers else "dim")
         text.append(", ", style="dim")
-        text.append(f"{bag[IGNORE]} ⊘", style="bold #9ad0ff" if bag[IGNORE] else "dim")
+        text.append(f"{bag[IGNORE]} ⊘", style=f"bold {ink.ice}" if bag[IGNORE] else "dim")
         line = self.query_one("#cc-bag", BagLine)
         line.update(text)
         line.tooltip = f"Draw a tile from the bag: {puzzles} puzzle tiles, {wakers} Move Scrooge (◷), {bag[IGNORE]} Ignore (⊘)"
 
     def _draw_turn(self) -> None:
+        ink = inks(self)
         snap = self.snapshot
         view = snap.view
         tiles = self.tiles()
@@ -294,14 +311,14 @@ class ChristmasCarolBoard(Board):
             card.set_classes("cc-tile")
             if slot < len(tiles):
                 handle, face = tiles[slot]
-                card.update(tile_card(face))
+                card.update(tile_card(face, ink))
                 card.border_title = str(slot + 1)
                 card.add_class(f"-p{puzzle_of(face)}")
                 card.set_class(handle in self.picked, "-picked")
                 card.set_class(choosing and slot == self.cursor, "-cursor")
                 card.tooltip = f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else "")
             else:
-                card.update(Text("\n   ?", style="#3c5a46"))
+                card.update(Text("\n   ?", style=ink.felt_empty))
                 card.border_title = ""
                 card.add_class("-empty")
                 card.tooltip = None
@@ -311,9 +328,9 @@ class ChristmasCarolBoard(Board):
             aside_text.append("Set aside, back to the bag:", style="dim")
             counts = Counter(aside)
             wakers = counts[TO_BAG] + counts[TO_BOX]
-            aside_text.append(f" {counts[IGNORE]} ⊘", style="bold #9ad0ff")
+            aside_text.append(f" {counts[IGNORE]} ⊘", style=f"bold {ink.ice}")
             if wakers:
-                aside_text.append(f" {wakers} ◷", style=f"bold {RED}")
+                aside_text.append(f" {wakers} ◷", style=f"bold {ink.berry}")
         self.query_one("#cc-aside", Static).update(aside_text)
         drawing = snap.my_turn and self.phase == "draw"
         self.query_one("#cc-draw").set_class(drawing, "-live")
@@ -332,25 +349,29 @@ class ChristmasCarolBoard(Board):
 
     def _moment(self) -> Text:
         """Two lines: what matters now, then the latest news of the clock."""
+        ink = inks(self)
         snap = self.snapshot
         text = Text()
         if snap.result is not None:
             won = bool(snap.result.winners)
             text.append("Everyone wins: the story is told!" if won else "Scrooge woke up: everyone loses.",
-                        style=f"bold {GOLD}" if won else f"bold {RED}")
+                        style=f"bold {ink.gold}" if won else f"bold {ink.berry}")
         elif self.phase == "choose":
             need = self.need()
-            text.append(f"Chosen {len(self.picked)} of {need}", style=f"bold {GOLD}")
+            text.append(f"Chosen {len(self.picked)} of {need}", style=f"bold {ink.gold}")
             text.append(" · Enter plays them" if len(self.picked) == need else " · 1-5 or click to choose", style="dim")
         else:
             bag = bag_counts(snap)
             wakers = bag[TO_BOX] + bag[TO_BAG]
             text.append("Next tile moves Scrooge: ", style="dim")
-            text.append(chance(wakers, sum(bag.values())), style=f"bold {RED}" if wakers else "dim")
-        news = next((e for e in reversed(snap.log) if e.kind in NEWS), None)
+            text.append(chance(wakers, sum(bag.values())), style=f"bold {ink.berry}" if wakers else "dim")
+        ended = turn_ended_by_scrooge(snap.log)
+        news = ended or next((e for e in reversed(snap.log) if e.kind in NEWS), None)
         if news is not None:
             text.append("\n")
-            text.append(news.text, style="italic #c9b8a0")
+            if ended is not None:
+                text.append("◷ Turn over: ", style=f"bold {ink.berry}")
+            text.append(news.text, style=f"italic {ink.news}")
         return text
 
     # -------------------------------------------------------------- the table screen's lines

@@ -42,6 +42,7 @@ from xmas_tui.games.christmas_game import (
 )
 from xmas_tui.tables.table import Snapshot
 
+from ..theme import Inks, inks
 from .base import Board, BoardClick, PlayerLine
 
 CELL = 4
@@ -52,39 +53,39 @@ INNER = WIDTH - 4 * CELL  # the infield, between the side squares and their toke
 #: Slots in the bar of choices.
 SLOTS = 7
 #: Each seat's token colour.
-TOKEN_COLOURS = ("#ff6b6b", "#5ab4ff", "#4cd964", "#ffd700", "#d98cff", "#ff9f43")
+TOKEN_COLOURS = ("berry", "blue", "green", "gold", "violet", "ember")
 #: How each kind of square is drawn: its 4-cell label and style.
 LOOK: dict[str, tuple[str, str]] = {
-    "start": (" GO ", "bold #ffffff on #2e7d32"),
-    "santa": (" ★  ", "bold #ffd700 on #a31515"),
-    "scrooge": (" ¤  ", "bold #d0d0d0 on #3a3a3a"),
-    "reindeer": (" Ψ  ", "bold #e3c594 on #4a3620"),
-    "club": ("CLUB", "bold #ffd700 on #1e5c33"),
-    "tax": ("TAX ", "bold #fff6d5 on #7a1f1f"),
-    "super": ("SUPR", "bold #0b1d13 on #ffd700"),
-    "jam": ("JAM ", "bold #0b1d13 on #ff9f43"),
-    "post": ("POST", "bold #ffffff on #1f3b7a"),
-    "wrap": ("WRAP", "bold #ffffff on #5b2a7a"),
+    "start": (" GO ", "bold $light-ink on $green-ground"),
+    "santa": (" ★  ", "bold $gold-ground on $red-ground"),
+    "scrooge": (" ¤  ", "bold $light-ink on $grey-ground"),
+    "reindeer": (" Ψ  ", "bold $sand-ground on $brown-ground"),
+    "club": ("CLUB", "bold $gold-ground on $club-ground"),
+    "tax": ("TAX ", "bold $on-ground on $status-ground"),
+    "super": ("SUPR", "bold $dark-ink on $gold-ground"),
+    "jam": ("JAM ", "bold $dark-ink on $orange-ground"),
+    "post": ("POST", "bold $light-ink on $blue-ground"),
+    "wrap": ("WRAP", "bold $light-ink on $violet-ground"),
 }
 GIFT_COLOURS: dict[int, str] = {
-    1: "#c8e6c9", 5: "#9be39b", 25: "#7fd3ff", 50: "#b39ddb", 100: "#ffb74d", 200: "#ffd700",
+    1: "gift-1", 5: "gift-5", 25: "gift-25", 50: "gift-50", 100: "gift-100", 200: "gift-200",
 }
 #: Gift squares are drawn on alternating grounds, so neighbours stand apart.
-GIFT_GROUNDS = ("#2f6e45", "#143a24")
+GIFT_GROUNDS = ("gift-ground", "gift-ground-2")
 GIFT_GROUND = GIFT_GROUNDS[0]
 DECK_MARKS = {"santa": "★", "scrooge": "¤", "reindeer": "Ψ"}
-CARD_STYLES = {"santa": "bold #ffd700 on #a31515", "scrooge": "bold #ffffff on #3a3a3a", "reindeer": "bold #0b1d13 on #e3c594"}
+CARD_STYLES = {"santa": "bold $gold-ground on $red-ground", "scrooge": "bold $light-ink on $grey-ground", "reindeer": "bold $dark-ink on $sand-ground"}
 #: Which phase a roll is for, in words.
 ROLL_FOR = {"roll": "to move", "jam": "to leave TRAFFIC JAM", "reindeer": "for luck", "super": "for a 2 or 12"}
 
 
-def square_label(square: Square, number: int = 0) -> Text:
+def square_label(square: Square, ink: Inks, number: int = 0) -> Text:
     if square.kind == "gift":
         label = f"${square.value}"
         ground = GIFT_GROUNDS[number % 2]
-        return Text(f"{label:^{CELL}}", style=f"bold {GIFT_COLOURS[square.value]} on {ground}")
+        return Text(f"{label:^{CELL}}", style=f"bold {ink[GIFT_COLOURS[square.value]]} on {ink[ground]}")
     label, style = LOOK[square.kind]
-    return Text(label, style=style)
+    return Text(label, style=ink.style(style))
 
 
 def ring_position(square: int) -> tuple[int, int]:
@@ -122,14 +123,14 @@ def token_names(players: Sequence[str]) -> list[str]:
     return [str(s + 1) for s in range(len(players))]
 
 
-def gift_chips(gifts: Sequence[int]) -> Text:
+def gift_chips(gifts: Sequence[int], ink: Inks) -> Text:
     """The six gifts: owned ones bright on a ground, missing ones dim."""
     text = Text()
     for value in GIFTS:
         if value in gifts:
-            text.append(f" ${value} ", style=f"bold {GIFT_COLOURS[value]} on {GIFT_GROUND}")
+            text.append(f" ${value} ", style=f"bold {ink[GIFT_COLOURS[value]]} on {ink[GIFT_GROUND]}")
         else:
-            text.append(f" ${value} ", style="#4f6f5a")
+            text.append(f" ${value} ", style=ink.felt_ink_dim)
         text.append(" ")
     text.rstrip()
     return text
@@ -218,6 +219,7 @@ class ChristmasGameBoard(Board):
         self._draw_bar()
 
     def _draw_ring(self) -> None:
+        ink = inks(self)
         view = self.snapshot.view
         players = view["players"]
         tokens = token_names(players)
@@ -229,7 +231,7 @@ class ChristmasGameBoard(Board):
 
         here = view["position"][turn]
         for square, sq in enumerate(BOARD):
-            label = square_label(sq, square)
+            label = square_label(sq, ink, square)
             if square == here and view["phase"] != "over":
                 label.stylize("reverse")
             put(*ring_position(square), label)
@@ -244,7 +246,7 @@ class ChristmasGameBoard(Board):
             shown = seats if len(seats) <= room else seats[: room - 1]
             text = Text()
             for seat in shown:
-                style = f"bold {TOKEN_COLOURS[seat % len(TOKEN_COLOURS)]}"
+                style = f"bold {ink[TOKEN_COLOURS[seat % len(TOKEN_COLOURS)]]}"
                 text.append(tokens[seat], style=style + (" reverse" if seat == turn else ""))
             if len(shown) < len(seats):
                 text.append("+", style="bold")
@@ -275,25 +277,26 @@ class ChristmasGameBoard(Board):
 
     def _infield(self) -> list[Text]:
         """The nine lines inside the ring: title, CHRISTMAS CLUB, the dice, a key to the squares."""
+        ink = inks(self)
         view = self.snapshot.view
         players = view["players"]
         dice = view["dice"]
         rows: list[Text] = [Text() for _ in range(SIDE)]
-        rows[0] = Text("❄ The Christmas Game ❄", style="bold #ffd700")
+        rows[0] = Text("❄ The Christmas Game ❄", style=f"bold {ink.gold}")
         rows[1] = Text.assemble(("Round ", "dim"), (f"{view['round']}", "bold"))
-        rows[3] = Text.assemble(("CHRISTMAS CLUB ", "#9be39b"), (f"${view['club']}", "bold #ffd700"))
+        rows[3] = Text.assemble(("CHRISTMAS CLUB ", ink.leaf), (f"${view['club']}", f"bold {ink.gold}"))
         if dice:
             who = players[view["roller"]]
             double = dice[0] == dice[1] and view["rolled_for"] in ("roll", "jam")
             rows[5] = Text.assemble(
-                (dice_faces(dice), "bold #ffffff"), ("  ", ""), (f"{sum(dice)}", "bold #ffd700"),
-                (" · doubles!" if double else "", "bold #ffd700"),
+                (dice_faces(dice), f"bold {ink.cream}"), ("  ", ""), (f"{sum(dice)}", f"bold {ink.gold}"),
+                (" · doubles!" if double else "", f"bold {ink.gold}"),
             )  # on the dice row: the line below is full with a long name and purpose
             rows[6] = Text(f"{who} rolled {ROLL_FOR.get(view['rolled_for'], '')}", style="dim")
         else:
             rows[5] = Text("⚀ ⚀  roll to start", style="dim")
         rows[8] = Text.assemble(
-            ("★", "bold #ffd700"), (" Santa ", "dim"), ("¤", "bold #d0d0d0"), (" Scrooge ", "dim"), ("Ψ", "bold #e3c594"), (" Reindeer", "dim"),
+            ("★", f"bold {ink.gold}"), (" Santa ", "dim"), ("¤", f"bold {ink.grey}"), (" Scrooge ", "dim"), ("Ψ", f"bold {ink.sand}"), (" Reindeer", "dim"),
         )
         for row in rows:
             row.truncate(INNER)
@@ -303,39 +306,42 @@ class ChristmasGameBoard(Board):
         return rows
 
     def _draw_mine(self) -> None:
+        ink = inks(self)
         view = self.snapshot.view
         seat = self.shown_seat()
         gifts = list(view["gifts"][seat])
         who = "You" if seat == self.me else view["players"][seat]
-        text = Text.assemble((f"{who} ", "bold"), (f"${view['money'][seat]}", "bold #ffd700"), "  ")
-        text.append_text(gift_chips(gifts))
+        text = Text.assemble((f"{who} ", "bold"), (f"${view['money'][seat]}", f"bold {ink.gold}"), "  ")
+        text.append_text(gift_chips(gifts, ink))
         self.query_one("#cg-mine", Static).update(text)
 
     def _draw_card(self) -> None:
+        ink = inks(self)
         card = self.last_card()
         box = self.query_one("#cg-card", Static)
         if card is None:
             box.update(Text("Land on ★ Santa, ¤ Scrooge or Ψ Reindeer to draw a card.\nBuy each gift on its own square: $1 $5 $25 $50 $100 $200.", style="dim"))
             return
-        style = CARD_STYLES[card.deck]
+        style = ink.style(CARD_STYLES[card.deck])
         text = Text.assemble((f" {DECK_MARKS[card.deck]} {DECK_NAMES[card.deck]} · {card.title} ", style), " ")
         if card.deck != "reindeer" and card.personal:  # the party's words, then what the card does
-            text.append(card.text, style="#fff6d5")
+            text.append(card.text, style=ink.cream)
             text.truncate(2 * (self.content_size.width or 48) - 1, overflow="ellipsis")
-            text.append(f"\n→ {upper_first(short_effect(card.effect))}", style="bold #ffd700")
+            text.append(f"\n→ {upper_first(short_effect(card.effect))}", style=f"bold {ink.gold}")
         elif card.deck != "reindeer":
-            text.append(card.text, style="#fff6d5")
+            text.append(card.text, style=ink.cream)
         else:
-            text.append(card.text, style="#fff6d5")
+            text.append(card.text, style=ink.cream)
             text.truncate(self.content_size.width or 48, overflow="ellipsis")
             lucky = lucky_text(card.lucky_on)
-            text.append(f"\n☺ {lucky[:1].upper() + lucky[1:]}, lucky: ", style="bold #9be39b")
-            text.append(short_effect(card.lucky), style="#9be39b")
-            text.append("\n☹ Otherwise, unlucky: ", style="bold #ff9f9f")
-            text.append(short_effect(card.unlucky), style="#ff9f9f")
+            text.append(f"\n☺ {lucky[:1].upper() + lucky[1:]}, lucky: ", style=f"bold {ink.leaf}")
+            text.append(short_effect(card.lucky), style=ink.leaf)
+            text.append("\n☹ Otherwise, unlucky: ", style=f"bold {ink.rose}")
+            text.append(short_effect(card.unlucky), style=ink.rose)
         box.update(text)
 
     def _draw_bar(self) -> None:
+        ink = inks(self)
         snap = self.snapshot
         self.options = list(snap.legal)
         self.cursor = min(self.cursor, max(0, len(self.options) - 1))
@@ -346,7 +352,7 @@ class ChristmasGameBoard(Board):
             if index < len(self.options):
                 key, label, tip = self.describe(index, self.options[index])
                 chosen = index == self.cursor
-                slot.update(Text.assemble((f"{key} ", "bold underline" if chosen else "bold #ffd700"), (label, "bold")))
+                slot.update(Text.assemble((f"{key} ", "bold underline" if chosen else f"bold {ink.gold}"), (label, "bold")))
                 slot.tooltip = tip
                 slot.display = True
                 slot.set_class(index == self.cursor, "-selected")

@@ -19,9 +19,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Static
 
-from xmas_tui.games import Event
+from xmas_tui.games import Event, count
 from xmas_tui.games.christmas_tree import (
     GAME,
     ITEMS,
@@ -40,16 +41,17 @@ from xmas_tui.games.christmas_tree import (
 )
 from xmas_tui.tables.table import Snapshot
 
+from ..theme import Inks, inks
 from .base import Board, BoardClick, PlayerLine
 
 #: How each type is drawn: a single-width symbol, its colour, a card background, a short name.
 LOOK: dict[str, tuple[str, str, str, str]] = {
-    "tree": ("▲", "#4cd964", "#123d22", "Tree"),
-    "gifts": ("⊞", "#ff5a5a", "#3d1616", "Gifts"),
-    "gingerbread": ("♟", "#d9904f", "#3b2512", "Gingerbread"),
-    "reindeer": ("Ψ", "#e3c594", "#33291a", "Reindeer"),
-    "snowman": ("☃", "#ffffff", "#2b3a4a", "Snowman"),
-    SANTA: ("★", "#ffd700", "#a31515", "Santa"),
+    "tree": ("▲", "green", "tree-ground", "Tree"),
+    "gifts": ("⊞", "red", "gifts-ground", "Gifts"),
+    "gingerbread": ("♟", "ginger", "ginger-ground", "Gingerbread"),
+    "reindeer": ("Ψ", "sand", "sand-card-ground", "Reindeer"),
+    "snowman": ("☃", "white", "snow-ground", "Snowman"),
+    SANTA: ("★", "gold", "santa-ground", "Santa"),
 }
 #: The key that pays with a type while paying for a row.
 PAY_KEYS: dict[str, str] = {
@@ -64,9 +66,9 @@ PAY_KEYS: dict[str, str] = {
 SET_SIZES = (6, 5, 3)
 #: Lines in the list of sets; longer lists scroll with the highlight.
 SET_LINES = 8
-SCORING = Text.assemble(("3/5/6", "bold"), " → ", ("1/2/3", "bold #9be39b"), " pts", style="dim")
-NO_SET = Text.assemble(
-    "No set to play yet.\nA set: 3+ of a type,\n", (LOOK[SANTA][0], LOOK[SANTA][1]), " Santa is wild.", style="dim"
+SCORING = Content.from_markup("[dim][b]3/5/6[/b] → [b $leaf]1/2/3[/] pts[/dim]")
+NO_SET = Content.from_markup(
+    f"[dim]No set to play yet.\nA set: 3+ of a type,\n[${LOOK[SANTA][1]}]{LOOK[SANTA][0]}[/] Santa is wild.[/dim]"
 )
 #: Events after which the one who made them has moved (anything else just happens to them).
 MOVES = frozenset({"take", "choose-row", "pay", "score", "done"})
@@ -76,24 +78,24 @@ SURPRISE = frozenset({"surprise", "reward"})
 ROW_WIDTH = 2 + 4 * max(ROW_SIZES) - 1
 
 
-def chip(item: str) -> Text:
+def chip(ink: Inks, item: str) -> Text:
     """One card as a small coloured tile."""
     symbol, colour, ground, _ = LOOK[item]
-    return Text(f" {symbol} ", style=f"bold {colour} on {ground}")
+    return Text(f" {symbol} ", style=f"bold {ink[colour]} on {ink[ground]}")
 
 
-def row_cards(faces: Sequence[str]) -> Text:
+def row_cards(ink: Inks, faces: Sequence[str]) -> Text:
     """A row's cards as tiles; a row grown long by payments as a tile and a count per type."""
     text = Text()
     if len(faces) <= max(ROW_SIZES):
         for face in faces:
-            text.append_text(chip(face))
+            text.append_text(chip(ink, face))
             text.append(" ")
     else:
         counts = Counter(faces)
         for item in TYPES:
             if counts[item]:
-                text.append_text(chip(item))
+                text.append_text(chip(ink, item))
                 text.append(f"{counts[item]} ", style="bold")
     text.rstrip()
     return text
@@ -106,17 +108,17 @@ def badge(label: str, style: str) -> Text:
     return text
 
 
-def symbols(item: str, n: int) -> Text:
+def symbols(ink: Inks, item: str, n: int) -> Text:
     symbol, colour, _, _ = LOOK[item]
-    return Text(symbol * n, style=f"bold {colour}")
+    return Text(symbol * n, style=f"bold {ink[colour]}")
 
 
-def set_text(play: Play) -> Text:
+def set_text(ink: Inks, play: Play) -> Text:
     """``▲▲▲★`` for three Trees and a Santa Claus."""
     text = Text()
     if play.item != SANTA:
-        text.append_text(symbols(play.item, play.naturals))
-    text.append_text(symbols(SANTA, play.santas))
+        text.append_text(symbols(ink, play.item, play.naturals))
+    text.append_text(symbols(ink, SANTA, play.santas))
     return text
 
 
@@ -128,7 +130,7 @@ def set_words(play: Play) -> str:
 
 
 def pts(n: int) -> str:
-    return f"{n} pt{'s' if n != 1 else ''}"
+    return count(n, "point")
 
 
 def offered_sets(counts: Counter[str]) -> list[Play]:
@@ -271,47 +273,49 @@ class ChristmasTreeBoard(Board):
         self._draw_sets()
 
     def _draw_info(self) -> None:
+        ink = inks(self)
         view = self.snapshot.view
         text = Text.assemble(
             ("Deck ", "dim"), (str(len(view.zone("deck"))), "bold"),
             ("  Discard ", "dim"), (str(len(view.zone("discard"))), "bold"),
-            ("  Target ", "dim"), (pts(view["target"]), "bold #ffd700"),
+            ("  Target ", "dim"), (pts(view["target"]), f"bold {ink.gold}"),
         )
         if view["removed"] >= 0:
             text.append(f"  no {LOOK[TYPES[view['removed']]][3]}", style="dim")
         if view["ending"] and view["phase"] not in ("final", "over"):
-            text.append("  ⚑ last round", style="bold #ff6b6b")
+            text.append("  ⚑ last round", style=f"bold {ink.berry}")
         self.query_one("#ct-info", Static).update(text)
 
     def _draw_moment(self) -> None:
         """The one thing not to miss now, on two lines: final plays, a Surprise!, a payment."""
+        ink = inks(self)
         snap = self.snapshot
         view = snap.view
         phase = view["phase"]
-        gold = "bold #0b1d13 on #ffd700"
-        red = "bold #fff6d5 on #a31515"
+        gold = f"bold {ink.dark_ink} on {ink.gold_ground}"
+        red = f"bold {ink.on_ground} on {ink.red_ground}"
         news = last_surprise(snap.log, self.me)
         if phase == "over":
             winners = snap.result.winners if snap.result is not None else ()
             line = badge(" Game over ", gold)
-            line.append(" " + " and ".join(self.player_name(w) for w in winners) + " won", style="#ffd700")
+            line.append(" " + " and ".join(self.player_name(w) for w in winners) + " won", style=ink.gold)
         elif phase == "final":
             line = badge(" Final plays ", gold)
             who = "your" if snap.my_turn else f"{self.player_name(view['turn'])}'s"
-            line.append(f" {who} last sets", style="bold #ffd700")
-            line.append("\nSets score as usual; no Surprise! now.", style="#ffd700")
+            line.append(f" {who} last sets", style=f"bold {ink.gold}")
+            line.append("\nSets score as usual; no Surprise! now.", style=ink.gold)
         elif phase == "pay" and snap.my_turn:
             row, paid = view["taking"], view["paid"]
             line = badge(f" Taking row {row + 1} ", gold)
-            line.append(f" card {paid + 1} of {row} goes onto row {paid + 1}", style="bold #ffd700")
-            line.append("\nChoose which: press its key or click it.", style="#ffd700")
+            line.append(f" card {paid + 1} of {row} goes onto row {paid + 1}", style=f"bold {ink.gold}")
+            line.append("\nChoose which: press its key or click it.", style=ink.gold)
         elif news and not (snap.my_turn and phase == "turn" and self._scorer(news) == self.me):
             # (my own Surprise! from my last turn is old news when my turn comes again)
             line = self._surprise_text(news)
         elif view["ending"]:
             line = badge(" Last round ", red)
-            line.append(f" ends after {self.player_name(self.last_player())}'s turn", style="bold #ff9f9f")
-            line.append("\nThen everyone plays their last sets.", style="#ff9f9f")
+            line.append(f" ends after {self.player_name(self.last_player())}'s turn", style=f"bold {ink.rose}")
+            line.append("\nThen everyone plays their last sets.", style=ink.rose)
         else:
             line = Text(f"First to {pts(view['target'])} ends the game after the round.", style="dim")
         self.query_one("#ct-moment", Static).update(line)
@@ -322,6 +326,7 @@ class ChristmasTreeBoard(Board):
 
     def _surprise_text(self, news: range) -> Text:
         """``Surprise! Ivy scored ★, draws 6`` over ``you −3★ · Holly −2★``."""
+        ink = inks(self)
         log = self.snapshot.log
         scorer = self._scorer(news)
         types: list[str] = []
@@ -334,7 +339,7 @@ class ChristmasTreeBoard(Board):
                 continue
             item = data.get("item")
             if item is None:
-                losses.append(event.text.removeprefix("Surprise! "), style="#ff9f9f")
+                losses.append(event.text.removeprefix("Surprise! "), style=ink.rose)
                 continue
             if item not in types:
                 types.append(item)
@@ -343,20 +348,21 @@ class ChristmasTreeBoard(Board):
                     losses.append(" · ", style="dim")
                 hit = event.seat == self.me
                 who = "you" if hit else self.player_name(event.seat)
-                losses.append(f"{who} −{data['cards']}", style="bold #ff6b6b" if hit else "#ff9f9f")
-                losses.append_text(symbols(item, 1))
-        line = badge(" Surprise! ", "bold #fff6d5 on #a31515")
+                losses.append(f"{who} −{data['cards']}", style=f"bold {ink.berry}" if hit else ink.rose)
+                losses.append_text(symbols(ink, item, 1))
+        line = badge(" Surprise! ", f"bold {ink.on_ground} on {ink.red_ground}")
         if scorer is not None:
             line.append(f" {'you' if scorer == self.me else self.player_name(scorer)} scored ", style="bold")
             for item in types:
-                line.append_text(symbols(item, 1))
+                line.append_text(symbols(ink, item, 1))
             if drawn:
                 line.append(f", draw{'s' if scorer != self.me else ''} {drawn}", style="bold")
         line.append("\n")
-        line.append_text(losses or Text("Nobody had to discard.", style="#ff9f9f"))
+        line.append_text(losses or Text("Nobody had to discard.", style=ink.rose))
         return line
 
     def _draw_rows(self) -> None:
+        ink = inks(self)
         snap = self.snapshot
         view = snap.view
         held = sum(self.hand().values())
@@ -367,16 +373,16 @@ class ChristmasTreeBoard(Board):
             faces = view.faces_in(zone)
             takeable = bool(faces) and held >= row and view["phase"] == "turn"
             legal = any(isinstance(a, Take) and a.row == row for a in snap.legal)
-            text = Text(f"{row + 1} ", style="bold #ffd700" if legal else "dim")
-            text.append_text(row_cards(faces))
+            text = Text(f"{row + 1} ", style=f"bold {ink.gold}" if legal else "dim")
+            text.append_text(row_cards(ink, faces))
             text.pad_right(ROW_WIDTH - text.cell_len)
             text.append(" ")
             if paying and row == view["taking"]:
-                text.append("◀ taking", style="bold #ffd700")
+                text.append("◀ taking", style=f"bold {ink.gold}")
             elif paying and row == view["paid"]:
-                text.append("◀ pay here", style="bold #ffd700")
+                text.append("◀ pay here", style=f"bold {ink.gold}")
             elif paying and row < view["paid"]:
-                text.append("paid ✓", style="#9be39b")
+                text.append("paid ✓", style=ink.leaf)
             elif not faces:
                 text.append("empty", style="dim")
             else:
@@ -384,9 +390,9 @@ class ChristmasTreeBoard(Board):
                 if view["phase"] != "turn":
                     text.append(cost, style="dim")
                 elif takeable:
-                    text.append(f"{cost} ✓", style="#9be39b" if legal else "#5f8f6a")
+                    text.append(f"{cost} ✓", style=ink.leaf if legal else ink.faded_leaf)
                 else:
-                    text.append(f"{cost} ✗", style="#ff6b6b" if snap.my_turn else "#7a5050")
+                    text.append(f"{cost} ✗", style=ink.berry if snap.my_turn else ink.faded_berry)
             line.update(text)
             line.set_class(legal, "-takeable")
             line.set_class(paying and row == view["taking"], "-taking")
@@ -399,6 +405,7 @@ class ChristmasTreeBoard(Board):
                 line.tooltip = f"Take row {row + 1}: pay {row} card{'s' if row > 1 else ''} (you hold {held})"
 
     def _draw_hand(self) -> None:
+        ink = inks(self)
         view = self.snapshot.view
         hand = self.hand()
         held = self.held_types()
@@ -410,15 +417,15 @@ class ChristmasTreeBoard(Board):
             line = self.query_one(f"#ct-hand-{item}", HandLine)
             symbol, colour, _, short = LOOK[item]
             n = hand[item]
-            key_style = "bold #ffd700" if paying and n else "dim"
+            key_style = f"bold {ink.gold}" if paying and n else "dim"
             text = Text.assemble((PAY_KEYS[item], key_style), " ")
             if item == removed:
                 text.append(f"{symbol} {short}", style="dim strike")
                 text.append(" out", style="dim")
             else:
-                text.append_text(chip(item) if n else Text(f" {symbol} ", style="dim"))
+                text.append_text(chip(ink, item) if n else Text(f" {symbol} ", style="dim"))
                 label = f" {short}{' wild' if item == SANTA else ''}"
-                text.append(f"{label:<13}", style=colour if n else "dim")
+                text.append(f"{label:<13}", style=ink[colour] if n else "dim")
                 text.append(f"{n:>2}", style="bold" if n else "dim")
             line.update(text)
             line.set_class(item == highlighted, "-selected")
@@ -431,6 +438,7 @@ class ChristmasTreeBoard(Board):
         box.set_class(paying, "-paying")
 
     def _draw_sets(self) -> None:
+        ink = inks(self)
         snap = self.snapshot
         was = self.offered[self.set_cursor] if self.offered and self.set_cursor < len(self.offered) else None
         self.offered = offered_sets(self.hand())
@@ -458,12 +466,12 @@ class ChristmasTreeBoard(Board):
                 continue
             play = self.offered[index]
             size = play.naturals + play.santas
-            text = Text("▸ " if selected else "  ", style="bold #ffd700")
-            shown = set_text(play)
+            text = Text("▸ " if selected else "  ", style=f"bold {ink.gold}")
+            shown = set_text(ink, play)
             text.append_text(shown)
             text.append(" " * (7 - shown.cell_len))
-            text.append(f"{LOOK[play.item][3][:8]:<9}", style=LOOK[play.item][1])
-            text.append(f"+{set_points(size)}", style="bold #9be39b")
+            text.append(f"{LOOK[play.item][3]:<12}", style=ink[LOOK[play.item][1]])
+            text.append(f"+{set_points(size)}", style=f"bold {ink.leaf}")
             line.update(text)
             line.tooltip = f"Play {set_words(play)}: {pts(set_points(size))}"
         box = self.query_one("#ct-sets")

@@ -30,6 +30,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Static
 
+from xmas_tui.games import count
 from xmas_tui.games.dragons_chickens import (
     CHEST,
     DRAGON,
@@ -52,14 +53,15 @@ from xmas_tui.games.dragons_chickens import (
 from xmas_tui.games.dragons_chickens import last_round as record_of
 from xmas_tui.tables.table import DEFAULT_PACE, Snapshot
 
+from ..theme import Inks, inks
 from .base import Board, PlayerLine
 
 #: One single-width symbol and one colour per treasure, in ``TREASURES`` order.
 SYMBOLS = ("○", "●", "♛", "$", "◆", "Ψ")
-COLOURS = ("#ff9f43", "#f5f5f5", "#c77dff", "#ffd700", "#5ec8ff", "#7dffb0")
-DRAGON_RED = "#ff4d4d"
-CHICKEN = "#ff8fab"
-DARK = "#a99cff"
+COLOURS = ("ember", "white", "violet", "gold", "sky", "green")
+DRAGON_RED = "dragon"
+CHICKEN = "pink"
+DARK = "lilac"
 TORCH = "¡"
 #: Between rounds the last result stays up for this many times the table's pace.
 PAUSE_PER_PACE = 3.0
@@ -215,23 +217,23 @@ class Window:
 # ---------------------------------------------------------------- drawing
 
 
-def treasure_text(t: int, *, name: bool = True) -> Text:
-    text = Text(SYMBOLS[t], style=f"bold {COLOURS[t]}")
+def treasure_text(ink: Inks, t: int, *, name: bool = True) -> Text:
+    text = Text(SYMBOLS[t], style=f"bold {ink[COLOURS[t]]}")
     if name:
-        text.append(f" {TREASURE_NAMES[t]}", style=COLOURS[t])
+        text.append(f" {TREASURE_NAMES[t]}", style=ink[COLOURS[t]])
     return text
 
 
-def card_body(face: str | None) -> Text:
+def card_body(ink: Inks, face: str | None) -> Text:
     """The inside of a revealed card: two treasures, then its chicken or dragon."""
     if face is None:
         return Text("\n empty\n", style="dim")
     c = card(face)
-    text = Text.assemble(treasure_text(c.treasures[0]), "\n", treasure_text(c.treasures[1]), "\n")
+    text = Text.assemble(treasure_text(ink, c.treasures[0]), "\n", treasure_text(ink, c.treasures[1]), "\n")
     if c.dragon:
-        text.append("DRAGON" + "▲" * c.dragon, style=f"bold {DRAGON_RED}")
+        text.append("DRAGON" + "▲" * c.dragon, style=f"bold {ink[DRAGON_RED]}")
     elif c.chicken:
-        text.append("chicken", style=f"bold {CHICKEN}")
+        text.append("chicken", style=f"bold {ink[CHICKEN]}")
     return text
 
 
@@ -241,39 +243,39 @@ def short(name: str, width: int = NAME_WIDTH) -> str:
 
 
 _VERDICTS = {
-    "won": ("takes the room", "bold #9be39b"),
-    "lost-tie": ("lost the draw", "#ffd700"),
+    "won": ("takes the room", "bold $leaf"),
+    "lost-tie": ("lost the draw", "$gold"),
     "late": ("too late", "dim"),
-    "wrong": ("wrong: out", "bold #ff9f43"),
+    "wrong": ("wrong: out", "bold $ember"),
     "out": ("ignored: out", "dim"),
-    "tied-kind": ("a tie: chest!", "#ffd700"),
+    "tied-kind": ("a tie: chest!", "$gold"),
     "empty": ("nothing counts", "dim"),
-    "dragon": ("dragon out", DRAGON_RED),
-    "stole": ("steals it", "bold #9be39b"),
+    "dragon": ("dragon out", "$dragon"),
+    "stole": ("steals it", "bold $leaf"),
     "beaten": ("beaten to it", "dim"),
     "missed": ("no dark room", "dim"),
-    "safe": ("safe", "#9be39b"),
-    "top": ("last: burned", f"bold {DRAGON_RED}"),
+    "safe": ("safe", "$leaf"),
+    "top": ("last: burned", "bold $dragon"),
     "no-dragon": ("no dragon", "dim"),
 }
 
 
-def press_text(kind: int, target: int, names: Sequence[str]) -> Text:
+def press_text(ink: Inks, kind: int, target: int, names: Sequence[str]) -> Text:
     if kind == NAME:
-        return treasure_text(target)
+        return treasure_text(ink, target)
     if kind == CHEST:
-        return Text("chest", style="bold #ffd700")
+        return Text("chest", style=f"bold {ink.gold}")
     if kind == SHIELD:
-        return Text("shield", style="bold #9ad0ff")
-    return Text(f"slap {short(names[target], 5)}", style=f"bold {DARK}")
+        return Text("shield", style=f"bold {ink.ice}")
+    return Text(f"slap {short(names[target], 8)}", style=f"bold {ink[DARK]}")
 
 
-def headline(record: RoundRecord, names: Sequence[str]) -> Text:
+def headline(ink: Inks, record: RoundRecord, names: Sequence[str]) -> Text:
     """The round in one line: who took the room and how, or the dragon."""
     o = record.outcome
     text = Text()
     if o.how == "dragon":
-        text.append("DRAGON! ", style=f"bold {DRAGON_RED}")
+        text.append("DRAGON! ", style=f"bold {ink[DRAGON_RED]}")
         burned = [names[b.seat] for b in o.burns]
         text.append(f"{' and '.join(burned)} burned." if burned else "Nobody burned.")
     elif o.winner is not None:
@@ -286,26 +288,27 @@ def headline(record: RoundRecord, names: Sequence[str]) -> Text:
     return text
 
 
-def counts_text(counts: Sequence[int]) -> Text:
+def counts_text(ink: Inks, counts: Sequence[int]) -> Text:
     text = Text()
     for t, n in sorted(enumerate(counts), key=lambda tn: -tn[1]):
         if n:
-            text.append_text(treasure_text(t, name=False))
+            text.append_text(treasure_text(ink, t, name=False))
             text.append(f"{n} ")
     return text
 
 
-def round_rows(record: RoundRecord, names: Sequence[str], mine: Iterable[int] = ()) -> list[Text]:
+def round_rows(ink: Inks, record: RoundRecord, names: Sequence[str], mine: Iterable[int] = ()) -> list[Text]:
     """Who pressed what and when, and what came of it, in time order."""
     mine = set(mine)
     rows = []
     for v in record.outcome.verdicts:
-        row = Text(f"{v.ms:>4} ms ", style="#9be39b")
+        row = Text(f"{v.ms:>4} ms ", style=ink.leaf)
         row.append(f"{short(names[v.seat], 6):<6} ", style="bold" if v.seat in mine else "")
-        what = press_text(v.kind, v.target, names)
-        what.pad_right(10 - what.cell_len)
+        what = press_text(ink, v.kind, v.target, names)
+        what.pad_right(14 - what.cell_len)
         row.append_text(what)
         verdict, style = _VERDICTS.get(v.what, (v.what, ""))
+        style = ink.style(style)
         row.append(f" {verdict}", style=style)
         rows.append(row)
     if not rows:
@@ -344,14 +347,15 @@ class RoomCard(Static):
         self.seat = seat
 
     def show(self, name: str, face: str | None, *, hidden: bool = False, note: str = "") -> None:
+        ink = inks(self)
         self.border_title = short(name, 6)
         self.set_classes("dc-card")
         if hidden:
-            self.update(Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style="#2e7d32"))
+            self.update(Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style=ink.felt_line))
             self.add_class("-hidden")
             self.border_subtitle = note
             return
-        self.update(card_body(face))
+        self.update(card_body(ink, face))
         if face is None:
             self.add_class("-empty")
             self.border_subtitle = note
@@ -403,6 +407,7 @@ class DragonsChickensRound(ModalScreen[None]):
             yield Static(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
 
     def on_mount(self) -> None:
+        ink = inks(self)
         record, names = self.record, self.names
         shown = self.query("#dc-result-text")
         if not shown:
@@ -413,11 +418,11 @@ class DragonsChickensRound(ModalScreen[None]):
         for room_card in self.query(RoomCard):
             seat = room_card.seat
             room_card.show(names[seat], self.faces.get(handles.get(seat, -1)), note=where.get(seat, ""))
-        text = headline(record, names)
+        text = headline(ink, record, names)
         if record.outcome.how != "dragon":
             text.append("  ")
-            text.append_text(counts_text(record.outcome.counts))
-        for row in round_rows(record, names, self.mine):
+            text.append_text(counts_text(ink, record.outcome.counts))
+        for row in round_rows(ink, record, names, self.mine):
             text.append("\n")
             text.append_text(row)
         for line in why_lines(record):
@@ -442,6 +447,7 @@ class DragonsChickensBoard(Board):
     game = GAME
     #: How many people may share this board's keyboard (one key block each).
     local_players = len(BLOCKS)
+    gate_keys = False  # a race: every block's keys work whenever a room is open
 
     BINDINGS = _bindings()
 
@@ -668,17 +674,18 @@ class DragonsChickensBoard(Board):
             room_card.show(names[seat], face, hidden=not shown, note=note)
 
     def _draw_head(self, shown: bool, revealed: Mapping[int, str]) -> None:
+        ink = inks(self)
         view = self.snapshot.view
         text = Text(f"Round {view['round']} ", style="bold")
         if self.snapshot.result is not None:
-            text.append("· every pile is empty: the game is over", style="bold #ffd700")
+            text.append("· every pile is empty: the game is over", style=f"bold {ink.gold}")
         elif not shown:
-            text.append("· My-trea-sure! the next room…", style="#ffd700")
+            text.append("· My-trea-sure! the next room…", style=ink.gold)
         elif any(card(f).dragon for f in revealed.values()):
-            text.append(" DRAGON! hands on the shield ", style=f"bold #fff6d5 on {DRAGON_RED}")
+            text.append(" DRAGON! hands on the shield ", style=f"bold {ink.on_ground} on {ink.alarm_ground}")
         else:
             room = len(view.zone(ROOM))
-            text.append(f"· My-trea-sure!{f' · {room} more in the room' if room else ''}", style="#ffd700")
+            text.append(f"· My-trea-sure!{f' · {room} more in the room' if room else ''}", style=ink.gold)
         self.query_one("#dc-head", Static).update(text)
 
     def _draw_hands(self) -> None:
@@ -704,19 +711,20 @@ class DragonsChickensBoard(Board):
 
     def _legend(self, block: int, name: str) -> tuple[Text, list[tuple[int, int, int, int, int]]]:
         """A player's keys in one line, and where each key is: (start, end, block, input, target)."""
+        ink = inks(self)
         keys = BLOCKS[block]
         text = Text(f"{short(name, 6):<7}", style="bold")
         spots = []
         for t, key in enumerate(keys.treasures):
             start = len(text)
             text.append(key, style="bold reverse")
-            text.append_text(treasure_text(t, name=False))
+            text.append_text(treasure_text(ink, t, name=False))
             spots.append((start, len(text), block, NAME, t))
             text.append(" ")
         for key, label, kind, colour in (
-            (keys.chest, "chest", CHEST, "#ffd700"),
-            (keys.shield, "shield", SHIELD, "#9ad0ff"),
-            (keys.slap, "slap", SLAP, DARK),
+            (keys.chest, "chest", CHEST, ink.gold),
+            (keys.shield, "shield", SHIELD, ink.ice),
+            (keys.slap, "slap", SLAP, ink[DARK]),
         ):
             start = len(text)
             text.append(key, style="bold reverse")
@@ -732,6 +740,7 @@ class DragonsChickensBoard(Board):
                 return
 
     def _state(self, seat: int, window: Window | None, names: Sequence[str]) -> Text:
+        ink = inks(self)
         snap = self.snapshot
         text = Text("       ")
         note = self.notes.get(seat, "")
@@ -745,25 +754,26 @@ class DragonsChickensBoard(Board):
         hand = window.hands.get(seat) if window is not None else None
         inputs = hand.inputs if hand is not None else {}
         for kind, (target, ms) in sorted(inputs.items(), key=lambda item: item[1][1]):
-            text.append_text(press_text(kind, target, names))
-            text.append(f" {ms} ms  ", style="#9be39b")
+            text.append_text(press_text(ink, kind, target, names))
+            text.append(f" {ms} ms  ", style=ink.leaf)
         if hand is not None and hand.sealed:
-            text.append("✓ sealed", style="bold #9be39b")
+            text.append("✓ sealed", style=f"bold {ink.leaf}")
         elif note:
-            text.append(note, style="#ff9f43")
+            text.append(note, style=ink.ember)
         elif inputs:
             text.append("…", style="dim")
         else:
             dragon = any(card(f).dragon for f in self.revealed().values())
-            text.append("Go! the shield!" if dragon else "Go!", style=f"bold {DRAGON_RED}" if dragon else "bold #ffd700")
+            text.append("Go! the shield!" if dragon else "Go!", style=f"bold {ink[DRAGON_RED]}" if dragon else f"bold {ink.gold}")
             left = math.ceil(window.closes_at(seat) - now()) if window is not None and hand is not None else WINDOW_MS
             if left <= COUNTDOWN_FROM:
-                text.append(f" {left} s left", style="#ff9f43")
+                text.append(f" {left} s left", style=ink.ember)
             else:
                 text.append(f" {WINDOW_MS // 1000} s to press", style="dim")
         return text
 
     def _draw_last(self) -> None:
+        ink = inks(self)
         snap = self.snapshot
         names = snap.view["players"]
         last = self.query_one("#dc-last", Static)
@@ -773,8 +783,8 @@ class DragonsChickensBoard(Board):
             last.update(Text("Nothing yet. Look at all the cards, count, press!", style="dim"))
             return
         last.border_title = f"Round {record.round}"
-        text = headline(record, names)
-        for row in round_rows(record, names, snap.my_seats):
+        text = headline(ink, record, names)
+        for row in round_rows(ink, record, names, snap.my_seats):
             text.append("\n")
             text.append_text(row)
         for line in why_lines(record):
@@ -820,5 +830,5 @@ class DragonsChickensBoard(Board):
             block = snap.my_seats.index(seat) if seat in snap.my_seats else None
             marker = f"[{BLOCKS[block].treasures[0]}]" if block and block < len(BLOCKS) else ""
             summary = f"{chickens} chicken{'s' * (chickens != 1)} · pile {len(view.zone(pile_zone(seat)))}"
-            lines.append(PlayerLine(seat, name, f"{len(loot)} cards", summary, seat in snap.to_act, marker))
+            lines.append(PlayerLine(seat, name, count(len(loot), "card"), summary, seat in snap.to_act, marker))
         return lines

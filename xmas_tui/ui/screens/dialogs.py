@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from rich.table import Table as RichTable
@@ -11,52 +10,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Markdown, Static
 
 from xmas_tui.games import Game, Result
-
-_TABLE = re.compile(r"\S {3,}\S")  # a run of spaces between words: a row of a table
-_QUOTE = re.compile(r"^   The rulebook says: .*$", re.MULTILINE)  # under a ruling that departs from it
-
-
-def _underline(line: str) -> bool:
-    return bool(line) and set(line) <= {"=", "-"}
-
-
-def flowed(text: str) -> str:
-    """The rules with each hard-wrapped paragraph joined into one line, so the screen
-    wraps it at its own width. Headings, blank lines, list items ("* ", and their
-    two-space continuations), short label lines ending in ":", tables and indented
-    lines keep their own lines."""
-    lines = text.splitlines()
-    out: list[str] = []
-    item = False  # the line being built is a "* " list item
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        heading = i + 1 < len(lines) and _underline(lines[i + 1].strip())
-        previous = out[-1] if out else ""
-        joins = (
-            stripped
-            and previous.strip()
-            and not heading
-            and not _underline(stripped)
-            and not _underline(previous.strip())
-            and not (previous.rstrip().endswith(":") and len(previous) < 40)  # a label: "Santa cards:"
-            and not stripped.startswith(("* ", "- "))
-            and not _TABLE.search(line)
-            and not _TABLE.search(previous)
-            and (not line.startswith(" ") or (item and line.startswith("  ") and not line.startswith("   ")))
-        )
-        if joins:
-            out[-1] = previous.rstrip() + " " + stripped
-        else:
-            out.append(line)
-            item = stripped.startswith(("* ", "- "))
-    return "\n".join(out)
+from xmas_tui.rules_text import rules_markdown
+from xmas_tui.ui.theme import Inks, inks
 
 
 class RulesScreen(ModalScreen[None]):
-    """The rules, our rulings where the book is silent, and the keys."""
+    """The rules, our rulings where the book is silent, and the keys: Markdown, with headings
+    and a table of the keys."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="rules.close")]
 
@@ -67,9 +30,7 @@ class RulesScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rules-box", classes="dialog"):
             with VerticalScroll(id="rules-scroll"):
-                text = Text(flowed(self.game.describe_rules()))
-                text.highlight_regex(_QUOTE, style="italic #ffd7a0")
-                yield Static(text, id="rules-text")
+                yield Markdown(rules_markdown(self.game), id="rules-text")
             yield Static("↑/↓ scroll · Esc close", classes="hint")
 
     def on_mount(self) -> None:
@@ -109,6 +70,20 @@ class ConfirmScreen(ModalScreen[bool]):
             return cls("Close the table?", "You host this table: closing it ends the game for everyone at it.", "Close it")
         return cls("Leave this game?", "A bot takes your seat soon. To take it back, join again with the same name.", "Leave")
 
+    @classmethod
+    def closing_waiting_room(cls, names: list[str]) -> ConfirmScreen:
+        """The question before a host closes a waiting room where players already sit."""
+        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        sit = "sits" if len(names) == 1 else "sit"
+        return cls("Close the table?", f"{who} already {sit} at your table: closing it sends "
+                   "them back to the lobby.", "Close it")
+
+    @classmethod
+    def host_gone(cls, why: str) -> ConfirmScreen:
+        """The question on leaving a table whose host went away: the game is over, say so."""
+        return cls("The host has gone", f"{why}\nThe game is over for this table. Go back to the lobby?",
+                   "Lobby", "Stay here")
+
     def on_mount(self) -> None:
         self.query_one("#confirm-box").border_title = self.title_
         self.query_one("#no", Button).focus()
@@ -141,21 +116,22 @@ class EndScreen(ModalScreen[str]):
         self.me = me
 
     def compose(self) -> ComposeResult:
+        ink = inks(self)
         result = self.result
         winners = " and ".join(self.players[w] for w in result.winners)
         if self.game.cooperative:
             headline = (
-                Text("Everyone wins together!", style="bold #ffd700")
+                Text("Everyone wins together!", style=f"bold {ink.gold}")
                 if result.winners
-                else Text("Everyone loses together.", style="bold #ff6b6b")
+                else Text("Everyone loses together.", style=f"bold {ink.berry}")
             )
         elif self.me in result.winners:
-            headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style="bold #ffd700")
+            headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style=f"bold {ink.gold}")
         else:
             headline = Text(f"{winners} win{'s' if len(result.winners) == 1 else ''}.", style="bold")
         if result.tiebreak:
             headline.append(f"\nTie broken by: {result.tiebreak}.", style="italic")
-        table = RichTable(box=None, expand=True, header_style="bold #9be39b")
+        table = RichTable(box=None, expand=True, header_style=f"bold {ink.leaf}")
         table.add_column("")
         table.add_column("Player")
         table.add_column("Score" if self.game.cooperative else "Points", justify="right")
@@ -190,7 +166,7 @@ class EndScreen(ModalScreen[str]):
         self._verdict_tries += 1
         if verdict is None and callable(audit) and self._verdict_tries < 50:
             return False
-        line = verdict_text(verdict) if callable(audit) else Text("")
+        line = verdict_text(verdict, inks(self)) if callable(audit) else Text("")
         self.query_one("#end-audit", Static).update(line)
         if getattr(self, "_verdict_timer", None) is not None:
             self._verdict_timer.stop()
@@ -203,18 +179,44 @@ class EndScreen(ModalScreen[str]):
         self.dismiss(choice)
 
 
-def verdict_text(verdict: dict | None) -> Text:
+def verdict_text(verdict: dict | None, ink: Inks) -> Text:
     """The fair-play verdict as one or two lines: green when every check passed, red otherwise."""
     if verdict is None:
-        return Text("Fair play: no audit (the host's final message did not arrive).", style="bold red")
-    text = Text(verdict["summary"], style="#9be39b" if verdict["ok"] else "bold red")
+        return Text("Fair play: no audit (the host's final message did not arrive).", style=f"bold {ink.berry}")
+    text = Text(verdict["summary"], style=ink.leaf if verdict["ok"] else f"bold {ink.berry}")
     if verdict.get("path"):
-        from xmas_tui.tables.audit import data_dir
+        from xmas_tui.ui.screens.lobby import shown_path
 
-        path = Path(verdict["path"])
-        where = path.name if path.parent == data_dir() else str(path)
-        place = " in the games folder (see README)" if where == path.name else ""
-        text.append(f"\nGame log: {where}{place}; xmas-tui verify FILE checks it again.", style="dim")
+        text.append(f"\nGame log: {shown_path(Path(verdict['path']))}\n(xmas-tui verify FILE checks it again)",
+                    style="dim")
     elif verdict.get("log_error"):
-        text.append(f"\n{verdict['log_error']}", style="red")
+        text.append(f"\n{verdict['log_error']}", style=ink.berry)
     return text
+
+
+#: the smallest terminal every screen fits (columns, lines)
+MIN_SIZE = (80, 24)
+
+
+class TooSmallScreen(ModalScreen[None]):
+    """Over everything while the terminal is smaller than 80×24: a clear request to enlarge it,
+    instead of clipped boards. It goes by itself once the terminal is big enough."""
+
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="small.quit")]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
+
+    def on_mount(self) -> None:
+        self.show_size()
+
+    def on_resize(self) -> None:
+        self.show_size()
+
+    def show_size(self) -> None:
+        width, height = self.app.size
+        need_w, need_h = MIN_SIZE
+        self.query_one("#too-small", Static).update(
+            f"Please make this terminal larger.\n\nxmas-tui needs {need_w}×{need_h}; this one is "
+            f"{width}×{height}.\n\nEverything comes back as it was once there is room."
+        )

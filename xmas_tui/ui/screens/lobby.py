@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
@@ -23,6 +24,7 @@ from xmas_tui.names import default_name
 from xmas_tui.serve.registry import join_hints, join_line
 from xmas_tui.tables.kept import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.theme import Inks, inks
 
 BANNER = "❄  x m a s - t u i  ❄"
 #: Room for a line of text inside the lobby's box (its width less border and padding).
@@ -92,17 +94,17 @@ class PersonalCards:
     problems: list[str] = field(default_factory=list)
     missing: bool = False
 
-    def line(self) -> Text:
+    def line(self, ink: Inks) -> Text:
         """One line: the file and how many cards of each deck, or its first problem."""
         if self.missing:
             return Text(f"Own cards: none yet (write them in {shown_path(self.path)})", style="dim")
         if self.problems:
             more = len(self.problems) - 1
             rest = f" (and {more} more)" if more else ""
-            return Text(f"✗ {self.problems[0]}{rest}: fix it to play", style="bold #ff6b6b")
+            return Text(f"✗ {self.problems[0]}{rest}: fix it to play", style=f"bold {ink.berry}")
         decks = Counter(card["deck"] for card in self.cards)
         counts = ", ".join(f"{decks[d]} {DECK_NAMES[d]}" for d in DECKS if decks[d])
-        return Text.assemble(("Own cards: ", "bold #9be39b"), f"{self.path.name}, {len(self.cards)} card{'s' * (len(self.cards) != 1)} ({counts})")
+        return Text.assemble(("Own cards: ", f"bold {ink.leaf}"), f"{self.path.name}, {len(self.cards)} card{'s' * (len(self.cards) != 1)} ({counts})")
 
 
 def personal_cards(given: Path | None) -> PersonalCards:
@@ -141,6 +143,7 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+s", "start", "Play", key_display="^s", tooltip="Play against bots", id="lobby.start"),
         Binding("ctrl+o", "host", "Host", key_display="^o", tooltip="Host a table on the LAN", id="lobby.host"),
         Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join a table on the LAN", id="lobby.join"),
+        Binding("ctrl+w", "watch", "Watch", key_display="^w", tooltip="The big-screen view of a table, for a projector", id="lobby.watch"),
         Binding("ctrl+r", "resume", "Resume", key_display="^r", tooltip="Go back to your unfinished game, where it stopped", id="lobby.resume"),
         Binding("question_mark,f1", "rules", "Rules", key_display="?", tooltip="Rules of the chosen game", id="lobby.rules"),
         Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="lobby.quit"),
@@ -156,7 +159,7 @@ class LobbyScreen(Screen[None]):
         games = playable_games()
         first = self.last.game if self.last else games[0]
         with Vertical(id="lobby-box"):
-            yield Static(Text(BANNER, style="bold #ffd700", justify="center"), id="banner")
+            yield Static(Content.styled(BANNER, "bold $gold"), id="banner")
             yield Static("Play against bots here, or host or join a table on the LAN.", id="lobby-sub")
             with Grid(id="lobby-form"):
                 yield Label("Game")
@@ -179,11 +182,12 @@ class LobbyScreen(Screen[None]):
             yield Static(id="lobby-cards")
             with Horizontal(id="lobby-buttons"):
                 yield Button("Play vs bots", variant="success", id="start")
-                yield Button("Host a table", id="host")
-                yield Button("Join a table", id="join")
+                yield Button("Host", id="host", tooltip="Host a table on the LAN")
+                yield Button("Join", id="join", tooltip="Join a table on the LAN")
+                yield Button("Watch", id="watch", tooltip="The big-screen view of a table, for a projector")
                 yield Button("Rules", id="rules")
             yield Static(id="lobby-about")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._shown_game = self.game.id
@@ -228,7 +232,7 @@ class LobbyScreen(Screen[None]):
         cards = self._read_cards()
         line.display = cards is not None
         if cards is not None:
-            line.update(cards.line())
+            line.update(cards.line(inks(self)))
 
     def _cards_stop_the_game(self) -> bool:
         """True (and says why) if the cards file must be fixed before a game can start."""
@@ -268,12 +272,13 @@ class LobbyScreen(Screen[None]):
         return GAMES[str(self.query_one("#game", Select).value)]
 
     def _describe(self) -> None:
+        ink = inks(self)
         game = self.game
         self._show_cards()
         self._kept = kept = kept_game(self.app.tell_set_aside)  # read from disk here, not each time the keys are drawn
         if kept is not None:  # the one line that matters most: your game is waiting
             self.query_one("#lobby-about", Static).update(Text.assemble(
-                ("^r", "bold #ffd700"), (" resumes your ", "dim"), (kept.words, "bold #ffd700"),
+                ("^r", f"bold {ink.gold}"), (" resumes your ", "dim"), (kept.words, f"bold {ink.gold}"),
             ))  # fmt: skip
             return
         self.query_one("#lobby-about", Static).update(
@@ -283,10 +288,11 @@ class LobbyScreen(Screen[None]):
     def show_how_to_join(self) -> None:
         """While this machine serves guests (``xmas-tui serve ssh``/``web``), the line under the
         banner says how to join it: ``ssh -p 2222 NAME@192.168.1.20 · http://192.168.1.20:8000``."""
+        ink = inks(self)
         hints = join_hints()
         if hints:
             lead, words = join_line(hints, LINE_WIDTH)
-            line = Text.assemble((lead, "dim"), (words, "bold #9be39b"), no_wrap=True, overflow="ellipsis")
+            line = Text.assemble((lead, "dim"), (words, f"bold {ink.leaf}"), no_wrap=True, overflow="ellipsis")
             self.query_one("#lobby-sub", Static).update(line)
 
     def show_kept(self) -> None:
@@ -327,6 +333,8 @@ class LobbyScreen(Screen[None]):
             self.action_host()
         elif event.button.id == "join":
             self.action_join()
+        elif event.button.id == "watch":
+            self.action_watch()
         elif event.button.id == "rules":
             self.action_rules()
 
@@ -354,6 +362,9 @@ class LobbyScreen(Screen[None]):
 
     def action_join(self) -> None:
         self.app.open_join(self._player_name())
+
+    def action_watch(self) -> None:
+        self.app.open_watch()
 
     def action_start(self) -> None:
         if self._cards_stop_the_game():

@@ -9,6 +9,8 @@ its table over loopback like everyone else, so every seat sees the same way.
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -17,6 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -31,8 +34,13 @@ from xmas_tui.tables.network import (
     RosterRow,
     SeatState,
     TableFinder,
+    lan_address,
     parse_address,
 )
+from xmas_tui.ui.theme import Inks, inks
+
+#: seconds the join screen listens before it joins the one table heard (hosts announce twice a second)
+ANNOUNCE_SETTLE = 1.2
 
 # A 3-row block font for the join code, readable across a room.
 GLYPHS = {
@@ -61,12 +69,22 @@ def big(text: str) -> str:
     return "\n".join(row.rstrip() for row in rows)
 
 
+@dataclass(frozen=True)
+class Watching:
+    """How latecomers reach the table being watched: its code and HOST:PORT."""
+
+    code: str
+    address: str
+    #: True for a latecomer who asked for a seat but found the table full and playing
+    latecomer: bool = False
+
+
 STATE_LABELS = {SeatState.OPEN: "open seat", SeatState.HERE: "here", SeatState.AWAY: "away",
                 SeatState.IDLE: "idle: bot plays", SeatState.BOT: "bot"}
 
 
-def roster_table(roster: list[RosterRow], me: int | None) -> RichTable:
-    table = RichTable(box=None, expand=True, header_style="bold #9be39b")
+def roster_table(roster: list[RosterRow], me: int | None, ink: Inks) -> RichTable:
+    table = RichTable(box=None, expand=True, header_style=f"bold {ink.leaf}")
     table.add_column("Seat", width=4)
     table.add_column("Player")
     table.add_column("", width=16)
@@ -79,9 +97,17 @@ def roster_table(roster: list[RosterRow], me: int | None) -> RichTable:
         if row.seat == me:
             name += " (you)"
         ping = f"{row.ping_ms:.0f} ms" if row.ping_ms is not None else ""
-        style = "dim" if row.state is SeatState.OPEN else ("#ff9f43" if row.state is SeatState.AWAY else "")
+        style = "dim" if row.state is SeatState.OPEN else (ink.ember if row.state is SeatState.AWAY else "")
         table.add_row(str(row.seat + 1), Text(name, style=style), Text(label, style=style), ping)
     return table
+
+
+def watching_line(names: list[str]) -> str:
+    """Who watches the table (a big screen, latecomers), for the host: one line."""
+    if not names:
+        return "Nobody is watching. (xmas-tui watch --code CODE shows this table on a big screen.)"
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return f"Watching: {shown}"
 
 
 class HostScreen(Screen[None]):
@@ -104,13 +130,14 @@ class HostScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="host-box", classes="dialog"):
             yield Static("Join code — players type it to sit down:", classes="hint")
-            yield Static(Text(big(self.code), style="bold #ffd700"), id="code-big")
+            yield Static(Content.styled(big(self.code), "bold $gold"), id="code-big")
             yield Static(id="host-address")
             yield Static(id="host-roster")
+            yield Static(id="host-watching", classes="hint")
             with Horizontal(classes="buttons"):
                 yield Button("Start (^s)", variant="success", id="start")
                 yield Button("Close table", id="leave")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         timer = f" · {self.turn_time:.0f} s a move" if self.turn_time else ""
@@ -141,7 +168,8 @@ class HostScreen(Screen[None]):
         host = self.host
         if host is None or host.table is None or not self.is_attached or not self.is_mounted:
             return
-        self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat))
+        self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat, inks(self)))
+        self.query_one("#host-watching", Static).update(watching_line(host.spectators()))
         if host.table.ready and self.app.screen is self:
             self.app.play_networked(host.table)
 
@@ -150,8 +178,7 @@ class HostScreen(Screen[None]):
             self.host.start()
 
     def action_leave(self) -> None:
-        self.app.close_network()
-        self.app.open_lobby()
+        self.app.leave_game(self.app.open_lobby)  # (asks first if players already sit here)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
@@ -169,9 +196,13 @@ class JoinScreen(Screen[None]):
     ]
 
     def __init__(self, *, code: str = "", name: str | None = None, address: tuple[str, int] | None = None,
-                 discovery: tuple[str, int] | None = None, game: str | None = None) -> None:
+                 discovery: tuple[str, int] | None = None, game: str | None = None, watch: bool = False) -> None:
         super().__init__()
         self.code, self.name_, self.address, self.discovery, self.only_game = code, name or default_name(), address, discovery, game
+        #: join as a spectator, for the big-screen view (``xmas-tui watch``)
+        self.watch = watch
+        #: a code given on the command line with no address: join the one table heard at once
+        self.auto = bool(code) and address is None
         self.finder: TableFinder | None = None
         self.heard: list[Heard] = []
         self.joined: JoinedTable | None = None
@@ -194,10 +225,10 @@ class JoinScreen(Screen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Join", variant="success", id="join")
                 yield Button("Back", id="leave")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#join-box").border_title = "Join a table"
+        self.query_one("#join-box").border_title = "Watch a table (big screen)" if self.watch else "Join a table"
         self.listen()
         if self.code and self.address:  # `xmas-tui join --address … --code …` said it all
             self.join_table()
@@ -211,6 +242,8 @@ class JoinScreen(Screen[None]):
             self.query_one("#join-status", Static).update(f"Cannot listen for tables ({exc}); type the host's address.")
             return
         shown: list | None = None
+        loop = asyncio.get_running_loop()
+        settle = loop.time() + ANNOUNCE_SETTLE
         while self.is_attached and self.joined is None:
             heard = [h for h in self.finder.current() if self.only_game in (None, h.info.game)]
             if [h.info for h in heard] != shown:
@@ -226,7 +259,13 @@ class JoinScreen(Screen[None]):
                 ] or [Option("No tables heard yet… (hosts announce every half second)", disabled=True)])
                 if heard:
                     options.highlighted = min(highlighted or 0, len(heard) - 1)
-            await self.finder.changed(1.0)
+            if self.auto and loop.time() >= settle:  # every host has announced by now
+                self.auto = False
+                if len(heard) == 1:
+                    self.join_table()
+                elif heard:
+                    self._status(f"{len(heard)} tables heard: choose yours (↑/↓), then Enter.")
+            await self.finder.changed(0.2 if self.auto else 1.0)
 
     def on_unmount(self) -> None:
         if self.finder is not None:
@@ -251,7 +290,7 @@ class JoinScreen(Screen[None]):
         self.app.open_lobby()
 
     def _status(self, text: str, error: bool = False) -> None:
-        self.query_one("#join-status", Static).update(Text(text, style="bold red" if error else ""))
+        self.query_one("#join-status", Static).update(Text(text, style=f"bold {inks(self).berry}" if error else ""))
 
     @work(exclusive=True, group="join")
     async def join_table(self) -> None:
@@ -278,7 +317,7 @@ class JoinScreen(Screen[None]):
                 return
             address, info = self.heard[index].address, self.heard[index].info
         self._status(f"Joining {address[0]}:{address[1]}…")
-        joined = JoinedTable(address, code, name, info=info)
+        joined = JoinedTable(address, code, name, info=info, watch=self.watch)
         try:
             await joined.join()
         except JoinError as exc:
@@ -287,17 +326,30 @@ class JoinScreen(Screen[None]):
         self.joined = joined
         self.app.joined = joined
         seat = joined.seat
-        where = f"seat {seat + 1}" if seat is not None else "a spectator's place"
-        self._status(f"You have {where} at {joined.host_name}'s table. Waiting for the host to start…")
+        if seat is not None:
+            self._status(f"You have seat {seat + 1} at {joined.host_name}'s table. Waiting for the host to start…")
+        elif self.watch:
+            self._status(f"Watching {joined.host_name}'s table. Waiting for the host to start…")
+        else:
+            self._status(f"{joined.host_name}'s table is full: you are watching. Waiting for the host to start…")
         joined.subscribe(self.refresh_roster)
         self.refresh_roster()
+
+    def watching(self, joined: JoinedTable) -> Watching | None:
+        """How the big-screen view names this table, if I watch it (None: I have a seat)."""
+        if joined.seat is not None:
+            return None
+        code = self.query_one("#code", Input).value.strip().upper()
+        host, port = joined.address
+        shown = lan_address() if host in ("127.0.0.1", "::1", "localhost") else host
+        return Watching(code, f"{shown}:{port}", latecomer=not self.watch)
 
     def refresh_roster(self, *_: object) -> None:
         joined = self.joined
         if joined is None or joined.table is None or not self.is_attached or not self.is_mounted:
             return
-        self.query_one("#join-roster", Static).update(roster_table(joined.roster(), joined.seat))
+        self.query_one("#join-roster", Static).update(roster_table(joined.roster(), joined.seat, inks(self)))
         if joined.table.ready and self.app.screen is self:
-            self.app.play_networked(joined.table)
+            self.app.play_networked(joined.table, self.watching(joined))
         elif joined.problem:
             self._status(joined.problem, error=True)

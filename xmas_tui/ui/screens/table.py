@@ -7,6 +7,9 @@ and the bot pace. Must not touch: the engine state (it holds a snapshot only).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.table import Table as RichTable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -16,30 +19,57 @@ from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
 from xmas_tui.games import Action, ActionError
-from xmas_tui.tables.table import Snapshot, Table
+from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.theme import inks
 
 
 class PlayersPanel(Static):
-    """Every player: name, score, a summary; who acts now is marked."""
+    """Every player: name, score, a summary; who acts now is marked, and a seat's state
+    (away with its countdown, idle, a bot) leads the second line, where it has room."""
 
     def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
+        ink = inks(self)
         notes = notes or {}
-        text = Text()
-        for i, line in enumerate(lines):
-            if i:
-                text.append("\n")
-            arrow = "▶ " if line.acting else "  "
-            style = "bold #ffd700" if line.acting else "bold"
+        grid = RichTable.grid(expand=True)  # a column for the arrow: the lines under a name hang under it
+        grid.add_column(width=2, no_wrap=True)
+        grid.add_column(ratio=1, overflow="fold")
+        for line in lines:
+            head = Text()
+            style = f"bold {ink.gold}" if line.acting else "bold"
             you = " (you)" if line.seat == me else ""
-            text.append(arrow, style="#ffd700")
-            text.append(f"{line.name}{you}", style=style)
-            text.append(f" {line.marker}" if line.marker else "", style="#ffd700")
-            text.append(f"  {line.score}", style="#9be39b")
+            head.append(f"{line.name}{you}", style=style)
+            head.append(f" {line.marker}" if line.marker else "", style=ink.gold)
+            head.append(f"  {line.score}", style=ink.leaf)
             note = notes.get(line.seat)
-            text.append(f"  {note}\n" if note else "\n", style="#ff9f43" if note and "away" in note else "dim")
-            text.append(f"  {line.summary}", style="dim")
-        self.update(text)
+            urgent = bool(note) and note.startswith(("away", "idle"))
+            if note and not urgent:
+                head.append(f"  {note}", style="dim")
+            grid.add_row(Text("▶" if line.acting else "", style=ink.gold), head)
+            if urgent:  # on a line of its own: never cut
+                grid.add_row("", Text(note, style=f"bold {ink.ember}"))
+            if line.summary:
+                grid.add_row("", Text(line.summary, style="dim"))
+        self.update(grid)
+
+
+def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], str]) -> str | None:
+    """The prompt while someone who must act is away or idle: "Alice is away: a bot plays in
+    12 s." (None when everyone who acts is here)."""
+    if snapshot.my_turn or snapshot.result is not None:
+        return None
+    rows = {row.seat: row for row in table.roster()}
+    said = []
+    for seat in sorted(snapshot.to_act):
+        row = rows.get(seat)
+        if row is None:
+            continue
+        if row.state is SeatState.AWAY:
+            when = f"in {row.hold_left:.0f} s" if row.hold_left is not None else "soon"
+            said.append(f"{name_of(seat)} is away: a bot plays {when}.")
+        elif row.state is SeatState.IDLE:
+            said.append(f"{name_of(seat)} is idle: a bot plays for them until they press a key.")
+    return " ".join(said) or None
 
 
 class TableScreen(Screen[None]):
@@ -47,7 +77,7 @@ class TableScreen(Screen[None]):
 
     BINDINGS = [
         Binding("question_mark,f1", "help", "Rules", key_display="?", tooltip="The rules and our rulings", id="table.help"),
-        Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", tooltip="Bots move faster (+) or slower (-)", id="table.faster"),
+        Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", show=False, tooltip="Bots move faster (+) or slower (-)", id="table.faster"),
         Binding("minus", "pace(1)", "Slower", show=False, tooltip="Bots move slower", id="table.slower"),
         Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="table.leave"),
     ]
@@ -69,7 +99,7 @@ class TableScreen(Screen[None]):
                 yield PlayersPanel(id="players-panel")
                 yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
         yield Static(id="prompt")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def board(self) -> Board:
@@ -80,10 +110,11 @@ class TableScreen(Screen[None]):
         self.query_one("#log").border_title = "What happened"
         self.board.pace = self.table.pace
         self.table.subscribe(self._on_table_changed)
+        self.app.theme_changed_signal.subscribe(self, lambda _: self.show_snapshot(self.snapshot))  # new inks
         self.show_snapshot(self.table.snapshot())
         self.board.focus()
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
-        self.run_worker(self.table.run(), name="table", exclusive=True)
+        self.run_worker(self.table.run, name="table", exclusive=True)
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
@@ -101,10 +132,12 @@ class TableScreen(Screen[None]):
         board = self.board
         board.show_snapshot(snapshot)
         self._show_status()
-        self.query_one("#players-panel", PlayersPanel).show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
-        prompt = self.query_one("#prompt", Static)
-        prompt.update(board.prompt_line())
-        prompt.set_class(snapshot.my_turn, "-my-turn")
+        panel = self.query_one("#players-panel", PlayersPanel)
+        panel.show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
+        hosting = getattr(self.app, "hosting", None)  # the host sees who watches their table
+        watchers = hosting.spectators() if hosting is not None and hosting.table is self.table else []
+        panel.border_subtitle = f"{len(watchers)} watching" if watchers else ""
+        self._show_prompt()
         log = self.query_one("#log", RichLog)
         for event in snapshot.log[self._logged :]:
             mine = event.seat is not None and event.seat == snapshot.seat
@@ -114,8 +147,22 @@ class TableScreen(Screen[None]):
             self._ended = True
             self.app.show_result(self.table, snapshot)
 
+    def _show_prompt(self) -> None:
+        """What I can do now; or who we wait for, and why; or, the host gone, what happened."""
+        prompt = self.query_one("#prompt", Static)
+        gone = self.table.host_gone
+        if gone and self.snapshot.result is None:
+            prompt.update(f"{gone}\nPress Esc to go back to the lobby.")
+            prompt.set_class(False, "-my-turn")
+            prompt.set_class(True, "-gone")
+            return
+        board = self.board
+        prompt.update(waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
+        prompt.set_class(self.snapshot.my_turn, "-my-turn")
+
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left."""
+        ink = inks(self)
         problem = self.table.problem
         if problem is None and self.table.idle:
             problem = "Your time ran out twice: a bot plays for you. Press any key to play again."
@@ -125,10 +172,12 @@ class TableScreen(Screen[None]):
                 left = self.table.seconds_left(seat)
                 if left is not None and not self.table.game.race_window:
                     who = "you" if seat == self.snapshot.seat else self.board.player_name(seat)
-                    text.append(f"  ⏱ {who}: {left:.0f} s", style="bold #ff9f43" if left <= 10 else "")
+                    text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
         status = self.query_one("#status", Static)
         status.update(text)
         status.set_class(bool(problem), "-problem")
+        if self.table.networked:
+            self._show_prompt()  # an away player's countdown, the host gone
 
     def on_key(self) -> None:
         self.table.present()  # a player the table marked idle is back
@@ -142,6 +191,7 @@ class TableScreen(Screen[None]):
         try:
             await self.table.send(action, seat=seat)
         except ActionError as error:
+            self.app.clear_notifications()  # the newest refusal replaces the last: toasts never pile up
             self.notify(str(error), title="Not allowed", severity="error")
 
     def action_help(self) -> None:
