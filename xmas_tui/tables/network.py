@@ -29,7 +29,7 @@ from pathlib import Path
 from netcode.channel import Endpoint
 from netcode.discovery import Heard, Listener, TableInfo, discovery_address, parse_address, probe
 from netcode.fairplay import Ledger, Signer, new_secret, secret_from_seed
-from netcode.runners import HostRunner, JoinError, LocalSeat, SeatRunner
+from netcode.runners import HostRunner, JoinError, Listeners, LocalSeat, SeatRunner
 from netcode.session.host import HostSession, TableSettings
 from netcode.session.node import HostNode
 from netcode.session.seat import SeatSession
@@ -182,6 +182,7 @@ class JoinedTable:
         self.bind_host, self.watch = bind_host, watch
         self.runner: SeatRunner | None = None
         self.table: SessionTable | None = None
+        self._listening = Listeners()  # those who subscribed before the join: told from its first message
 
     async def join(self, timeout: float = 4.0) -> SessionTable:
         """Find the table, connect and be seated; ``JoinError`` says why not, in words."""
@@ -199,6 +200,7 @@ class JoinedTable:
                               nonce=kept.get("nonce"), token=kept.get("token"), watch=self.watch)
         endpoint = Endpoint(self.code, info.table_id, accept_unknown=False)
         self.runner = SeatRunner(session, self.address, info.peer, endpoint, bind_host=self.bind_host)
+        self.runner.listeners.add(self._listening)
         await self.runner.join(timeout)
         if session.seat is not None and session.token is not None:
             remember_seat(info.table_id, self.name, session.token, session.verifier.nonce)
@@ -230,13 +232,12 @@ class JoinedTable:
         return self.session.alarm or self.session.gone
 
     def subscribe(self, callback: Callable[[list], None]) -> None:
-        """Call ``callback`` with my seat's events after every change."""
-        assert self.runner is not None
-        self.runner.listeners.add(callback)
+        """Call ``callback`` with my seat's events after every change (from the join's first
+        message on, if subscribed before joining)."""
+        self._listening.add(callback)
 
     def unsubscribe(self, callback: Callable[[list], None]) -> None:
-        if self.runner is not None:
-            self.runner.listeners.remove(callback)
+        self._listening.remove(callback)
 
     async def close(self) -> None:
         if self.runner is not None:

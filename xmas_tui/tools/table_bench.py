@@ -119,12 +119,13 @@ class PeerRecord:
         self.changed = asyncio.Event()
 
     def watch(self) -> None:
-        """Start noting every snapshot (once joined)."""
-        self.joined.session.keep_received = True  # emptied at every snapshot: only the latest are kept
+        """Note every snapshot from the join on (subscribed before joining, so the deal is
+        never missed: the first arrival is the deal, every later one an action)."""
         self.joined.subscribe(self.heard)
 
     def heard(self, events: list[SeatEvent]) -> None:
         session = self.joined.session
+        session.keep_received = True  # emptied at every snapshot: only the latest are kept
         if not session.dealt or not any(isinstance(e, Updated) for e in events):
             return
         now = clock()
@@ -243,11 +244,11 @@ async def peer_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
     info = TableInfo.decode(bytes.fromhex(args.info))
     joined = JoinedTable((LOOPBACK, args.port), CODE, f"Peer {args.index}", info=info, bind_host=LOOPBACK)
     record = PeerRecord(joined)
+    record.watch()
     try:
         table = await until_stopped(joined.join(timeout=min(10.0, args.timeout)), stop, args.timeout)
         if table is None:
             return  # stopped by the driver
-        record.watch()
         played = await until_stopped(
             play_paced(table, record, args.actions, args.gap), stop, args.timeout
         )
