@@ -89,12 +89,14 @@ from netcode.session.messages import (
     Act,
     AskNonce,
     BadMessage,
+    Ballot,
     Bye,
     Dealt,
     Final,
     Hello,
     Here,
     Lobby,
+    Members,
     Message,
     Nonce,
     Ping,
@@ -241,6 +243,10 @@ class Guest:
     seat: int | None
     local: bool = False
     rtt: float | None = None
+    #: where this peer's datagrams come from, as the transport names it (members learn it)
+    address: Any = None
+    #: the members as last sent to this peer
+    members_sent: list | None = None
     log_sent: int = 0
     commits_sent: int = 0
     opened: set[int] = field(default_factory=set)
@@ -299,9 +305,49 @@ class HostSession:
         self._bot_seats: frozenset[int] | None = None
         self._roster_due: float | None = None
         self._next: object = _UNKNOWN  # the next deadline, once worked out
+        self._addresses: dict[Peer, Any] = {}
         self.shares: dict[int, Share] = {}
         self.races = RaceClock()
+        #: actions this host applied itself (not replayed from an earlier host's record)
+        self.acted = 0
         self._out = Output()
+
+    @classmethod
+    def resume(cls, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, signer: Signer, *,
+               term: int, names: Sequence[str], bots: Sequence[bool], actions: Sequence[Sequence[Any]],
+               log: Sequence[list], logged: int, now: float, note: str) -> HostSession:
+        """A table taken over from a host that went away, in ``term``: dealt again from the same
+        secret and nonces (``ledger``: so the same seed, the same cards, the same handles),
+        the record of play replayed, and the public log as the new host had it (``log``,
+        which covers the first ``logged`` actions; the later ones log afresh). Seats ``bots``
+        marks stay bots; every other player is away until they come back (those who voted
+        for this host do at once)."""
+        host = cls(settings, make_rules, ledger, signer, names=names, term=term)
+        for seat, bot in zip(host.seats, bots, strict=True):
+            seat.sat = not bot
+            seat.state = SeatState.BOT if bot else SeatState.AWAY
+            seat.hold_until = None if bot else now + settings.hold
+        host._deal(now)  # the nonces as the first host took them: the same seed
+        rules = host.rules
+        assert rules is not None
+        host.log = list(log)
+        for i, (seat, action) in enumerate(actions):
+            mark = len(host.log)
+            host._apply(seat, action, now, "replay")
+            if i < logged:  # the log already says it
+                del host.log[mark:]
+        host._out = Output()  # what the replay would have sent: nobody is listening yet
+        host._note(note)
+        return host
+
+    def reshare(self, now: float) -> Output:
+        """Split the secret afresh among the players at other machines now (a new host, once
+        its voters are back) and tell every peer."""
+        if self.rules is not None:
+            self._share_secret()
+            for peer in self.guests:
+                self._send_dealt(peer)
+        return self._settle(now)
 
     # ------------------------------------------------------------ facts
     @property
@@ -369,6 +415,8 @@ class HostSession:
             return self._take()
         if isinstance(message, Hello):
             self._hello(peer, message, now, local)
+        elif isinstance(message, Ballot):  # a vote that came too late: a player coming back
+            self._hello(peer, Hello(VERSION, message.name, None, message.token, message.watch), now, local)
         elif peer not in self.guests:
             self.drops["not_seated"] += 1
         elif isinstance(message, Act):
@@ -389,6 +437,22 @@ class HostSession:
         """The channel says ``peer`` is gone (silent, closed, unreachable)."""
         self._left(peer, now)
         return self._settle(now)
+
+    def peer_address(self, peer: Peer, address: Any, now: float) -> Output:
+        """Where ``peer`` is (the transport's name for it): members tell each other, so that
+        they can elect a new host if this one goes."""
+        self._addresses[peer] = address
+        guest = self.guests.get(peer)
+        if guest is not None:
+            guest.address = address
+            self._dirty = True
+        return self._settle(now)
+
+    def members(self) -> list[list]:
+        """The players at other machines who could take over: ``[seat, peer, address]``."""
+        return sorted([guest.seat, peer, guest.address] for peer, guest in self.guests.items()
+                      if guest.seat is not None and not guest.local and isinstance(peer, int)
+                      and guest.address is not None and self.seats[guest.seat].state is SeatState.HERE)
 
     def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Output:
         """A new round-trip estimate: the roster shows it within a second."""
@@ -519,7 +583,7 @@ class HostSession:
         if isinstance(seat, str):
             self._out.send(peer, Refused(seat))
             return
-        self.guests[peer] = Guest(name, seat, local)
+        self.guests[peer] = Guest(name, seat, local, address=self._addresses.get(peer))
         if seat is not None and not self.started and hello.nonce_commit is not None:
             self.ledger.nonce_commits[seat] = hello.nonce_commit
         s = self.settings
@@ -687,6 +751,8 @@ class HostSession:
                 chain.append(chain_action(chain[-1], s, packb(a)))
         self._last_action = now
         self._dirty = True
+        if by != "replay":
+            self.acted += 1
         self._out.events.append(ActionApplied(seat, action, by))
 
     @property
@@ -831,6 +897,15 @@ class HostSession:
 
     def _broadcast(self, now: float) -> None:
         roster = [row.to_wire() for row in self.roster(now)]
+        members = self.members()
+        message: Members | None = None
+        for peer, guest in self.guests.items():
+            if guest.members_sent != members:
+                if message is None:
+                    own = next((i for i, seat in enumerate(self.seats) if seat.local and seat.peer is not None), None)
+                    message = Members(self.term, own, members)
+                self._out.send(peer, message)
+                guest.members_sent = members
         rules = self.rules
         if rules is None:
             lobby = Lobby(roster)
@@ -902,6 +977,6 @@ class HostSession:
             guest.log_sent = guest.commits_sent = guest.actions_sent = 0
             guest.signed_sent = -1
             guest.opened.clear()
-            guest.view_sent = guest.roster_sent = None
+            guest.view_sent = guest.roster_sent = guest.members_sent = None
             guest.final_sent = False
             self._dirty = True

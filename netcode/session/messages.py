@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 4
+VERSION = 5
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -396,8 +396,41 @@ class Ping(Message):
     n: int
 
 
-HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Dealt, Snap, Verdict, Final, Ping)
-SEAT_TO_HOST = (Hello, Nonce, Act, Here, Bye, Pong)
+#: one member of the table, as the host sees it: a player at another machine, their seat,
+#: their connection's peer id and the address it comes from (whatever the transport uses)
+MEMBER = row(SEAT, whole(0, (1 << 63) - 1), data)
+
+
+@declare("members", TERM, maybe(SEAT), items(MEMBER, MAX_SEATS))
+class Members(Message):
+    """Who could take the table over if this host went away: the host's own seat, and every
+    player at another machine with their peer id and address (they elect among themselves)."""
+
+    term: int
+    host_seat: int | None
+    members: list
+
+
+@declare("ballot", TERM, maybe(SEAT), NAME, maybe(blob(longest=64)), items(ACTION), maybe(SIGNED), TERM,
+         maybe(SHARE), flag)  # fmt: skip
+class Ballot(Message):
+    """To the seat I take for the next host, in ``term``: who I am (my seat and rejoin token,
+    or a watcher), the record of play as I have it with the signature that covers it (made in
+    ``signed_term``), and my share of the old host's secret."""
+
+    term: int
+    seat: int | None
+    name: str
+    token: bytes | None
+    actions: list
+    signed: list | None
+    signed_term: int
+    share: list | None
+    watch: bool
+
+
+HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Dealt, Members, Snap, Verdict, Final, Ping)
+SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong)
 
 
 def parse_seat_message(raw: Any) -> Message:

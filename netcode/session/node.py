@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from netcode.channel import Delivered, PeerGone, RttUpdated
+from netcode.channel import Delivered, HandshakeCompleted, PeerGone, RttUpdated
 from netcode.session.host import HostEvent, HostSession, Output
 from netcode.session.messages import Message
 from netcode.session.seat import SeatEvent, SeatSession
@@ -76,7 +76,12 @@ class HostNode:
             return self.peer_lost(event.peer, now)
         if isinstance(event, RttUpdated):
             return self.peer_rtt(event.peer, event.rtt, now)
+        if isinstance(event, HandshakeCompleted):
+            return self.peer_address(event.peer, event.address, now)
         return []
+
+    def peer_address(self, peer: Peer, address: Any, now: float) -> Remote:
+        return self._route(self.host.peer_address(peer, address, now), now)
 
     def tick(self, now: float) -> Remote:
         return self._route(self.host.tick(now), now)

@@ -39,12 +39,14 @@ from netcode.session.messages import (
     Act,
     AskNonce,
     BadMessage,
+    Ballot,
     Bye,
     Dealt,
     Final,
     Hello,
     Here,
     Lobby,
+    Members,
     Message,
     Nonce,
     Ping,
@@ -91,13 +93,21 @@ class Ended:
 
 
 @dataclass(frozen=True)
+class HostChanged:
+    """Another player's machine hosts the table now, in ``term``; ``why`` says it for a person."""
+
+    term: int
+    why: str
+
+
+@dataclass(frozen=True)
 class HostLost:
     """The host is gone; ``why`` says it for a person."""
 
     why: str
 
 
-SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostLost
+SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostChanged | HostLost
 
 #: what a player is told when the host went away, by the channel's reason
 HOST_GONE = {
@@ -148,6 +158,13 @@ class SeatSession:
         self.signed: list | None = None
         #: what the host told of the deal (nonces, notes) and my share of its secret
         self.deal: Dealt | None = None
+        #: the table's hosts so far: term -> the key that signs its record of play
+        self.keys: dict[int, bytes] = {}
+        #: which host signed ``signed``
+        self.signed_term = 0
+        #: who could take over (``Members``): the host's seat, and the players at other machines
+        self.host_seat: int | None = None
+        self.members: list[list] = []
         self.gone: str | None = None
         self.alarm: str | None = None
         self.revealed_nonce = False
@@ -165,6 +182,16 @@ class SeatSession:
     @property
     def dealt(self) -> bool:
         return self.view is not None
+
+    @property
+    def term(self) -> int:
+        return self.welcome.term if self.welcome is not None else 0
+
+    def ballot(self, term: int) -> Ballot:
+        """My ballot for the next host, in ``term``: who I am, the record as I have it, my share."""
+        deal = self.deal
+        return Ballot(term, self.seat, self.name, self.token, self.actions, self.signed, max(1, self.signed_term),
+                      deal.share if deal is not None else None, self.seat is None)
 
     # ------------------------------------------------------------ what I send
     def hello(self) -> Hello:
@@ -222,10 +249,16 @@ class SeatSession:
             self.roster = [RosterRow.from_wire(row) for row in message.roster]
             out.events.append(Updated())
         elif isinstance(message, Welcome):
+            before = self.welcome
             self._welcome(message)
-            out.events.append(Seated(message))
+            if before is not None and message.term > before.term:
+                out.events.append(HostChanged(message.term, f"{message.host} now hosts the table."))
+            else:
+                out.events.append(Seated(message))
         elif isinstance(message, Dealt):
             self.deal = message
+        elif isinstance(message, Members):
+            self.host_seat, self.members = message.host_seat, message.members
         elif isinstance(message, AskNonce):
             if self.seat is not None and self.contribute:
                 self.revealed_nonce = True
@@ -244,6 +277,9 @@ class SeatSession:
             out.sends.append(Pong(message.n))
 
     def _welcome(self, welcome: Welcome) -> None:
+        if self.welcome is not None and welcome.term > self.welcome.term:
+            self._forget_sealed()
+        self.keys[welcome.term] = welcome.host_key
         verifier = self.verifier
         if verifier.game and verifier.game != welcome.game:
             self._alarm([f"the table was announced as {verifier.game!r} but the host deals {welcome.game!r}"])
@@ -281,6 +317,17 @@ class SeatSession:
             self.roster = [RosterRow.from_wire(row) for row in snap.roster]
         self.clocks = {seat: now + left for seat, left in snap.clocks}
 
+    def _forget_sealed(self) -> None:
+        """A new host replays only the record of play: sealed choices still hidden when the old
+        host went are asked again, so their cards' commitments and openings no longer hold."""
+        if self.view is None:
+            return
+        for name, handles in self.view["zones"].items():
+            if name.startswith("sealed."):
+                for handle in handles:
+                    self.verifier.commitments.pop(handle, None)
+                    self.verifier.openings.pop(handle, None)
+
     def _record(self, snap: Snap) -> None:
         """The record of play grows; what was sent before must never change."""
         at, actions = snap.actions_at, snap.actions
@@ -291,7 +338,7 @@ class SeatSession:
             self._alarm(["the host rewrote the record of play it had sent"])
         self.actions[at:] = actions
         if snap.signed is not None:
-            self.signed = snap.signed
+            self.signed, self.signed_term = snap.signed, self.term
 
     def _alarm(self, alarms: list[str]) -> None:
         if alarms and self.alarm is None:

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from netcode.channel import Endpoint, PeerClosed, SendQueueFull
 from netcode.session.messages import Message
 from netcode.session.node import HostNode, LocalPeer, Remote
+from netcode.session.peer import PeerOutput, TablePeer
 from netcode.session.seat import SeatEvent, SeatSession
 
 _INF = float("inf")
@@ -132,35 +133,49 @@ class SimHostPeer(_OnEndpoint):
 
 
 class SimSeatPeer(_OnEndpoint):
-    """A seat session on its own endpoint, joined to the host at ``host_peer``."""
+    """A player's machine on its own endpoint: its seat's ``TablePeer``, which follows the host
+    at ``host_peer``, elects a new one when that host goes silent, and may become it."""
 
-    def __init__(self, endpoint: Endpoint, session: SeatSession, host_peer: int, host_address: Hashable,
-                 player: Player | None, now: float) -> None:
+    def __init__(self, endpoint: Endpoint, peer: TablePeer, host_address: Hashable, player: Player | None,
+                 now: float) -> None:
         self.endpoint = endpoint
-        self.session = session
-        self.host_peer = host_peer
+        self.peer = peer
         self.player = player
-        endpoint.connect(host_peer, host_address, now)
-        self._post(session.hello())
+        assert peer.host_peer is not None
+        endpoint.connect(peer.host_peer, host_address, now)
+        self._apply(peer.post(peer.session.hello(), now), now)
+
+    @property
+    def session(self) -> SeatSession:
+        return self.peer.session
 
     def next_timer(self) -> float | None:
-        return _earliest(self.endpoint.next_timer(), self.player.due() if self.player else None)
+        return _earliest(self.endpoint.next_timer(), self.peer.next_deadline(),
+                         self.player.due() if self.player else None)
 
     def _due(self, now: float) -> None:
+        deadline = self.peer.next_deadline()
+        if deadline is not None and deadline <= now:
+            self._apply(self.peer.tick(now), now)
         if self.player is not None:
             message = self._play(self.player, self.session, now)
             if message is not None:
-                self._post(message)
+                self._apply(self.peer.post(message, now), now)
 
     def _event(self, event: Any, now: float) -> None:
-        out = self.session.on_channel(event, now)
-        for message in out.sends:
-            self._post(message)
-        if self.player is not None and out.events:
-            self.player.heard(self.session, out.events, now)
+        self._apply(self.peer.on_channel(event, now), now)
 
-    def _post(self, message: Message) -> None:
-        try:
-            self.endpoint.send_reliable(self.host_peer, message.to_wire())
-        except (PeerClosed, SendQueueFull):
-            pass
+    def _apply(self, out: PeerOutput, now: float) -> None:
+        if out.accept:
+            self.endpoint.accept_unknown = True
+        for peer_id, address in out.connects:
+            if peer_id not in self.endpoint.peers:
+                self.endpoint.connect(peer_id, address, now)
+        for peer_id, message in out.sends:
+            try:
+                self.endpoint.send_reliable(peer_id, message.to_wire())
+            except (PeerClosed, SendQueueFull):
+                if self.peer.node is not None:
+                    self.peer.node.host.forget_sent(peer_id)
+        if self.player is not None and out.seat_events:
+            self.player.heard(self.session, out.seat_events, now)

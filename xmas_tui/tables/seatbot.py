@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from netcode.session.messages import Act
-from netcode.session.seat import Answered, SeatEvent, SeatSession, Updated
+from netcode.session.seat import Answered, HostChanged, SeatEvent, SeatSession, Updated
 from xmas_tui.bots import BotDriver
 from xmas_tui.games import Game, IllegalAction, Rng, View
 
@@ -47,8 +47,8 @@ class SeatBot:
     def heard(self, session: SeatSession, events: list[SeatEvent], now: float) -> None:
         """The seat's session changed: follow the game, and plan the next move."""
         for event in events:
-            if isinstance(event, Answered) and event.id == self.waiting:
-                self.waiting = None
+            if isinstance(event, Answered) and event.id == self.waiting or isinstance(event, HostChanged):
+                self.waiting = None  # answered, or the host that would have answered went away
         if self.driver is None and session.seat is not None:
             self.seat = session.seat
             self.driver = BotDriver(self.game.id, {session.seat: self.kind}, lambda _: self.rng)

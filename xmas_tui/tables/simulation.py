@@ -29,6 +29,7 @@ from netcode.channel import Endpoint
 from netcode.fairplay import Ledger, Signer, digest
 from netcode.session.host import HostSession, TableSettings
 from netcode.session.node import HostNode
+from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
 from netcode.tools.faults import LinkFaults
 from netcode.tools.sim import SimNetwork, SimNode
@@ -80,12 +81,20 @@ class SimTable:
                                  auto_start=True, intermission=INTERMISSION)
         self.host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options),
                                 self.ledger, signer_for(seed))
+        self.hold, self.turn_time, self.options = hold, turn_time, options
         self.host_peer = SimHostPeer(Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64), HostNode(self.host))
-        self.net.add("host", self.host_peer)
+        self.host_node = self.net.add("host", self.host_peer)
         me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0))
         self.host_peer.sit(me, self._bot(0), self.net.now)
         self.sessions: list[SeatSession] = [me]
         self.nodes: dict[int, SimNode] = {}
+        self.peers: dict[int, TablePeer] = {}
+        #: every host session the table had, the first one's and each new host's
+        self.hosts: list[HostSession] = [self.host]
+        #: the sessions on machines that went away for good (their games are not compared)
+        self.dead: set[int] = set()
+        #: each surviving peer's record of play when the host went (none of it may be lost)
+        self.records_then: list[list] = []
         for index in range(1, players):
             self._join(index, f"Elf {index}", player=index not in stalled)
         for index in range(spectators):
@@ -100,13 +109,54 @@ class SimTable:
                               nonce=_bytes(self.seed, "nonce", index), token=token)
         local_id = 1000 * (generation + 1) + index
         endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
-        peer = SimSeatPeer(endpoint, session, HOST_PEER, "host", self._bot(index) if player else None, self.net.now)
-        self.nodes[index] = self.net.add(f"peer {index}.{generation}", peer)
+        host_peer, host_address = self._current_host()
+        peer = TablePeer(session, host_peer, local_id, host_for=self._host_for, signer=signer_for(self.seed, 1 + index))
+        self.peers[index] = peer
+        player_of = self._bot(index) if player else None
+        self.nodes[index] = self.net.add(self._address(index, generation),
+                                         SimSeatPeer(endpoint, peer, host_address, player_of, self.net.now))
         if index < len(self.sessions):
             self.sessions[index] = session
         else:
             self.sessions.append(session)
         return session
+
+    @staticmethod
+    def _address(index: int, generation: int) -> str:
+        return f"peer {index}.{generation}"
+
+    def _current_host(self) -> tuple[int, str]:
+        """The peer id and address of whoever hosts now (the first host, or who took over)."""
+        for index, peer in self.peers.items():
+            if peer.hosting:
+                return peer.local_id, self.nodes[index].address  # type: ignore[return-value]
+        return HOST_PEER, "host"
+
+    def _host_for(self, session: SeatSession) -> tuple[TableSettings, Any]:
+        """What a player's machine taking this table over hosts it with."""
+        welcome = session.welcome
+        assert welcome is not None
+        game, options, bot = self.game, dict(welcome.options), self.bot
+        settings = TableSettings(game.id, game.title, welcome.seats, session.name, options, hold=self.hold,
+                                 turn_time=welcome.turn_time, intermission=INTERMISSION)
+        return settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options)
+
+    def kill_host(self, at: float) -> None:
+        """The host's machine goes away for good at ``at`` (virtual seconds): its lid closed."""
+
+        def dead() -> None:
+            self.host_node.crash()
+            self.dead.add(0)
+            self.records_then = [list(map(list, s.actions)) for i, s in enumerate(self.sessions) if i != 0]
+
+        self.net.call_at(at, dead)
+
+    @property
+    def current_host(self) -> HostSession:
+        for peer in self.peers.values():
+            if peer.node is not None:
+                return peer.node.host
+        return self.host
 
     def drop(self, drop: Drop) -> None:
         """Schedule a seat's machine going away (and coming back, as the same player)."""
@@ -124,9 +174,12 @@ class SimTable:
 
     @property
     def over(self) -> bool:
-        if not self.host.finished:  # the cheap test first: asked after every event
+        if not self.current_host.finished:  # the cheap test first: asked after every event
             return False
-        return all(s.final is not None or s.gone is not None for s in self.sessions)
+        return all(s.final is not None or s.gone is not None for i, s in enumerate(self.sessions) if i not in self.dead)
+
+    def all_hosts(self) -> list[HostSession]:
+        return [self.host, *(p.node.host for p in self.peers.values() if p.node is not None)]
 
     def run(self, limit: float = 4 * 3600.0) -> bool:
         """Run until every peer has the final message (True) or ``limit`` virtual seconds."""
@@ -134,16 +187,26 @@ class SimTable:
 
     def figures(self) -> dict:
         """Whether every peer ended alike and passed its audit, and what went over the wire."""
-        finals = [s.final for s in self.sessions]
+        sessions = [s for i, s in enumerate(self.sessions) if i not in self.dead]
+        finals = [s.final for s in sessions]
         digests = {public_digest(f.public) for f in finals if f is not None}
-        host_digest = self.host.rules.digest() if self.host.rules is not None else None
-        audits = [audit_seat(s) for s in self.sessions if s.final is not None]
+        host = self.current_host
+        host_digest = host.rules.digest() if host.rules is not None else None
+        audits = [audit_seat(s) for s in sessions if s.final is not None]
+        final_actions = [list(a) for a in finals[0].fair["actions"]] if finals and finals[0] is not None else []
+        terms: dict[int, int] = {}
+        for each in self.all_hosts():
+            if each.acted:
+                terms[each.term] = terms.get(each.term, 0) + 1
         return {
             "finished": all(f is not None for f in finals),
             "digests_equal": len(digests) == 1 and digests == {host_digest},
-            "audits_ok": len(audits) == len(self.sessions) and all(a["ok"] for a in audits),
+            "audits_ok": len(audits) == len(sessions) and all(a["ok"] for a in audits),
             "failures": [f for a in audits for f in a["failures"]][:5],
-            "actions": len(self.ledger.actions),
+            "failovers": max((p.failovers for p in self.peers.values()), default=0),
+            "split_brains": sum(1 for count in terms.values() if count > 1),
+            "actions_lost": sum(1 for seen in self.records_then if final_actions[: len(seen)] != seen),
+            "actions": len(host.ledger.actions),
             "virtual_seconds": round(self.net.now, 3),
             "datagrams": self.net.stats["datagrams_sent"],
             "lost": self.net.stats["datagrams_lost"],

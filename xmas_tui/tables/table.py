@@ -21,7 +21,7 @@ from typing import Protocol
 
 from netcode.runners import Listeners
 from netcode.session.messages import Message
-from netcode.session.seat import Answered, Ended, HostLost, SeatEvent, SeatSession
+from netcode.session.seat import Answered, Ended, HostChanged, HostLost, SeatEvent, SeatSession
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Action, Event, Game, IllegalAction, Result, View
 
@@ -297,10 +297,12 @@ class SessionTable(Table):
                         verdict.set_result(None)
                     else:
                         verdict.set_exception(IllegalAction(event.refused))
-            elif isinstance(event, HostLost):
+            elif isinstance(event, (HostLost, HostChanged)):
+                why = event.why if isinstance(event, HostLost) else (
+                    f"{event.why} Your last move may not have reached the old host: play it again if it is still your turn.")
                 for verdict in self._pending.values():
                     if not verdict.done():
-                        verdict.set_exception(IllegalAction(event.why))
+                        verdict.set_exception(IllegalAction(why))
             if isinstance(event, (Ended, HostLost)):
                 self._over.set()
         if index == 0 and self.session.dealt:
