@@ -26,9 +26,19 @@ from typing import Any
 from netcode.aio import AioEndpoint
 from netcode.channel import Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
+from netcode.fairplay import Signer
 from netcode.session.messages import Message, Snap
 from netcode.session.node import HostNode, LocalPeer, Remote
-from netcode.session.seat import Ended, HostLost, Seated, SeatEvent, SeatSession, TurnedAway
+from netcode.session.peer import HostFactory, PeerOutput, TablePeer
+from netcode.session.seat import (
+    Ended,
+    HostChanged,
+    HostLost,
+    Seated,
+    SeatEvent,
+    SeatSession,
+    TurnedAway,
+)
 
 
 class Listeners:
@@ -232,26 +242,50 @@ class JoinError(Exception):
 
 
 class SeatRunner:
-    """A seat session joined to a host over the channel."""
+    """A player's machine at a table hosted elsewhere: its seat's ``TablePeer`` over the channel,
+    in real time. It follows the host; when the host goes silent it takes part in electing a
+    new one (``host_for`` makes the rules a new host needs; without it, the game ends with
+    its host), and it may become that host: then it accepts joins, answers probes and, with
+    ``info`` and ``discovery``, announces the table on the LAN."""
 
     def __init__(self, session: SeatSession, address: tuple[str, int], host_peer: int, endpoint: Endpoint,
-                 *, bind_host: str | None = None) -> None:
+                 *, bind_host: str | None = None, host_for: HostFactory | None = None,
+                 info: Callable[[], TableInfo] | None = None, discovery: tuple[str, int] | None = None) -> None:
         self.session = session
         self.address = address
-        self.host_peer = host_peer
         self.endpoint = endpoint
+        self.peer = TablePeer(session, host_peer, endpoint.local_id, host_for=host_for,
+                              signer=Signer() if host_for is not None else None)
         #: the local address to play from (default: every address of the host's family)
         self.bind_host = bind_host or ("::" if ":" in address[0] else "0.0.0.0")
+        self.info = info
+        self.discovery = discovery
         self.aio: AioEndpoint | None = None
+        self.announcer: Announcer | None = None
+        self.probes = ProbeAnswerer()
         #: called with the seat's events after each step
         self.listeners = Listeners()
+        #: called with the table's events once this machine hosts it
+        self.host_listeners = Listeners()
+        #: (what, when) of every change of host this machine saw, on the monotonic clock:
+        #: "lost" (the host went silent), "new host", and, if this machine took over, its
+        #: "first action" as host
+        self.timeline: list[tuple[str, float]] = []
         self._answer: asyncio.Future[SeatEvent] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._first_action_noted = False
+
+    @property
+    def host_peer(self) -> int | None:
+        return self.peer.host_peer
 
     async def join(self, timeout: float = 4.0) -> None:
         """Connect and be seated (or given a spectator's place); ``JoinError`` says why not."""
         loop = asyncio.get_running_loop()
         self._answer = loop.create_future()
-        self.aio = await AioEndpoint.bind(self.endpoint, (self.bind_host, 0), on_event=self._on_channel)
+        self.aio = await AioEndpoint.bind(self.endpoint, (self.bind_host, 0), on_event=self._on_channel,
+                                          on_foreign=self._foreign)
+        assert self.host_peer is not None
         await self.aio.connect(self.host_peer, self.address)
         self.post(self.session.hello())
         try:
@@ -270,32 +304,105 @@ class SeatRunner:
             raise JoinError(answer.why)
 
     def post(self, message: Message) -> None:
-        """Send a message to the host (reliably, in order); it leaves before this returns."""
-        if self.aio is None:
-            return
-        try:
-            self.aio.send_reliable_now(self.host_peer, message.to_wire())
-        except (PeerClosed, SendQueueFull):
-            self.endpoint.note_drop("send_refused")
+        """My seat's message to whoever hosts (this machine, when it does); it leaves at once."""
+        self._apply(self.peer.post(message, _now()))
 
     def _on_channel(self, event: Any) -> None:
         if isinstance(event, HandshakeFailed):  # the table could not prove the code, say
             if self._answer is not None and not self._answer.done():
                 self._answer.set_exception(JoinError(event.text))
             return
-        out = self.session.on_channel(event, _now())
-        for message in out.sends:
-            self.post(message)
+        electing = self.peer.electing
+        self._apply(self.peer.on_channel(event, _now()))
+        if self.peer.electing and not electing:
+            self.timeline.append(("lost", time.monotonic()))
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self.aio is not None:
+            self._apply(self.peer.tick(_now()))
+
+    def _foreign(self, data: bytes, address: Any) -> bool:
+        """Answer a probe once this machine hosts the table."""
+        if not is_probe(data) or self.aio is None or self.info is None or not self.peer.hosting:
+            return False
+        answer = self.probes.answer(data, address, _now(), self.info().encode())
+        if answer is not None:
+            self.aio.send_raw(answer, address)
+        return True
+
+    def _apply(self, out: PeerOutput) -> None:
+        aio = self.aio
+        if aio is None:
+            return
+        if out.accept:
+            self.endpoint.accept_unknown = True
+        for peer_id, address in out.connects:
+            if peer_id not in self.endpoint.peers:
+                self.endpoint.connect(peer_id, address, _now())
+        for peer_id, message in out.sends:
+            try:
+                aio.send_reliable_now(peer_id, message.to_wire())
+            except (PeerClosed, SendQueueFull):
+                self.endpoint.note_drop("send_refused")
+                if self.peer.node is not None:
+                    self.peer.node.host.forget_sent(peer_id)
+        if out.promoted:
+            self._promoted()
+        self._note(out.seat_events)
         answer = self._answer
         if answer is not None and not answer.done():
-            for seat_event in out.events:
+            for seat_event in out.seat_events:
                 if isinstance(seat_event, (Seated, TurnedAway, HostLost, Ended)):
                     answer.set_result(seat_event)
                     break
-        if out.events:
-            self.listeners(out.events)
+        if out.seat_events:
+            self.listeners(out.seat_events)
+        if out.host_events:
+            if self.announcer is not None and self.info is not None:
+                self.announcer.update(self.info())
+            self.host_listeners(out.host_events)
+        self._rearm()
+
+    def _promoted(self) -> None:
+        """This machine hosts the table now: announce it where tables are announced."""
+        if self.info is not None and self.discovery is not None and self.announcer is None:
+            self.announcer = Announcer(self.info(), self.discovery)
+            asyncio.get_running_loop().create_task(self.announcer.start())
+
+    def _note(self, events: list[SeatEvent]) -> None:
+        """Note when the host changed and, on the machine that took over, its first action."""
+        for event in events:
+            if isinstance(event, HostChanged):
+                self.timeline.append(("new host", time.monotonic()))
+        node = self.peer.node
+        if node is not None and node.host.acted and not self._first_action_noted:
+            self._first_action_noted = True
+            self.timeline.append(("first action", time.monotonic()))
+
+    def _rearm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        when = self.peer.next_deadline()
+        if when is not None and self.aio is not None:
+            self._timer = asyncio.get_running_loop().call_later(max(0.0, when - _now()), self._on_timer)
+
+    async def flush(self, timeout: float = 3.0) -> None:
+        """Wait (at most ``timeout``) until every connected peer has all it was sent: a
+        machine that took the table over lets its players have the last word."""
+        deadline = _now() + timeout
+        while _now() < deadline and any(c.unacked for c in self.endpoint.peers.values() if not c.gone):
+            await asyncio.sleep(0.02)
 
     async def close(self) -> None:
+        if self.peer.hosting:
+            await self.flush()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.announcer is not None:
+            self.announcer.close()
         if self.aio is not None:
             aio, self.aio = self.aio, None
             with contextlib.suppress(Exception):

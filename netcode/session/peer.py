@@ -61,8 +61,10 @@ class PeerOutput:
 class TablePeer:
     """My machine at a networked table: my seat's session, and whichever role it plays."""
 
-    def __init__(self, session: SeatSession, host_peer: int, local_id: int, *, host_for: HostFactory,
+    def __init__(self, session: SeatSession, host_peer: int, local_id: int, *, host_for: HostFactory | None,
                  signer: Signer | None = None) -> None:
+        """``host_for`` makes what this machine needs to host the table (None: it never will, and
+        a game whose host goes away ends)."""
         self.session = session
         self.host_peer: int | None = host_peer
         self.local_id = local_id
@@ -148,7 +150,8 @@ class TablePeer:
         """Whether a new host could take over: the deal shared the secret among two or more
         players at other machines, and the game is not over."""
         deal, session = self.session.deal, self.session
-        return deal is not None and deal.holders >= 2 and session.final is None and len(self.members()) >= 2
+        return (self.host_for is not None and deal is not None and deal.holders >= 2 and session.final is None
+                and len(self.members()) >= 2)
 
     def members(self) -> list[Member]:
         return [Member.from_wire(raw) for raw in self.session.members]
@@ -242,6 +245,7 @@ class TablePeer:
         session = self.session
         welcome, deal = session.welcome, session.deal
         assert welcome is not None and deal is not None and session.view is not None
+        assert self.host_for is not None
         settings, make_rules = self.host_for(session)
         ledger = Ledger(welcome.game, session.verifier.table_id, plan.secret, options=dict(welcome.options))
         for seat, (commit, nonce) in enumerate(zip(deal.nonce_commits, deal.nonces, strict=True)):

@@ -79,7 +79,7 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
             raise TimeoutError(f"the game did not end within {wait:.0f} s; the table is closed") from None
         await hosted.finish()
         drops = dict(hosted.runner.endpoint.drops) if hosted.runner.endpoint else {}
-        return summary(table, role="host", log=log, code=code, port=hosted.address[1], host_drops=drops)
+        return summary(table, role="host", log=log, code=code, port=hosted.address[1], host_drops=drops, failovers=0)
     finally:
         await hosted.close()
 
@@ -90,13 +90,15 @@ async def headless_join(game_id: str | None, *, address: tuple[str, int] | None,
     """Join a table and let a bot play my seat; return the JSON summary."""
     if address is None:
         address = await find_table(code, discovery, game_id)
-    joined = JoinedTable(address, code, name)
+    joined = JoinedTable(address, code, name, discovery=discovery, bot=bot)
     try:
         table = await joined.join()
         if table.seat is None:
             raise IllegalAction("The table is full and playing: there is no seat for a headless player.")
         await play_seat(table, seat_bot(table, bot, name, pace), wait=wait)
-        return summary(table, role="join", log=log)
+        assert joined.runner is not None
+        return summary(table, role="join", log=log, failovers=joined.failovers,
+                       timeline=[[what, round(when, 4)] for what, when in joined.runner.timeline])
     finally:
         await joined.close()
 

@@ -30,8 +30,9 @@ from netcode.channel import Endpoint
 from netcode.discovery import Heard, Listener, TableInfo, discovery_address, parse_address, probe
 from netcode.fairplay import Ledger, Signer, new_secret, secret_from_seed
 from netcode.runners import HostRunner, JoinError, Listeners, LocalSeat, SeatRunner
-from netcode.session.host import HostSession, TableSettings
+from netcode.session.host import HostSession, RulesFactory, TableSettings
 from netcode.session.node import HostNode
+from netcode.session.peer import HostFactory
 from netcode.session.seat import SeatSession
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Game, get_game
@@ -55,6 +56,21 @@ def lan_address() -> str:
         route.connect(("192.0.2.1", 9))  # TEST-NET: connect() on UDP only picks a route
         return route.getsockname()[0]
     return "127.0.0.1"
+
+
+def takeover_host(game: Game, bot: str = "sensible", hold: float = 30.0) -> HostFactory:
+    """What a player's machine needs to take a table of ``game`` over if its host goes away:
+    the table's settings as its welcome told them, and our engine with bots."""
+
+    def host_for(session: SeatSession) -> tuple[TableSettings, RulesFactory]:
+        welcome = session.welcome
+        assert welcome is not None
+        options = dict(welcome.options)
+        settings = TableSettings(game.id, game.title, welcome.seats, session.name, options, hold=hold,
+                                 turn_time=welcome.turn_time, intermission=INTERMISSION)
+        return settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options)
+
+    return host_for
 
 
 def new_code() -> str:
@@ -177,9 +193,12 @@ class JoinedTable:
     """My seat (or a spectator's place) at a table another machine hosts."""
 
     def __init__(self, address: tuple[str, int], code: str, name: str, info: TableInfo | None = None, *,
-                 bind_host: str | None = None, watch: bool = False) -> None:
+                 bind_host: str | None = None, watch: bool = False, discovery: tuple[str, int] | None = None,
+                 bot: str = "sensible") -> None:
+        """``discovery``: where to announce the table should this machine take it over (its host
+        gone); ``bot``: how bots play then."""
         self.address, self.code, self.name, self.info = address, code, name, info
-        self.bind_host, self.watch = bind_host, watch
+        self.bind_host, self.watch, self.discovery, self.bot = bind_host, watch, discovery, bot
         self.runner: SeatRunner | None = None
         self.table: SessionTable | None = None
         self._listening = Listeners()  # those who subscribed before the join: told from its first message
@@ -199,7 +218,11 @@ class JoinedTable:
         session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
                               nonce=kept.get("nonce"), token=kept.get("token"), watch=self.watch)
         endpoint = Endpoint(self.code, info.table_id, accept_unknown=False)
-        self.runner = SeatRunner(session, self.address, info.peer, endpoint, bind_host=self.bind_host)
+        self.runner = SeatRunner(
+            session, self.address, info.peer, endpoint, bind_host=self.bind_host,
+            host_for=takeover_host(get_game(info.game), self.bot), info=self._hosting_info,
+            discovery=self.discovery or discovery_address(),
+        )  # fmt: skip
         self.runner.listeners.add(self._listening)
         await self.runner.join(timeout)
         if session.seat is not None and session.token is not None:
@@ -211,6 +234,23 @@ class JoinedTable:
     def session(self) -> SeatSession:
         assert self.runner is not None
         return self.runner.session
+
+    @property
+    def failovers(self) -> int:
+        """How many times another machine took this table over while I sat at it."""
+        return self.runner.peer.failovers if self.runner is not None else 0
+
+    def _hosting_info(self) -> TableInfo:
+        """The announcement of this table once this machine hosts it."""
+        runner = self.runner
+        assert runner is not None and runner.aio is not None and self.info is not None
+        node = runner.peer.node
+        host = node.host if node is not None else None
+        return TableInfo(
+            self.info.table_id, self.info.game, self.info.title, self.name, self.info.seats,
+            host.taken if host is not None else self.info.taken, runner.aio.address[1], runner.endpoint.local_id,
+            True, self.info.seed_commit,
+        )  # fmt: skip
 
     @property
     def seat(self) -> int | None:

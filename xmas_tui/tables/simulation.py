@@ -38,7 +38,7 @@ from xmas_tui.games import Game, Rng
 from xmas_tui.games.engine import public_digest
 
 from .audit import audit_seat
-from .network import INTERMISSION
+from .network import INTERMISSION, takeover_host
 from .rules import GameRules
 from .seatbot import SeatBot
 
@@ -110,7 +110,8 @@ class SimTable:
         local_id = 1000 * (generation + 1) + index
         endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
         host_peer, host_address = self._current_host()
-        peer = TablePeer(session, host_peer, local_id, host_for=self._host_for, signer=signer_for(self.seed, 1 + index))
+        peer = TablePeer(session, host_peer, local_id, host_for=takeover_host(self.game, self.bot, self.hold),
+                         signer=signer_for(self.seed, 1 + index))
         self.peers[index] = peer
         player_of = self._bot(index) if player else None
         self.nodes[index] = self.net.add(self._address(index, generation),
@@ -131,15 +132,6 @@ class SimTable:
             if peer.hosting:
                 return peer.local_id, self.nodes[index].address  # type: ignore[return-value]
         return HOST_PEER, "host"
-
-    def _host_for(self, session: SeatSession) -> tuple[TableSettings, Any]:
-        """What a player's machine taking this table over hosts it with."""
-        welcome = session.welcome
-        assert welcome is not None
-        game, options, bot = self.game, dict(welcome.options), self.bot
-        settings = TableSettings(game.id, game.title, welcome.seats, session.name, options, hold=self.hold,
-                                 turn_time=welcome.turn_time, intermission=INTERMISSION)
-        return settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options)
 
     def kill_host(self, at: float) -> None:
         """The host's machine goes away for good at ``at`` (virtual seconds): its lid closed."""
