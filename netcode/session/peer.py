@@ -26,7 +26,7 @@ from netcode.session.election import Candidacy, Election, Member, Takeover, take
 from netcode.session.host import HostEvent, HostSession, RulesFactory, TableSettings
 from netcode.session.messages import BadMessage, Ballot, Message, Welcome, decode
 from netcode.session.node import HostNode, LocalPeer
-from netcode.session.seat import SeatEvent, SeatSession
+from netcode.session.seat import HostSilent, SeatEvent, SeatSession
 from netcode.session.seats import SeatState
 
 Peer = Hashable
@@ -191,6 +191,8 @@ class TablePeer:
         session = self.session
         self.election = Election(self.members(), session.host_seat, session.term, now)
         self.host_peer = None
+        host = session.welcome.host if session.welcome is not None else "The host"
+        out.seat_events.append(HostSilent(f"{host}'s machine went silent: the players are choosing a new host…"))
         self._vote(now, out)
 
     def _vote(self, now: float, out: PeerOutput) -> None:

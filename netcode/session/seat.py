@@ -93,6 +93,13 @@ class Ended:
 
 
 @dataclass(frozen=True)
+class HostSilent:
+    """The host went silent and the players are choosing a new one; ``why`` says it."""
+
+    why: str
+
+
+@dataclass(frozen=True)
 class HostChanged:
     """Another player's machine hosts the table now, in ``term``; ``why`` says it for a person."""
 
@@ -107,7 +114,7 @@ class HostLost:
     why: str
 
 
-SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostChanged | HostLost
+SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostSilent | HostChanged | HostLost
 
 #: what a player is told when the host went away, by the channel's reason
 HOST_GONE = {
@@ -252,7 +259,8 @@ class SeatSession:
             before = self.welcome
             self._welcome(message)
             if before is not None and message.term > before.term:
-                out.events.append(HostChanged(message.term, f"{message.host} now hosts the table."))
+                why = f"{before.host}'s machine went away; {message.host} now hosts the table."
+                out.events.append(HostChanged(message.term, why))
             else:
                 out.events.append(Seated(message))
         elif isinstance(message, Dealt):

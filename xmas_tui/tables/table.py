@@ -21,7 +21,15 @@ from typing import Protocol
 
 from netcode.runners import Listeners
 from netcode.session.messages import Message
-from netcode.session.seat import Answered, Ended, HostChanged, HostLost, SeatEvent, SeatSession
+from netcode.session.seat import (
+    Answered,
+    Ended,
+    HostChanged,
+    HostLost,
+    HostSilent,
+    SeatEvent,
+    SeatSession,
+)
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Action, Event, Game, IllegalAction, Result, View
 
@@ -124,6 +132,10 @@ class Table(ABC):
         """Whether the table marked me idle (a bot plays for me until I press a key)."""
         return False
 
+    def take_notices(self) -> list[str]:
+        """What happened at the table that the player must be told once (a new host)."""
+        return []
+
     def present(self) -> None:  # noqa: B027 - most tables have nobody to mark idle
         """The player pressed a key: if the table marked them idle, they are back."""
 
@@ -178,6 +190,8 @@ class SessionTable(Table):
         self._pending: dict[tuple[int, int], asyncio.Future[None]] = {}
         self._over = asyncio.Event()
         self._audit: dict | None = None
+        self._silent: str | None = None  # the host went silent and a new one is being chosen
+        self._notices: list[str] = []
         for index, link in enumerate(self.links):
             link.listeners.add(lambda events, i=index: self._heard(i, events))
 
@@ -215,7 +229,12 @@ class SessionTable(Table):
 
     @property
     def problem(self) -> str | None:
-        return self.session.alarm or self.session.gone
+        return self.session.alarm or self.session.gone or self._silent
+
+    def take_notices(self) -> list[str]:
+        """What happened at the table that the player must be told once (a new host)."""
+        notices, self._notices = self._notices, []
+        return notices
 
     def seat_notes(self) -> dict[int, str]:
         return seat_notes(self.session.roster)
@@ -297,7 +316,12 @@ class SessionTable(Table):
                         verdict.set_result(None)
                     else:
                         verdict.set_exception(IllegalAction(event.refused))
-            elif isinstance(event, (HostLost, HostChanged)):
+            elif isinstance(event, HostSilent):
+                self._silent = event.why
+            if isinstance(event, (HostLost, HostChanged)):
+                self._silent = None
+                if isinstance(event, HostChanged):
+                    self._notices.append(event.why)
                 why = event.why if isinstance(event, HostLost) else (
                     f"{event.why} Your last move may not have reached the old host: play it again if it is still your turn.")
                 for verdict in self._pending.values():

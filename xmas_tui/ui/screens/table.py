@@ -88,7 +88,7 @@ class TableScreen(Screen[None]):
         self.snapshot = table.snapshot()
         self._logged = 0
         self._ended = False
-        self._warned = False
+        self._warned: str | None = None  # the last problem the player was told of
 
     def compose(self) -> ComposeResult:
         board_cls = BOARDS[self.table.game.id]
@@ -123,9 +123,12 @@ class TableScreen(Screen[None]):
         # (a bot may move while this screen is being taken down: its board may be gone already)
         if self.is_attached and self.query("#board"):
             self.show_snapshot(snapshot)
-            if self.table.problem and not self._warned:
-                self._warned = True
-                self.notify(self.table.problem, title="Table", severity="error", timeout=30)
+            for notice in self.table.take_notices():  # a new host, say: told once, then play goes on
+                self.notify(notice, title="Table", timeout=10)
+            problem = self.table.problem
+            if problem and problem != self._warned:  # each new problem once, not at every change
+                self._warned = problem
+                self.notify(problem, title="Table", severity="error", timeout=30)
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
