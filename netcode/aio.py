@@ -152,6 +152,12 @@ class AioEndpoint:
         self.endpoint.send_unreliable(peer_id, payload)
         self._schedule_flush()
 
+    def close_peer(self, peer_id: int) -> None:
+        """Say goodbye to one peer (the others stay connected)."""
+        with contextlib.suppress(PeerClosed):
+            self.endpoint.close(peer_id, time.monotonic())
+        self._schedule_flush()
+
     def send_raw(self, data: bytes, address: Address) -> None:
         """Send a datagram outside the channel (a discovery answer), best effort."""
         if not self._closed:

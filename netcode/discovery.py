@@ -2,7 +2,7 @@
 
 Owns: the announcement datagram (what a host says about its table: game,
 seats, host name, port), the ``Announcer`` that repeats it to the discovery
-address, the ``Listener`` that keeps the list of tables it has heard of, and
+address, ``Announcements``, the list of tables it has heard announced, and
 the probe a player sends to a ``host:port`` typed by hand when discovery
 cannot reach (firewalls, other subnets), and the host's `ProbeAnswerer`.
 
@@ -193,7 +193,7 @@ class _Protocol(asyncio.DatagramProtocol):
         pass
 
 
-class Listener:
+class Announcements:
     """Keeps the tables announced to the discovery port (bounded, forgets the silent)."""
 
     def __init__(self, discovery: tuple[str, int] | None = None) -> None:

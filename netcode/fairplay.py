@@ -26,10 +26,13 @@ Must not touch: games, the UI, sockets.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
@@ -138,6 +141,42 @@ def chain_action(previous: bytes, seat: int, action: bytes) -> bytes:
     return digest("action", previous, seat, action)
 
 
+def record_chain(actions: Iterable[Sequence[Any]]) -> bytes:
+    """The chain over a whole record of play (``[seat, action]`` in wire form)."""
+    chain = CHAIN_START
+    for seat, action in actions:
+        chain = chain_action(chain, seat, _pack(action))
+    return chain
+
+
+_pack = msgpack.Packer().pack
+
+
+def final_message(table_id: bytes, term: int, fair: Mapping[str, Any], result: Any) -> bytes:
+    """What a host signs at the end of a game: the fair-play record (the secret, every nonce,
+    the notes, every action) and the result, in ``term``. A game log carries all of it, so
+    anyone can check the signature from the log alone."""
+    actions = list(fair.get("actions") or [])
+    rest = {
+        "secret": (fair.get("secret") or b"").hex(),
+        "nonces": [None if n is None else n.hex() for n in fair.get("nonces") or []],
+        "notes": list(fair.get("notes") or []),
+        "result": result,
+    }
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return digest("final", table_id, term, len(actions), record_chain(actions), text)
+
+
+def final_signed(public: bytes, signature: bytes, table_id: bytes, term: int, fair: Mapping[str, Any],
+                 result: Any) -> bool:
+    """Whether ``signature`` is the host's (``public``) over the end of the game."""
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, final_message(table_id, term, fair, result))
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+    return True
+
+
 class Signer:
     """The host's signing key for this table (Ed25519): it signs the record of play as it
     grows, so nobody but the host can add to it, and a new host can trust a record a peer
@@ -149,6 +188,9 @@ class Signer:
 
     def sign_record(self, table_id: bytes, term: int, count: int, chain: bytes) -> bytes:
         return self._private.sign(record_message(table_id, term, count, chain))
+
+    def sign_final(self, table_id: bytes, term: int, fair: Mapping[str, Any], result: Any) -> bytes:
+        return self._private.sign(final_message(table_id, term, fair, result))
 
 
 def record_message(table_id: bytes, term: int, count: int, chain: bytes) -> bytes:

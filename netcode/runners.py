@@ -27,6 +27,7 @@ from netcode.aio import AioEndpoint
 from netcode.channel import Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.fairplay import Signer
+from netcode.session.host import SteppedDown
 from netcode.session.messages import Message, Snap
 from netcode.session.node import HostNode, LocalPeer, Remote
 from netcode.session.peer import HostFactory, PeerOutput, TablePeer
@@ -77,6 +78,24 @@ class Listeners:
 _now = time.monotonic
 
 
+def answer_probe(probes: ProbeAnswerer, aio: AioEndpoint | None, info: Callable[[], TableInfo] | None,
+                 data: bytes, address: Any) -> bool:
+    """Answer a hand-typed join's probe with the table's announcement; True if it was one."""
+    if not is_probe(data) or aio is None or info is None:
+        return False
+    answer = probes.answer(data, address, _now(), info().encode())
+    if answer is not None:
+        aio.send_raw(answer, address)
+    return True
+
+
+async def flush(endpoint: Endpoint, timeout: float) -> None:
+    """Wait (at most ``timeout``) until every connected peer has all it was sent."""
+    deadline = _now() + timeout
+    while _now() < deadline and any(c.unacked for c in endpoint.peers.values() if not c.gone):
+        await asyncio.sleep(0.02)
+
+
 class HostRunner:
     """A host node in real time, with a channel endpoint when the table is networked."""
 
@@ -113,6 +132,7 @@ class HostRunner:
     async def open(self) -> None:
         """Open the socket (a networked table) and start announcing. Returns at once."""
         if self.endpoint is not None:
+            self.node.host.heard = self.endpoint.last_heard  # the host's lease
             self.aio = await AioEndpoint.bind(self.endpoint, self.bind, on_foreign=self._foreign,
                                               on_event=self._on_channel)
             if self.info is not None and self.discovery is not None:
@@ -153,12 +173,7 @@ class HostRunner:
 
     def _foreign(self, data: bytes, address: Any) -> bool:
         """Answer a hand-typed join's probe with the announcement; True if it was one."""
-        if not is_probe(data) or self.aio is None or self.info is None:
-            return False
-        answer = self.probes.answer(data, address, _now(), self.info().encode())
-        if answer is not None:
-            self.aio.send_raw(answer, address)
-        return True
+        return answer_probe(self.probes, self.aio, self.info, data, address)
 
     # ------------------------------------------------------------ outputs
     def _deliver(self, remote: Remote) -> None:
@@ -177,7 +192,9 @@ class HostRunner:
         self._rearm()
         events = self.node.take_host_events()
         if events:
-            if self.announcer is not None and self.info is not None:
+            if any(isinstance(event, SteppedDown) for event in events):
+                self._stepped_down()
+            elif self.announcer is not None and self.info is not None:
                 self.announcer.update(self.info())
             self.host_listeners(events)
         for peer, listeners in self.seat_listeners.items():
@@ -203,16 +220,28 @@ class HostRunner:
             self._timer = loop.call_later(max(0.0, when - _now()), self._on_timer)
 
     # ------------------------------------------------------------ the end
+    def _stepped_down(self) -> None:
+        """This machine no longer hosts: stop announcing the table, let every peer have the
+        handover, then close."""
+        if self.announcer is not None:
+            self.announcer.close()
+            self.announcer = None
+        with contextlib.suppress(RuntimeError):  # driven by hand, with no event loop: the caller closes
+            asyncio.get_running_loop().create_task(self._close_after_flush())
+
+    async def _close_after_flush(self) -> None:
+        await self.flush()
+        await self.close()
+
     async def flush(self, timeout: float = 3.0) -> None:
         """Wait (at most ``timeout``) until every connected peer has all it was sent."""
-        if self.endpoint is None:
-            return
-        deadline = _now() + timeout
-        while _now() < deadline and any(c.unacked for c in self.endpoint.peers.values() if not c.gone):
-            await asyncio.sleep(0.02)
+        if self.endpoint is not None:
+            await flush(self.endpoint, timeout)
 
     async def close(self) -> None:
         """Stop the timer and the announcements; say goodbye to every peer."""
+        if self.closed:
+            return
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
@@ -255,7 +284,7 @@ class SeatRunner:
         self.address = address
         self.endpoint = endpoint
         self.peer = TablePeer(session, host_peer, endpoint.local_id, host_for=host_for,
-                              signer=Signer() if host_for is not None else None)
+                              signer=Signer() if host_for is not None else None, heard=endpoint.last_heard)
         #: the local address to play from (default: every address of the host's family)
         self.bind_host = bind_host or ("::" if ":" in address[0] else "0.0.0.0")
         self.info = info
@@ -324,12 +353,7 @@ class SeatRunner:
 
     def _foreign(self, data: bytes, address: Any) -> bool:
         """Answer a probe once this machine hosts the table."""
-        if not is_probe(data) or self.aio is None or self.info is None or not self.peer.hosting:
-            return False
-        answer = self.probes.answer(data, address, _now(), self.info().encode())
-        if answer is not None:
-            self.aio.send_raw(answer, address)
-        return True
+        return self.peer.hosting and answer_probe(self.probes, self.aio, self.info, data, address)
 
     def _apply(self, out: PeerOutput) -> None:
         aio = self.aio
@@ -349,6 +373,8 @@ class SeatRunner:
                     self.peer.node.host.forget_sent(peer_id)
         if out.promoted:
             self._promoted()
+        if out.demoted:
+            self._demoted()
         self._note(out.seat_events)
         answer = self._answer
         if answer is not None and not answer.done():
@@ -369,6 +395,22 @@ class SeatRunner:
         if self.info is not None and self.discovery is not None and self.announcer is None:
             self.announcer = Announcer(self.info(), self.discovery)
             asyncio.get_running_loop().create_task(self.announcer.start())
+
+    def _demoted(self) -> None:
+        """This machine no longer hosts: it stops announcing and accepting joins, lets its
+        players have the handover, then lets go of them (it follows the next host now)."""
+        self.endpoint.accept_unknown = False
+        if self.announcer is not None:
+            self.announcer.close()
+            self.announcer = None
+        asyncio.get_running_loop().create_task(self._let_go())
+
+    async def _let_go(self) -> None:
+        await self.flush()
+        keep = {self.peer.host_peer, *self.peer.voted.values()}
+        for peer_id in list(self.endpoint.peers):
+            if peer_id not in keep and self.aio is not None:
+                self.aio.close_peer(peer_id)
 
     def _note(self, events: list[SeatEvent]) -> None:
         """Note when the host changed and, on the machine that took over, its first action."""
@@ -391,12 +433,14 @@ class SeatRunner:
     async def flush(self, timeout: float = 3.0) -> None:
         """Wait (at most ``timeout``) until every connected peer has all it was sent: a
         machine that took the table over lets its players have the last word."""
-        deadline = _now() + timeout
-        while _now() < deadline and any(c.unacked for c in self.endpoint.peers.values() if not c.gone):
-            await asyncio.sleep(0.02)
+        await flush(self.endpoint, timeout)
+
+    def hand_over(self) -> None:
+        """My player leaves the table this machine hosts: the others elect the next host now."""
+        self._apply(self.peer.hand_over(_now()))
 
     async def close(self) -> None:
-        if self.peer.hosting:
+        if self.peer.hosting or self.peer.leaving:  # let the players have the last word, or the handover
             await self.flush()
         if self._timer is not None:
             self._timer.cancel()

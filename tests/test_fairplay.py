@@ -207,6 +207,59 @@ async def test_a_peer_withholding_its_nonce_cannot_stall_the_table(monkeypatch) 
         await host.close()
 
 
+async def test_a_host_that_takes_a_nonce_then_leaves_it_out_is_caught() -> None:
+    """The host said Bob's nonce was in, then dealt without it (to choose between two seeds):
+    Bob's screen says so at the deal, and his log fails its audit."""
+    game = get_game("chip-n-dale")
+    host = loopback_host(game, 2, auto_start=True)
+    mine = await host.open()
+    host.ledger.reveal_nonce = lambda seat, nonce: None  # taken, and thrown away
+    bob = joiner(host, "Bob")
+    try:
+        bob_table = await bob.join()
+        await until(lambda: bob_table.session.deal is not None, 10.0, "the deal")
+        assert bob_table.problem == "CHEATING DETECTED: the host took my nonce, then left it out of the seed"
+        await asyncio.gather(play_seat(mine, bot_for(mine, "random"), wait=60),
+                             play_seat(bob_table, bot_for(bob_table, "random"), wait=60))
+        await host.finish()
+        verdict = summary(bob_table, role="test")["audit"]
+        assert not verdict["ok"] and "left it out of the seed" in verdict["failures"][0]
+    finally:
+        await bob.close()
+        await host.close()
+
+
+async def test_a_final_message_the_host_did_not_sign_is_caught() -> None:
+    game = get_game("christmas-tree")
+    host = loopback_host(game, 2, auto_start=True)
+    mine = await host.open()
+    host.host.signer.sign_final = lambda *args: b"\0" * 64
+    bob = joiner(host, "Bob")
+    try:
+        bob_table = await bob.join()
+        await asyncio.gather(play_seat(mine, bot_for(mine, "random"), wait=60),
+                             play_seat(bob_table, bot_for(bob_table, "random"), wait=60))
+        await host.finish()
+        assert bob_table.problem == "CHEATING DETECTED: the host's signature over the end of the game does not hold"
+        assert not summary(bob_table, role="test")["audit"]["ok"]
+    finally:
+        await bob.close()
+        await host.close()
+
+
+def test_the_host_signs_the_game_log_and_a_changed_result_breaks_it(tmp_path) -> None:
+    """The host's Ed25519 signature covers the secret, the nonces, the notes, every action and
+    the result: a log whose result or notes were rewritten (checksum and all) fails it."""
+    sessions = play_in_memory(get_game("chip-n-dale"), 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None])
+    log = seat_log(sessions[0])
+    assert len(bytes.fromhex(log["signature"])) == 64 and log["term"] == 1
+    assert audit_log(log)["ok"]
+    noted = {**log, "notes": ["nobody was left out"]}
+    assert "signature over the end of the game does not hold" in audit_log(noted)["failures"][-1]
+    flipped = {**log, "result": {**log["result"], "winners": [1]}}
+    assert any("signature" in f for f in audit_log(flipped)["failures"])
+
+
 def cheat_rules(hosted, rules_class=None, seed=None) -> None:
     """Make the host deal with other rules or another seed than the fair one."""
     session = hosted.host

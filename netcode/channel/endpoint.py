@@ -146,6 +146,11 @@ class Endpoint:
         except KeyError:
             raise PeerClosed(f"no peer {peer_id}") from None
 
+    def last_heard(self, peer_id: Hashable) -> float | None:
+        """When a datagram of ``peer_id`` last came in (None: never, or no such live peer)."""
+        conn = self.peers.get(peer_id)  # type: ignore[call-overload]
+        return None if conn is None or conn.gone else conn.last_heard
+
     def send_reliable(self, peer_id: int, payload: Any) -> None:
         conn = self.peers.get(peer_id)
         if conn is None:

@@ -36,9 +36,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-
-from netcode.fairplay import CHAIN_START, chain_action, digest, record_signed
+from netcode.fairplay import digest, record_chain, record_signed
 from netcode.session.messages import Ballot
 from netcode.shares import Share, rebuild, threshold
 
@@ -46,8 +44,10 @@ from netcode.shares import Share, rebuild, threshold
 ELECTION_TIMEOUT = 1.5
 #: seconds a candidate with a majority waits for the other members' ballots
 GRACE = 0.25
+#: seconds a ballot that came before I heard my host's silence myself is kept for my own
+#: election (a member may notice it a little before me; a stale ballot counts for nothing)
+EARLY_BALLOT = 1.0
 
-_pack = msgpack.Packer().pack
 
 
 @dataclass(frozen=True, order=True)
@@ -67,10 +67,12 @@ class Member:
 class Election:
     """One peer's view of the search for a new host: the order, the term, the deadline."""
 
-    def __init__(self, members: Sequence[Member], old_host_seat: int | None, term: int, now: float) -> None:
+    def __init__(self, members: Sequence[Member], old_host_seat: int | None, term: int, now: float,
+                 holders: int | None = None) -> None:
+        """``holders``: how many players the old host split its secret among (default: the
+        members); a majority of them decides, whoever of them is still at the table."""
         self.order = sorted(m for m in members if m.seat != old_host_seat)
-        #: how many members hold shares (the old host held none): a majority of them decides
-        self.holders = len(self.order)
+        self.holders = len(self.order) if holders is None else holders
         self.base_term = term
         self.attempt = 0
         self.deadline = now + ELECTION_TIMEOUT
@@ -145,13 +147,6 @@ class Takeover:
 def rejoin_token(secret: bytes, table_id: bytes, seat: int) -> bytes:
     """The token the host gave the player at ``seat`` (see ``HostSession.rejoin_token``)."""
     return digest("rejoin", secret, table_id, seat)[:16]
-
-
-def record_chain(actions: Sequence[Sequence[Any]]) -> bytes:
-    chain = CHAIN_START
-    for seat, action in actions:
-        chain = chain_action(chain, seat, _pack(action))
-    return chain
 
 
 def checked_record(ballot: Ballot, table_id: bytes, keys: Mapping[int, bytes]) -> list[list] | None:

@@ -84,6 +84,8 @@ from netcode.fairplay import (
     chain_action,
     digest,
 )
+from netcode.session.lease import CHECK_EVERY, Lease
+from netcode.session.lease import Verdict as LeaseVerdict
 from netcode.session.messages import (
     VERSION,
     Act,
@@ -93,12 +95,14 @@ from netcode.session.messages import (
     Bye,
     Dealt,
     Final,
+    Handover,
     Hello,
     Here,
     Lobby,
     Members,
     Message,
     Nonce,
+    NonceTaken,
     Ping,
     Pong,
     Refused,
@@ -116,6 +120,8 @@ packb = msgpack.Packer().pack
 Peer = Hashable
 _INF = float("inf")
 _UNKNOWN = object()
+#: a player connected and at the table (an idle one too: a bot plays their turns for now)
+_AT_TABLE = (SeatState.HERE, SeatState.IDLE)
 
 
 class RuleError(Exception):
@@ -221,7 +227,16 @@ class GameOver:
     result: Any
 
 
-HostEvent = TableChanged | ActionApplied | GameOver
+@dataclass(frozen=True)
+class SteppedDown:
+    """This machine stopped hosting: its player handed the table over (``deliberate``), or it
+    lost touch with most players. The players it still reaches elect the next host; the
+    runner lets the last messages go out, then closes."""
+
+    deliberate: bool
+
+
+HostEvent = TableChanged | ActionApplied | GameOver | SteppedDown
 
 
 @dataclass
@@ -308,6 +323,14 @@ class HostSession:
         self._addresses: dict[Peer, Any] = {}
         self.shares: dict[int, Share] = {}
         self.races = RaceClock()
+        #: paused while it cannot hear most players (``netcode.session.lease``)
+        self.lease = Lease()
+        self._lease_due: float | None = None
+        #: ``heard(peer)``: when this host last heard ``peer`` on the channel (None: never), as
+        #: the transport tells it; without it (a table in one process) there is no lease
+        self.heard: Callable[[Peer], float | None] | None = None
+        #: this machine no longer hosts: it handed the table over or stepped down
+        self.stepped_down = False
         #: actions this host applied itself (not replayed from an earlier host's record)
         self.acted = 0
         self._out = Output()
@@ -315,18 +338,19 @@ class HostSession:
     @classmethod
     def resume(cls, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, signer: Signer, *,
                term: int, names: Sequence[str], bots: Sequence[bool], actions: Sequence[Sequence[Any]],
-               log: Sequence[list], logged: int, now: float, note: str) -> HostSession:
+               log: Sequence[list], logged: int, now: float, note: str, gone: int | None = None) -> HostSession:
         """A table taken over from a host that went away, in ``term``: dealt again from the same
         secret and nonces (``ledger``: so the same seed, the same cards, the same handles),
         the record of play replayed, and the public log as the new host had it (``log``,
         which covers the first ``logged`` actions; the later ones log afresh). Seats ``bots``
         marks stay bots; every other player is away until they come back (those who voted
-        for this host do at once)."""
+        for this host do at once). Seat ``gone`` (the old host's own) is played by a bot at
+        once, its machine known to be gone, until its player comes back and takes it."""
         host = cls(settings, make_rules, ledger, signer, names=names, term=term)
-        for seat, bot in zip(host.seats, bots, strict=True):
+        for i, (seat, bot) in enumerate(zip(host.seats, bots, strict=True)):
             seat.sat = not bot
-            seat.state = SeatState.BOT if bot else SeatState.AWAY
-            seat.hold_until = None if bot else now + settings.hold
+            seat.state = SeatState.BOT if bot or i == gone else SeatState.AWAY
+            seat.hold_until = None if bot or i == gone else now + settings.hold
         host._deal(now)  # the nonces as the first host took them: the same seed
         rules = host.rules
         assert rules is not None
@@ -338,6 +362,8 @@ class HostSession:
                 del host.log[mark:]
         host._out = Output()  # what the replay would have sent: nobody is listening yet
         host._note(note)
+        if gone is not None and not bots[gone]:
+            host._note(f"A bot plays {names[gone]}'s seat until they come back.", gone)
         return host
 
     def reshare(self, now: float) -> Output:
@@ -388,7 +414,11 @@ class HostSession:
         return self._next  # type: ignore[return-value]
 
     def _earliest_deadline(self) -> float | None:
-        when = _INF
+        if self.stepped_down:
+            return None
+        when = _INF if self._lease_due is None else self._lease_due
+        if self.lease.paused:
+            return None if when == _INF else when
         if self.dealing and self._deal_by is not None:
             when = self._deal_by
         for seat in self.seats:
@@ -452,7 +482,16 @@ class HostSession:
         """The players at other machines who could take over: ``[seat, peer, address]``."""
         return sorted([guest.seat, peer, guest.address] for peer, guest in self.guests.items()
                       if guest.seat is not None and not guest.local and isinstance(peer, int)
-                      and guest.address is not None and self.seats[guest.seat].state is SeatState.HERE)
+                      and guest.address is not None and self.seats[guest.seat].state in _AT_TABLE)
+
+    def _holders(self) -> set[int]:
+        """The seats that should hold shares of the secret: every player at another machine
+        who is at the table, and those who hold one and dropped (they may only be cut off,
+        and electing: their share stays counted until their hold runs out)."""
+        here = {i for i, seat in enumerate(self.seats)
+                if seat.state in _AT_TABLE and not seat.local and seat.peer is not None}
+        away = {i for i in self.shares if self.seats[i].state is SeatState.AWAY and i not in self.lease.given_up}
+        return here | away
 
     def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Output:
         """A new round-trip estimate: the roster shows it within a second."""
@@ -467,6 +506,10 @@ class HostSession:
 
     def tick(self, now: float) -> Output:
         """Do whatever is due by ``now``: the deal, holds, timers, windows, a bot's move."""
+        if self._lease_due is not None and now >= self._lease_due:
+            self._keep_lease(now)
+        if self.stepped_down or self.lease.paused:
+            return self._settle(now)
         if self.dealing and self._deal_by is not None and now >= self._deal_by:
             self._deal(now)
         for i, seat in enumerate(self.seats):
@@ -482,6 +525,77 @@ class HostSession:
             self._bot_moves(now)
         self._ping(now)
         return self._settle(now)
+
+    # ------------------------------------------------------------ the lease
+    @property
+    def paused(self) -> bool:
+        """Play waits: this host cannot hear enough players to be sure it is still their host."""
+        return self.lease.paused
+
+    def _keep_lease(self, now: float) -> None:
+        """Pause, play on or step down, by when each player holding a share was last heard."""
+        heard = self.heard
+        assert heard is not None
+        last = {seat: heard(self.seats[seat].peer) if self.seats[seat].peer in self.guests else None
+                for seat in self.shares}
+        given_up = set(self.lease.given_up)
+        verdict = self.lease.check(last, now)
+        if self.lease.given_up != given_up:  # a player out of any election: split the secret afresh
+            self._dirty = True
+        if verdict is LeaseVerdict.PAUSE:
+            self._dirty = True
+        elif verdict is LeaseVerdict.RESUME:
+            self._unpause(now)
+        elif verdict is LeaseVerdict.STEP_DOWN:
+            self._step_down(now, deliberate=False)
+        self._lease_due = None if self.stepped_down else now + CHECK_EVERY
+
+    def _unpause(self, now: float) -> None:
+        """Play goes on: every deadline moves on by the time play waited."""
+        waited = self.lease.resume(now)
+        for seat in self.seats:
+            if seat.hold_until is not None:
+                seat.hold_until += waited
+            if seat.act_by is not None:
+                seat.act_by += waited
+        if self._deal_by is not None:
+            self._deal_by += waited
+        self._last_action += waited
+        self._dirty = True
+
+    def _arm_lease(self, now: float) -> None:
+        """Check the lease while another player could take the table over."""
+        if (self.heard is None or self.rules is None or self.finished or self.stepped_down
+                or len(self.shares) < 2):
+            self._lease_due = None
+            if self.lease.paused:
+                self._unpause(now)
+        elif self._lease_due is None:
+            self._lease_due = now + CHECK_EVERY
+
+    def hand_over(self, now: float) -> Output:
+        """This host's player leaves: the players at other machines elect the next host now
+        (before the deal, or with nobody to take over, the table simply closes)."""
+        self._step_down(now, deliberate=True)
+        return self._settle(now)
+
+    @property
+    def can_hand_over(self) -> bool:
+        """Whether a player at another machine could take the table over if this host left."""
+        return self.rules is not None and not self.finished and len(self.shares) >= 2
+
+    def _step_down(self, now: float, *, deliberate: bool) -> None:
+        if self.stepped_down:
+            return
+        self.stepped_down = True
+        self._lease_due = None
+        for seat in self.seats:
+            seat.act_by = seat.hold_until = None
+        handover = Handover(self.term, deliberate)
+        for peer in self.guests:
+            self._out.send(peer, handover)
+        self._out.events.append(SteppedDown(deliberate))
+        self._dirty = True
 
     # ------------------------------------------------------------ the host's commands
     def start(self, now: float) -> Output:
@@ -579,6 +693,9 @@ class HostSession:
         if peer in self.guests:
             self.drops["hello_again"] += 1
             return
+        if self.stepped_down:
+            self._out.send(peer, Refused("This machine no longer hosts the table: find it again in the lobby."))
+            return
         seat = None if hello.watch else self._seat_for(name, peer, hello.token, local, now)
         if isinstance(seat, str):
             self._out.send(peer, Refused(seat))
@@ -668,6 +785,7 @@ class HostSession:
             self.drops["unasked_nonce"] += 1
             return
         self.ledger.reveal_nonce(guest.seat, message.nonce)
+        self._out.send(peer, NonceTaken())
         if not self.ledger.waiting_for():
             self._deal(now)
 
@@ -694,11 +812,22 @@ class HostSession:
 
     def _share_secret(self) -> None:
         """Split the secret among the players at other machines, so one can take over."""
-        holders = sorted(i for i, seat in enumerate(self.seats)
-                         if seat.state is SeatState.HERE and not seat.local and seat.peer is not None)
+        holders = sorted(self._holders())
         self.shares = {}
         if len(holders) >= 2 and self.rng_seed is None:
             self.shares = dict(zip(holders, split(self.ledger.secret, len(holders)), strict=True))
+
+    def _reshare_if_changed(self) -> None:
+        """A player came back, left for good or was given to a bot: split the secret afresh
+        among those at the table now, so the majority that can take over is a majority of
+        them (the old shares are of another split and rebuild nothing with the new ones)."""
+        if self.rules is None or self.finished or self.rng_seed is not None:
+            return
+        holders = self._holders()
+        if holders != set(self.shares) and (len(holders) >= 2 or self.shares):
+            self._share_secret()
+            for peer in self.guests:
+                self._send_dealt(peer)
 
     def _send_dealt(self, peer: Peer) -> None:
         """The record a peer needs to follow the deal (and, with its share, to take over)."""
@@ -722,6 +851,11 @@ class HostSession:
         place = self.seats[seat]
         if place.state is SeatState.BOT:
             self._out.send(peer, Verdict(act.id, "A bot plays your seat now; the host can give it back to you."))
+            return
+        if self.stepped_down or self.lease.paused:
+            why = ("This machine no longer hosts the table." if self.stepped_down else
+                   "Play waits: the host cannot hear most players' machines just now. Try again in a moment.")
+            self._out.send(peer, Verdict(act.id, why))
             return
         action = act.action
         if place.racing and self.rules.racing():
@@ -860,8 +994,13 @@ class HostSession:
         if not self._dirty:
             return self._take()
         self._dirty = False
+        if not self.stepped_down:
+            self._reshare_if_changed()
+        self._arm_lease(now)
+        if self.stepped_down:  # the players elect among themselves now: this host says no more
+            return self._take()
         rules = self.rules
-        if rules is not None and not self.finished:
+        if rules is not None and not self.finished and not self.lease.paused:
             bots = frozenset(i for i in range(len(self.seats)) if self._plays_by_bot(i))
             if bots != self._bot_seats:
                 self._bot_seats = bots
@@ -933,7 +1072,8 @@ class HostSession:
                     fair = self.ledger.public()
                     if self.rng_seed is not None:
                         fair["rng_seed"] = self.rng_seed
-                    final = Final(rules.view(None), rules.digest(), result, fair)
+                    signature = self.signer.sign_final(self.ledger.table_id, self.term, fair, result)
+                    final = Final(rules.view(None), rules.digest(), result, fair, signature)
                 self._out.send(peer, final)
                 guest.final_sent = True
 

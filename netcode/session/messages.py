@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 5
+VERSION = 6
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -314,6 +314,11 @@ class Refused(Message):
     why: str
 
 
+@declare("nonce!")
+class NonceTaken(Message):
+    """Your nonce is in: it goes into the seed (the host can no longer leave it out unseen)."""
+
+
 @declare("deal?")
 class AskNonce(Message):
     """The host deals: reveal your nonce now."""
@@ -378,15 +383,17 @@ class Verdict(Message):
     refused: str | None
 
 
-@declare("final", mapping, text(64), mapping, mapping)
+@declare("final", mapping, text(64), mapping, mapping, blob(64))
 class Final(Message):
     """The game is over: the public view, its digest, the result, and the fair-play
-    record (the secret, the nonces, every action) for every peer's audit."""
+    record (the secret, the nonces, every action) for every peer's audit, with the host's
+    signature over the record and the result (``netcode.fairplay.final_message``)."""
 
     public: dict
     digest: str
     result: dict
     fair: dict
+    signature: bytes
 
 
 @declare("ping", COUNT)
@@ -411,6 +418,16 @@ class Members(Message):
     members: list
 
 
+@declare("handover", TERM, flag)
+class Handover(Message):
+    """This host stops hosting the table now (its term ends): elect the next host at once,
+    without waiting for its silence. ``deliberate``: its player chose to leave and hand the
+    table over; otherwise it lost touch with most players and stepped down."""
+
+    term: int
+    deliberate: bool
+
+
 @declare("ballot", TERM, maybe(SEAT), NAME, maybe(blob(longest=64)), items(ACTION), maybe(SIGNED), TERM,
          maybe(SHARE), flag)  # fmt: skip
 class Ballot(Message):
@@ -429,7 +446,7 @@ class Ballot(Message):
     watch: bool
 
 
-HOST_TO_SEAT = (Welcome, Refused, AskNonce, Lobby, Dealt, Members, Snap, Verdict, Final, Ping)
+HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final, Ping)
 SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong)
 
 

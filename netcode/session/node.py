@@ -37,8 +37,11 @@ class LocalPeer(str):
 class HostNode:
     """A host session and its local seats, routed in memory."""
 
-    def __init__(self, host: HostSession) -> None:
+    def __init__(self, host: HostSession, heard: Callable[[Peer], float | None] | None = None) -> None:
+        """``heard(peer)``: when the channel last heard ``peer`` (the host's lease needs it)."""
         self.host = host
+        if heard is not None:
+            host.heard = heard
         self.local: dict[LocalPeer, SeatSession] = {}
         self.host_events: list[HostEvent] = []
         self.seat_events: dict[LocalPeer, list[SeatEvent]] = {}

@@ -22,11 +22,18 @@ from typing import Any
 
 from netcode.channel import Delivered, PeerGone
 from netcode.fairplay import Ledger, Signer
-from netcode.session.election import Candidacy, Election, Member, Takeover, take_over
-from netcode.session.host import HostEvent, HostSession, RulesFactory, TableSettings
+from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, Takeover, take_over
+from netcode.session.host import HostEvent, HostSession, RulesFactory, SteppedDown, TableSettings
 from netcode.session.messages import BadMessage, Ballot, Message, Welcome, decode
 from netcode.session.node import HostNode, LocalPeer
-from netcode.session.seat import HostSilent, SeatEvent, SeatSession
+from netcode.session.seat import (
+    HandedOver,
+    HostSilent,
+    SeatEvent,
+    SeatOutput,
+    SeatSession,
+    host_changed,
+)
 from netcode.session.seats import SeatState
 
 Peer = Hashable
@@ -48,6 +55,8 @@ class PeerOutput:
     host_events: list[HostEvent] = field(default_factory=list)
     #: this machine became the table's host just now
     promoted: bool = False
+    #: this machine stopped hosting just now (it handed the table over, or lost touch)
+    demoted: bool = False
 
     def extend(self, other: PeerOutput) -> None:
         self.sends += other.sends
@@ -56,15 +65,17 @@ class PeerOutput:
         self.seat_events += other.seat_events
         self.host_events += other.host_events
         self.promoted = self.promoted or other.promoted
+        self.demoted = self.demoted or other.demoted
 
 
 class TablePeer:
     """My machine at a networked table: my seat's session, and whichever role it plays."""
 
     def __init__(self, session: SeatSession, host_peer: int, local_id: int, *, host_for: HostFactory | None,
-                 signer: Signer | None = None) -> None:
+                 signer: Signer | None = None, heard: Callable[[Peer], float | None] | None = None) -> None:
         """``host_for`` makes what this machine needs to host the table (None: it never will, and
-        a game whose host goes away ends)."""
+        a game whose host goes away ends); ``heard(peer)``: when the channel last heard a peer
+        (the lease of this machine, should it host)."""
         self.session = session
         self.host_peer: int | None = host_peer
         self.local_id = local_id
@@ -75,8 +86,13 @@ class TablePeer:
         self.voted: dict[int, int] = {}  # term -> the peer my ballot went to
         self.node: HostNode | None = None
         self.me: LocalPeer | None = None
+        self.heard = heard
+        #: ballots that came before I heard my host's silence myself: peer -> (ballot, when)
+        self.early: dict[Peer, tuple[Ballot, float]] = {}
         #: host changes this machine saw (a new host taking over)
         self.failovers = 0
+        #: this machine's player handed the table over and leaves: it takes no part in electing
+        self.leaving = False
 
     # ------------------------------------------------------------ facts
     @property
@@ -100,7 +116,7 @@ class TablePeer:
         out = PeerOutput()
         if self.node is not None and self.me is not None:
             out.sends += self.node.from_local(self.me, message, now)
-            self._collect(out)
+            self._collect(out, now)
         elif self.host_peer is not None and self.election is None:
             out.sends.append((self.host_peer, message))
         return out
@@ -109,42 +125,56 @@ class TablePeer:
         out = PeerOutput()
         if self.node is not None:
             out.sends += self.node.on_channel(event, now)
-            self._collect(out)
+            self._collect(out, now)
             return out
         if isinstance(event, Delivered):
             if event.peer == self.host_peer and self.election is None:
-                self._seat(self.session.receive(event.payload, now), out)
+                self._seat(self.session.receive(event.payload, now), out, now)
             else:
                 self._stranger(event.peer, event.payload, now, out)
         elif isinstance(event, PeerGone) and event.peer == self.host_peer:
             if event.reason in SILENT and self._can_elect():
                 self._elect(now, out)
             else:
-                self._seat(self.session.host_lost(event.reason), out)
+                self._seat(self.session.host_lost(event.reason), out, now)
+        return out
+
+    def hand_over(self, now: float) -> PeerOutput:
+        """My player leaves the table this machine hosts: the others elect the next host now."""
+        out = PeerOutput()
+        if self.node is not None:
+            self.leaving = True
+            out.sends += self.node.command(self.node.host.hand_over, now)
+            self._collect(out, now)
         return out
 
     def tick(self, now: float) -> PeerOutput:
         out = PeerOutput()
         if self.node is not None:
             out.sends += self.node.tick(now)
-            self._collect(out)
+            self._collect(out, now)
             return out
         if self.candidacy is not None and self.candidacy.ready(now):
             self._take_over(now, out)
         elif self.election is not None and now >= self.election.deadline:
             self.candidacy = None
             if self.election.next(now) is None:
-                self._give_up(out)
+                self._give_up(out, now)
             else:
                 self._vote(now, out)
         return out
 
     # ------------------------------------------------------------ following
-    def _seat(self, seat_out: Any, out: PeerOutput) -> None:
+    def _seat(self, seat_out: Any, out: PeerOutput, now: float) -> None:
         for message in seat_out.sends:
             if self.host_peer is not None:
                 out.sends.append((self.host_peer, message))
-        out.seat_events += seat_out.events
+        for event in seat_out.events:
+            if isinstance(event, HandedOver) and self._can_elect():
+                self.session.gone = None  # not gone: we elect the next host at once
+                self._elect(now, out, event.why)
+            else:
+                out.seat_events.append(event)
 
     def _can_elect(self) -> bool:
         """Whether a new host could take over: the deal shared the secret among two or more
@@ -165,9 +195,9 @@ class TablePeer:
             return
         election = self.election
         if isinstance(message, Ballot):
-            if election is None and self._can_elect():
-                self._elect(now, out)  # a member noticed the host's silence before I did
-                election = self.election
+            if election is None:  # a member noticed the host's silence before I did (or only it
+                self.early[peer] = (message, now)  # lost the host): kept a moment for my own election
+                return
             if election is not None and self.candidacy is None and message.term > election.term:
                 candidate = election.candidate_of(message.term)
                 if candidate is not None and candidate.peer == self.local_id:
@@ -182,25 +212,30 @@ class TablePeer:
             self.election = None  # the one I voted for took over: it is my host now
             self.host_peer = peer
             self.failovers += 1
-            self._seat(self.session.receive(raw, now), out)
+            self._seat(self.session.receive(raw, now), out, now)
             return
         self.session.drops["not_my_host"] += 1
 
     # ------------------------------------------------------------ electing
-    def _elect(self, now: float, out: PeerOutput) -> None:
+    def _elect(self, now: float, out: PeerOutput, why: str | None = None) -> None:
         session = self.session
-        self.election = Election(self.members(), session.host_seat, session.term, now)
+        holders = session.deal.holders if session.deal is not None else None
+        self.election = Election(self.members(), session.host_seat, session.term, now, holders)
         self.host_peer = None
         host = session.welcome.host if session.welcome is not None else "The host"
-        out.seat_events.append(HostSilent(f"{host}'s machine went silent: the players are choosing a new host…"))
+        out.seat_events.append(HostSilent(why or f"{host}'s machine went silent: the players are choosing a new host…"))
         self._vote(now, out)
+        early, self.early = self.early, {}
+        for peer, (ballot, when) in early.items():  # those who noticed first
+            if now - when <= EARLY_BALLOT:
+                self._stranger(peer, ballot.to_wire(), now, out)
 
     def _vote(self, now: float, out: PeerOutput) -> None:
         election = self.election
         assert election is not None
         candidate = election.candidate
         if candidate is None:
-            self._give_up(out)
+            self._give_up(out, now)
             return
         if candidate.peer == self.local_id:
             self._stand(now, out)
@@ -217,9 +252,9 @@ class TablePeer:
         self.candidacy = Candidacy(election, election.candidate, self.session.ballot(election.term), now)
         out.accept = True
 
-    def _give_up(self, out: PeerOutput) -> None:
+    def _give_up(self, out: PeerOutput, now: float) -> None:
         self.election = self.candidacy = None
-        self._seat(self.session.host_lost("silent"), out)
+        self._seat(self.session.host_lost("silent"), out, now)
 
     # ------------------------------------------------------------ taking over
     def _take_over(self, now: float, out: PeerOutput) -> None:
@@ -229,7 +264,7 @@ class TablePeer:
         plan = take_over(candidacy, verifier.table_id, verifier.seed_commit or b"", session.keys)
         if plan is None:
             return  # not yet a majority of good ballots: wait for more, or for the deadline
-        self.node = HostNode(self._resume(plan, candidacy.term, now))
+        self.node = HostNode(self._resume(plan, candidacy.term, now), self.heard)
         out.sends += self.node.sit_local(session, now)  # my own seat, back with its rejoin token
         self.me = self.node.peer_of(session)
         self.election = self.candidacy = None
@@ -241,7 +276,7 @@ class TablePeer:
                 out.sends += self.node.receive(peer, ballot.to_wire(), now)
         out.sends += self.node.command(host.reshare, now)
         out.accept = out.promoted = True
-        self._collect(out)
+        self._collect(out, now)
 
     def _resume(self, plan: Takeover, term: int, now: float) -> HostSession:
         session = self.session
@@ -258,15 +293,27 @@ class TablePeer:
         names = list(session.view["public"]["players"])
         bots = [row.state is SeatState.BOT for row in session.roster]
         old = next((row.name for row in session.roster if row.seat == session.host_seat), None) or welcome.host
-        note = f"{old}'s machine went away; {session.name} now hosts the table."
+        note = host_changed(old, session.name, session.handover)
         return HostSession.resume(
             settings, make_rules, ledger, self.signer or Signer(), term=term, names=names,
             bots=bots, actions=plan.actions, log=session.log, logged=len(session.actions), now=now, note=note,
+            gone=session.host_seat,
         )  # fmt: skip
 
-    def _collect(self, out: PeerOutput) -> None:
+    def _collect(self, out: PeerOutput, now: float) -> None:
         node = self.node
         assert node is not None
-        out.host_events += node.take_host_events()
-        if self.me is not None:
-            out.seat_events += node.take_seat_events(self.me)
+        events = node.take_host_events()
+        out.host_events += events
+        seat_events = node.take_seat_events(self.me) if self.me is not None else []
+        if any(isinstance(event, SteppedDown) for event in events):
+            # this machine no longer hosts: its seat follows whoever the others elect (unless
+            # its player is leaving)
+            self.node = self.me = None
+            out.demoted = True
+            if self.leaving:
+                out.seat_events += seat_events
+            else:
+                self._seat(SeatOutput(events=seat_events), out, now)
+            return
+        out.seat_events += seat_events

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from netcode import delta
 from netcode.channel import Delivered, PeerGone
-from netcode.fairplay import Verifier
+from netcode.fairplay import Verifier, final_signed
 from netcode.session.messages import (
     VERSION,
     Act,
@@ -43,12 +44,14 @@ from netcode.session.messages import (
     Bye,
     Dealt,
     Final,
+    Handover,
     Hello,
     Here,
     Lobby,
     Members,
     Message,
     Nonce,
+    NonceTaken,
     Ping,
     Pong,
     Refused,
@@ -100,6 +103,14 @@ class HostSilent:
 
 
 @dataclass(frozen=True)
+class HandedOver:
+    """The host stopped hosting (it handed the table over, or lost touch with most players):
+    my machine elects the next host at once, if it can; ``why`` says it for a person."""
+
+    why: str
+
+
+@dataclass(frozen=True)
 class HostChanged:
     """Another player's machine hosts the table now, in ``term``; ``why`` says it for a person."""
 
@@ -114,7 +125,7 @@ class HostLost:
     why: str
 
 
-SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostSilent | HostChanged | HostLost
+SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostSilent | HandedOver | HostChanged | HostLost
 
 #: what a player is told when the host went away, by the channel's reason
 HOST_GONE = {
@@ -122,6 +133,15 @@ HOST_GONE = {
     "local": "You left the table.",
 }
 HOST_SILENT = "The host has gone silent: the game cannot go on without it."
+
+
+def host_changed(old: str, new: str, handover: Handover | None) -> str:
+    """What every screen and the public log say when ``new`` takes the table over from ``old``."""
+    if handover is not None and handover.deliberate:
+        return f"{old} left and handed the table over; {new} now hosts it."
+    if handover is not None:
+        return f"{old}'s machine lost touch with the table; {new} now hosts it."
+    return f"{old}'s machine went away; {new} now hosts the table."
 
 
 @dataclass
@@ -173,8 +193,14 @@ class SeatSession:
         self.host_seat: int | None = None
         self.members: list[list] = []
         self.gone: str | None = None
+        #: the last host's ``Handover``, if it stopped hosting rather than going silent
+        self.handover: Handover | None = None
+        #: every host change I saw: ``[term, new host's name, actions recorded by then, why]``
+        self.handovers: list[list] = []
         self.alarm: str | None = None
         self.revealed_nonce = False
+        #: the host said my nonce is in: left out of the seed after that, it is caught
+        self.nonce_taken = False
         self.drops: Counter[str] = Counter()
         #: every message received, when ``keep_received`` (leak tests, audits)
         self.received: list[Message] = []
@@ -259,12 +285,30 @@ class SeatSession:
             before = self.welcome
             self._welcome(message)
             if before is not None and message.term > before.term:
-                why = f"{before.host}'s machine went away; {message.host} now hosts the table."
+                why = host_changed(before.host, message.host, self.handover)
+                self.handover, self.gone = None, None
+                self.handovers.append([message.term, message.host, len(self.actions), why])
                 out.events.append(HostChanged(message.term, why))
             else:
                 out.events.append(Seated(message))
         elif isinstance(message, Dealt):
             self.deal = message
+            self._check_my_nonce(message.nonces)
+        elif isinstance(message, NonceTaken):
+            self.nonce_taken = True
+        elif isinstance(message, Handover):
+            host = self.welcome.host if self.welcome is not None else "The host"
+            if host == self.name:  # the host's own seat (no other player may take the host's name)
+                why = ("You handed the table over." if message.deliberate else
+                       "Your machine lost touch with most players, so it stopped hosting and they play on "
+                       "with a new host. Find the table in the lobby and join it again: your seat waits for you.")
+            elif message.deliberate:
+                why = f"{host} left the table and handed it over: the players are choosing a new host…"
+            else:
+                why = f"{host}'s machine lost touch with most players and stopped hosting."
+            if self.gone is None and self.final is None:
+                self.handover, self.gone = message, why
+                out.events.append(HandedOver(why))
         elif isinstance(message, Members):
             self.host_seat, self.members = message.host_seat, message.members
         elif isinstance(message, AskNonce):
@@ -274,6 +318,11 @@ class SeatSession:
         elif isinstance(message, Final):
             fair = message.fair
             self._alarm(self.verifier.check_final(fair.get("secret", b""), fair.get("nonces", [])))
+            self._check_my_nonce(fair.get("nonces", []))
+            key = self.keys.get(self.term)
+            if key is None or not final_signed(key, message.signature, self.verifier.table_id, self.term, fair,
+                                               message.result):
+                self._alarm(["the host's signature over the end of the game does not hold"], keep=True)
             if list(fair.get("actions", []))[: len(self.actions)] != self.actions:
                 self._alarm(["the host's final record of play is not the one it sent during the game"])
             self.final = message
@@ -300,6 +349,12 @@ class SeatSession:
         if welcome.token is not None:
             self.token = welcome.token
         self.welcome = welcome
+
+    def _check_my_nonce(self, nonces: Sequence[bytes | None]) -> None:
+        """A nonce the host said was in must be in the seed."""
+        seat = self.seat
+        if self.nonce_taken and seat is not None and seat < len(nonces) and nonces[seat] is None:
+            self._alarm(["the host took my nonce, then left it out of the seed"], keep=True)
 
     def _snap(self, snap: Snap, now: float) -> None:
         if snap.view is not None:
@@ -348,7 +403,11 @@ class SeatSession:
         if snap.signed is not None:
             self.signed, self.signed_term = snap.signed, self.term
 
-    def _alarm(self, alarms: list[str]) -> None:
+    def _alarm(self, alarms: list[str], *, keep: bool = False) -> None:
+        """Show the first alarm in red; with ``keep``, the game log records them too (the ones
+        the audit cannot find again on its own)."""
+        if keep:
+            self.verifier.alarms.extend(a for a in alarms if a not in self.verifier.alarms)
         if alarms and self.alarm is None:
             more = f" (and {len(alarms) - 1} more)" if len(alarms) > 1 else ""
             self.alarm = f"CHEATING DETECTED: {alarms[0]}{more}"

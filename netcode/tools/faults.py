@@ -137,3 +137,7 @@ class FaultyLink:
                 ordered.append(t)
             times = ordered
         return times
+
+
+#: a link that carries nothing at all: one side of a network split
+CUT = LinkFaults(gilbert_elliott=GilbertElliott(p=0.0, r=0.0, loss_good=1.0))

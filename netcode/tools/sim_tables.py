@@ -168,6 +168,8 @@ class SimSeatPeer(_OnEndpoint):
     def _apply(self, out: PeerOutput, now: float) -> None:
         if out.accept:
             self.endpoint.accept_unknown = True
+        if out.demoted:
+            self.endpoint.accept_unknown = False
         for peer_id, address in out.connects:
             if peer_id not in self.endpoint.peers:
                 self.endpoint.connect(peer_id, address, now)

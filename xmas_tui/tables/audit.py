@@ -26,6 +26,12 @@ The game log (JSON, UTF-8, one object; bytes are lowercase hex)::
       "last_view": {…},             # this peer's last view (View wire form)
       "result": {…},                # the result the host announced
       "alarms": ["…"],              # problems seen on receipt during the game
+      "handovers": [{"term": 2, "host": "Noel", "after_actions": 17, "why": "…"}],
+                                    # every change of host this peer saw (only if any)
+      "term": 1,                    # the term of the host that ended the game ...
+      "host_key": "…",              # ... its Ed25519 key, as its welcome announced it ...
+      "signature": "…",             # ... and its signature over secret, nonces, notes,
+                                    # actions and result (netcode.fairplay.final_message)
       "options": {…},               # only if the game was set up with options
       "sha256": "…"                 # SHA-256 of the canonical JSON of the rest
     }
@@ -57,6 +63,7 @@ from netcode.fairplay import (
     card_commitment,
     card_salt,
     derive_seed,
+    final_signed,
     nonce_commitment,
     seed_commitment,
 )
@@ -118,6 +125,8 @@ def audit_log(log: Mapping[str, Any]) -> dict:
     checked = {"commitments": 0, "openings": 0, "seed": 0, "actions": 0, "random_draws": 0, "view": 0, "result": 0}
     try:
         failures += _audit(log, checked)
+        failures += _handovers(log)
+        failures += _signature(log)
     except (LogError, KeyError, TypeError, ValueError) as exc:
         failures.append(f"the log cannot be audited: {exc}")
     return verdict(checked, failures)
@@ -137,6 +146,35 @@ def verdict(checked: Mapping[str, int], failures: Sequence[str]) -> dict:
     ok = not failures
     summary = f"Fair play: OK ({what})." if ok else f"Fair play: FAILED ({what}): " + "; ".join(listed)
     return {"ok": ok, "checked": dict(checked), "what": what, "failures": listed, "summary": summary}
+
+
+def _signature(log: Mapping[str, Any]) -> list[str]:
+    """The host's signature over the end of the game, as the log carries it (a log written
+    before hosts signed has none)."""
+    if log.get("signature") is None:
+        return []
+    key = _unhex(log.get("host_key"), "the host's key") or b""
+    signature = _unhex(log["signature"], "the host's signature") or b""
+    fair = {
+        "secret": _unhex(log.get("secret"), "the secret"),
+        "nonces": [_unhex(n, "a nonce") for n in log.get("nonces") or []],
+        "notes": list(log.get("notes") or []),
+        "actions": [list(a) for a in log.get("actions") or []],
+    }
+    if not final_signed(key, signature, _unhex(log["table"], "the table id") or b"", int(log.get("term") or 1),
+                        fair, log.get("result")):
+        return ["the host's signature over the end of the game does not hold for this log"]
+    return []
+
+
+def _handovers(log: Mapping[str, Any]) -> list[str]:
+    """Every change of host the log records comes in a later term, within the game's record."""
+    term, after = 1, 0
+    for handover in log.get("handovers") or []:
+        if handover["term"] <= term or not after <= handover["after_actions"] <= len(log["actions"]):
+            return [f"the log's handover to {handover['host']!r} in term {handover['term']} is out of order"]
+        term, after = handover["term"], handover["after_actions"]
+    return []
 
 
 def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
@@ -253,6 +291,9 @@ def seat_log(session: SeatSession) -> dict:
         "alarms": list(verifier.alarms),
         **({"rng_seed": fair["rng_seed"]} if fair.get("rng_seed") is not None else {}),
         **({"options": normal(fair["options"])} if fair.get("options") else {}),
+        **({"handovers": [{"term": term, "host": host, "after_actions": count, "why": why}
+                          for term, host, count, why in session.handovers]} if session.handovers else {}),
+        "term": session.term, "host_key": _hex(session.keys.get(session.term)), "signature": _hex(final.signature),
     }  # fmt: skip
 
 
@@ -290,7 +331,7 @@ def with_checksum(log: Mapping[str, Any]) -> dict:
 
 
 def write_log(log: Mapping[str, Any], path: str | Path | None = None) -> Path:
-    """Write a sealed log (to the default place if no path); returns where."""
+    """Write a log with its checksum (to the default place if no path); returns where."""
     target = Path(path) if path is not None else default_log_path(log)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(with_checksum(log), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -27,7 +27,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from netcode.channel import Endpoint
-from netcode.discovery import Heard, Listener, TableInfo, discovery_address, parse_address, probe
+from netcode.discovery import (
+    Announcements,
+    Heard,
+    TableInfo,
+    discovery_address,
+    parse_address,
+    probe,
+)
 from netcode.fairplay import Ledger, Signer, new_secret, secret_from_seed
 from netcode.runners import HostRunner, JoinError, Listeners, LocalSeat, SeatRunner
 from netcode.session.host import HostSession, RulesFactory, TableSettings
@@ -58,16 +65,17 @@ def lan_address() -> str:
     return "127.0.0.1"
 
 
-def takeover_host(game: Game, bot: str = "sensible", hold: float = 30.0) -> HostFactory:
+def takeover_host(game: Game, bot: str = "sensible", hold: float = 30.0, pace: float = 0.0) -> HostFactory:
     """What a player's machine needs to take a table of ``game`` over if its host goes away:
-    the table's settings as its welcome told them, and our engine with bots."""
+    the table's settings as its welcome told them, and our engine with bots (``pace``: the
+    seconds a bot takes for a move, so people can follow it)."""
 
     def host_for(session: SeatSession) -> tuple[TableSettings, RulesFactory]:
         welcome = session.welcome
         assert welcome is not None
         options = dict(welcome.options)
         settings = TableSettings(game.id, game.title, welcome.seats, session.name, options, hold=hold,
-                                 turn_time=welcome.turn_time, intermission=INTERMISSION)
+                                 bot_pace=pace, turn_time=welcome.turn_time, intermission=INTERMISSION)
         return settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options)
 
     return host_for
@@ -181,11 +189,23 @@ class HostedTable:
     def take_back(self, seat: int) -> None:
         self.runner.command(lambda now: self.host.take_back(seat, now))
 
+    @property
+    def can_hand_over(self) -> bool:
+        """Whether the players at other machines could take the table over if I left."""
+        return self.host.can_hand_over
+
+    def hand_over(self) -> None:
+        """I leave: the players at other machines elect the next host among themselves now
+        (``close`` then lets them have the handover before the socket goes)."""
+        self.runner.command(self.host.hand_over)
+
     async def finish(self) -> None:
         """Wait (a few seconds at most) until every peer has the game's last messages."""
         await self.runner.flush()
 
     async def close(self) -> None:
+        if self.host.stepped_down:
+            await self.runner.flush()
         await self.runner.close()
 
 
@@ -194,11 +214,11 @@ class JoinedTable:
 
     def __init__(self, address: tuple[str, int], code: str, name: str, info: TableInfo | None = None, *,
                  bind_host: str | None = None, watch: bool = False, discovery: tuple[str, int] | None = None,
-                 bot: str = "sensible") -> None:
+                 bot: str = "sensible", pace: float = 0.0) -> None:
         """``discovery``: where to announce the table should this machine take it over (its host
-        gone); ``bot``: how bots play then."""
+        gone); ``bot`` and ``pace``: how bots play then, and the seconds each move takes."""
         self.address, self.code, self.name, self.info = address, code, name, info
-        self.bind_host, self.watch, self.discovery, self.bot = bind_host, watch, discovery, bot
+        self.bind_host, self.watch, self.discovery, self.bot, self.pace = bind_host, watch, discovery, bot, pace
         self.runner: SeatRunner | None = None
         self.table: SessionTable | None = None
         self._listening = Listeners()  # those who subscribed before the join: told from its first message
@@ -220,7 +240,7 @@ class JoinedTable:
         endpoint = Endpoint(self.code, info.table_id, accept_unknown=False)
         self.runner = SeatRunner(
             session, self.address, info.peer, endpoint, bind_host=self.bind_host,
-            host_for=takeover_host(get_game(info.game), self.bot), info=self._hosting_info,
+            host_for=takeover_host(get_game(info.game), self.bot, pace=self.pace), info=self._hosting_info,
             discovery=self.discovery or discovery_address(),
         )  # fmt: skip
         self.runner.listeners.add(self._listening)
@@ -234,6 +254,18 @@ class JoinedTable:
     def session(self) -> SeatSession:
         assert self.runner is not None
         return self.runner.session
+
+    @property
+    def can_hand_over(self) -> bool:
+        """Whether this machine hosts the table now (it took it over) and the other players
+        could take it over in turn if I left."""
+        node = self.runner.peer.node if self.runner is not None else None
+        return node is not None and node.host.can_hand_over
+
+    def hand_over(self) -> None:
+        """I leave the table this machine hosts: the others elect the next host now."""
+        if self.runner is not None:
+            self.runner.hand_over()
 
     @property
     def failovers(self) -> int:
@@ -288,19 +320,19 @@ class TableFinder:
     """The tables heard on the LAN (or at the discovery address given), newest first."""
 
     def __init__(self, discovery: tuple[str, int] | None = None) -> None:
-        self._listener = Listener(discovery)
+        self._heard = Announcements(discovery)
 
     async def start(self) -> None:
-        await self._listener.start()
+        await self._heard.start()
 
     def current(self) -> list[Heard]:
-        return self._listener.current()
+        return self._heard.current()
 
     async def changed(self, timeout: float) -> None:
-        await self._listener.changed(timeout)
+        await self._heard.changed(timeout)
 
     def close(self) -> None:
-        self._listener.close()
+        self._heard.close()
 
 
 async def find_table(code: str, discovery: tuple[str, int] | None, game_id: str | None,

@@ -4,8 +4,9 @@ Owns: ``simulate_network`` (``xmas-tui simulate GAME --network``): a host and
 every peer, each a table session on its own channel endpoint, over the
 seeded lossy in-memory network, bots at every seat taking ``pace`` virtual
 seconds per move, spectators watching; optionally a seat that drops and
-rejoins, or a seat whose player never moves. It returns the figures and
-whether every peer ended with the same public digest and a passing audit.
+rejoins, a seat whose player never moves, the host's machine dying, or the
+network split in two for a while. It returns the figures and whether every
+peer ended with the same public digest and a passing audit.
 And ``play_in_memory``: one table whose every seat sits at the host's own
 node (no network), with the nonces given, for the fair-play tests.
 
@@ -31,7 +32,7 @@ from netcode.session.host import HostSession, TableSettings
 from netcode.session.node import HostNode
 from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
-from netcode.tools.faults import LinkFaults
+from netcode.tools.faults import CUT, LinkFaults
 from netcode.tools.sim import SimNetwork, SimNode
 from netcode.tools.sim_tables import SimHostPeer, SimSeatPeer
 from xmas_tui.games import Game, Rng
@@ -44,6 +45,9 @@ from .seatbot import SeatBot
 
 CODE = "SIM-TABLE"
 HOST_PEER = 1
+#: seconds after a split heals between two looks for players whose game it ended: each
+#: finds the table in the lobby and joins again, as a person would
+COME_BACK = 2.0
 
 
 def _bytes(seed: Any, *label: Any) -> bytes:
@@ -82,7 +86,8 @@ class SimTable:
         self.host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options),
                                 self.ledger, signer_for(seed))
         self.hold, self.turn_time, self.options = hold, turn_time, options
-        self.host_peer = SimHostPeer(Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64), HostNode(self.host))
+        endpoint = Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64)
+        self.host_peer = SimHostPeer(endpoint, HostNode(self.host, endpoint.last_heard))
         self.host_node = self.net.add("host", self.host_peer)
         me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0))
         self.host_peer.sit(me, self._bot(0), self.net.now)
@@ -93,8 +98,12 @@ class SimTable:
         self.hosts: list[HostSession] = [self.host]
         #: the sessions on machines that went away for good (their games are not compared)
         self.dead: set[int] = set()
-        #: each surviving peer's record of play when the host went (none of it may be lost)
-        self.records_then: list[list] = []
+        #: the record of play of each peer that goes on, when the host went (none may be lost)
+        self.records_then: dict[int, list] = {}
+        #: the machines cut off from the rest by a split (0: the host's)
+        self.cut: set[int] = set()
+        self._generation = 0
+        self._healed = False  # a split healed: players whose game it ended come back
         for index in range(1, players):
             self._join(index, f"Elf {index}", player=index not in stalled)
         for index in range(spectators):
@@ -111,7 +120,7 @@ class SimTable:
         endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
         host_peer, host_address = self._current_host()
         peer = TablePeer(session, host_peer, local_id, host_for=takeover_host(self.game, self.bot, self.hold),
-                         signer=signer_for(self.seed, 1 + index))
+                         signer=signer_for(self.seed, 1 + index), heard=endpoint.last_heard)
         self.peers[index] = peer
         player_of = self._bot(index) if player else None
         self.nodes[index] = self.net.add(self._address(index, generation),
@@ -139,9 +148,59 @@ class SimTable:
         def dead() -> None:
             self.host_node.crash()
             self.dead.add(0)
-            self.records_then = [list(map(list, s.actions)) for i, s in enumerate(self.sessions) if i != 0]
+            self.records_then = {i: list(map(list, s.actions)) for i, s in enumerate(self.sessions) if i != 0}
 
         self.net.call_at(at, dead)
+
+    def hand_over(self, at: float, leave_after: float = 1.0) -> None:
+        """The host's player leaves at ``at``, handing the table over; their machine goes
+        ``leave_after`` later (once the handover is out)."""
+
+        def leave() -> None:
+            self.host_peer.command(self.host.hand_over, self.net.now)
+            self.records_then = {i: list(map(list, s.actions)) for i, s in enumerate(self.sessions) if i != 0}
+            self.dead.add(0)
+            self.net.call_later(leave_after, self.host_node.crash)
+
+        self.net.call_at(at, leave)
+
+    def split(self, at: float, cut: Sequence[int], heal_after: float) -> None:
+        """At ``at`` the machines of ``cut`` (0: the host's) and the others stop hearing each
+        other, for ``heal_after`` seconds; then every player whose game the split ended finds
+        the table in the lobby and joins again (``COME_BACK`` later), keeping their seat key."""
+
+        def apart() -> None:
+            self.cut = set(cut)
+            self.records_then = {i: list(map(list, s.actions)) for i, s in enumerate(self.sessions)
+                                 if i not in self.cut and i not in self.dead}
+            self._links_across(CUT)
+            self.net.call_later(heal_after, heal)
+
+        def heal() -> None:
+            self._links_across(self.net.default_faults)
+            self._healed = True
+            self.net.call_later(COME_BACK, come_back)
+
+        def come_back() -> None:
+            gone = [i for i in self._gone() if self.sessions[i].welcome is not None]
+            if gone:
+                self._generation += 1
+            for i in gone:
+                session = self.sessions[i]
+                self._join(i, session.name, player=not session.watch, watch=session.watch, token=session.token,
+                           generation=self._generation)
+            if not self.over:
+                self.net.call_later(COME_BACK, come_back)
+
+        self.net.call_at(at, apart)
+
+    def _links_across(self, faults: LinkFaults) -> None:
+        """Set the faults of every link between the cut machines and the others."""
+        addresses = {0: self.host_node.address, **{i: node.address for i, node in self.nodes.items()}}
+        for i, a in addresses.items():
+            for j, b in addresses.items():
+                if i in self.cut and j not in self.cut:
+                    self.net.set_faults(a, b, faults)
 
     @property
     def current_host(self) -> HostSession:
@@ -157,16 +216,25 @@ class SimTable:
             self.nodes[drop.seat_index].crash()
             if drop.back_after is not None:
                 self.net.call_later(drop.back_after, back)
+            else:
+                self.dead.add(drop.seat_index)
 
         def back() -> None:
             old = self.sessions[drop.seat_index]
-            self._join(drop.seat_index, old.name, player=True, token=old.token, generation=1)
+            self._generation += 1
+            self._join(drop.seat_index, old.name, player=True, token=old.token, generation=self._generation)
 
         self.net.call_at(drop.at, away)
+
+    def _gone(self) -> list[int]:
+        """The peers whose game ended without its end (their host gone), still at the table."""
+        return [i for i, s in enumerate(self.sessions) if s.final is None and s.gone is not None and i not in self.dead]
 
     @property
     def over(self) -> bool:
         if not self.current_host.finished:  # the cheap test first: asked after every event
+            return False
+        if self.cut and (not self._healed or self._gone()):  # the split heals, and they come back
             return False
         return all(s.final is not None or s.gone is not None for i, s in enumerate(self.sessions) if i not in self.dead)
 
@@ -185,7 +253,8 @@ class SimTable:
         host = self.current_host
         host_digest = host.rules.digest() if host.rules is not None else None
         audits = [audit_seat(s) for s in sessions if s.final is not None]
-        final_actions = [list(a) for a in finals[0].fair["actions"]] if finals and finals[0] is not None else []
+        last = next((f for f in finals if f is not None), None)
+        final_actions = [list(a) for a in last.fair["actions"]] if last is not None else []
         terms: dict[int, int] = {}
         for each in self.all_hosts():
             if each.acted:
@@ -197,12 +266,25 @@ class SimTable:
             "failures": [f for a in audits for f in a["failures"]][:5],
             "failovers": max((p.failovers for p in self.peers.values()), default=0),
             "split_brains": sum(1 for count in terms.values() if count > 1),
-            "actions_lost": sum(1 for seen in self.records_then if final_actions[: len(seen)] != seen),
+            "actions_lost": sum(1 for seen in self.records_then.values() if final_actions[: len(seen)] != seen),
+            # moves the first host made while cut off, that the table went on without
+            "actions_undone": (len(self.host.ledger.actions) - _common(self.host.ledger.actions, final_actions)
+                               if self.cut else 0),
             "actions": len(host.ledger.actions),
             "virtual_seconds": round(self.net.now, 3),
             "datagrams": self.net.stats["datagrams_sent"],
             "lost": self.net.stats["datagrams_lost"],
         }
+
+
+def _common(actions: Sequence[Sequence[Any]], final: Sequence[Sequence[Any]]) -> int:
+    """How many actions ``actions`` and ``final`` share from the start."""
+    n = 0
+    for (seat, action), kept in zip(actions, final, strict=False):
+        if [seat, action] != list(kept):
+            break
+        n += 1
+    return n
 
 
 def simulate_network(game: Game, players: int, *, spectators: int = 0, loss: float = 0.0, pace: float = 1.0,

@@ -24,6 +24,7 @@ from netcode.session.messages import Message
 from netcode.session.seat import (
     Answered,
     Ended,
+    HandedOver,
     HostChanged,
     HostLost,
     HostSilent,
@@ -318,16 +319,16 @@ class SessionTable(Table):
                         verdict.set_exception(IllegalAction(event.refused))
             elif isinstance(event, HostSilent):
                 self._silent = event.why
-            if isinstance(event, (HostLost, HostChanged)):
+            if isinstance(event, (HostLost, HandedOver, HostChanged)):
                 self._silent = None
                 if isinstance(event, HostChanged):
                     self._notices.append(event.why)
-                why = event.why if isinstance(event, HostLost) else (
+                why = event.why if not isinstance(event, HostChanged) else (
                     f"{event.why} Your last move may not have reached the old host: play it again if it is still your turn.")
                 for verdict in self._pending.values():
                     if not verdict.done():
                         verdict.set_exception(IllegalAction(why))
-            if isinstance(event, (Ended, HostLost)):
+            if isinstance(event, (Ended, HostLost, HandedOver)):
                 self._over.set()
         if index == 0 and self.session.dealt:
             self._publish()

@@ -1,0 +1,104 @@
+"""A host's lease: it acts only while the players it cannot hear could not choose another
+host. Sans-IO.
+
+Owns: the rule that keeps a host cut off from most of its players (a network split,
+a laptop walking out of the Wi-Fi's range) from playing on while they elect a new host
+among themselves (``netcode.session.election``).
+
+The players at other machines who hold shares of the host's secret elect a new host
+when the host has been silent to them for the channel's silence timeout (0.8 s), and
+only with a majority of them (``threshold``). So the host checks, every ``CHECK_EVERY``
+seconds, when it last heard each of those players: if so many have been silent for
+``LEASE`` (less than the silence timeout) that they could make that majority, it
+**pauses**: it applies no action, moves no bot and lets no timer run, before any of
+them can even notice its silence. Play goes on as soon as it hears them again. After
+``STEP_DOWN`` seconds paused it **steps down**: it tells whoever still hears it to elect
+the next host (who, if the others already chose one, finds that one), and stops
+hosting. The players who elected are never contradicted by the host they left; the
+moves the paused host made in the ``LEASE`` before it paused, seen only by the players
+on its side of the split, are undone when those players find the new host.
+
+A player silent for longer than any election it could have started lasts (``give_up``)
+has given that election up: it no longer counts against the lease, and the host splits
+its secret afresh among the others. So players who leave one after another, minutes
+apart, never pause a table; only a majority silent at about the same moment does.
+
+Must not touch: sockets, clocks, asyncio, games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+
+from netcode.channel.config import Config
+from netcode.session.election import EARLY_BALLOT, ELECTION_TIMEOUT
+from netcode.shares import threshold
+
+#: seconds without a word from a player before the host counts them as unheard
+#: (below the channel's silence timeout, so the host pauses before anyone elects)
+LEASE = 0.4
+#: seconds between two checks of the lease while it matters
+CHECK_EVERY = 0.1
+#: seconds paused before the host gives the table up to the players it still hears
+STEP_DOWN = 2.0
+#: seconds of silence after which a player is heard as gone by its peers
+SILENCE = Config().silence_timeout
+
+
+def give_up(holders: int) -> float:
+    """Seconds after which a silent player is out of any election it could have started at a
+    table whose secret ``holders`` players share (every candidate's turn, and a margin)."""
+    return SILENCE + ELECTION_TIMEOUT * holders + EARLY_BALLOT + 1.0
+
+
+class Verdict(Enum):
+    HOLD = "hold"  # play on
+    PAUSE = "pause"  # too many players unheard: stop acting now
+    PAUSED = "paused"  # still paused
+    RESUME = "resume"  # heard again: play on
+    STEP_DOWN = "step down"  # paused too long: hand the table to those who still hear us
+
+
+class Lease:
+    """One host's lease: whether it may act, checked against when it last heard its players."""
+
+    def __init__(self) -> None:
+        self.paused_since: float | None = None
+        #: seat -> when a check first found it unheard
+        self.unheard_since: dict[int, float] = {}
+        #: seats silent for longer than any election they could have started
+        self.given_up: set[int] = set()
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_since is not None
+
+    def check(self, heard: Mapping[int, float | None], now: float) -> Verdict:
+        """``heard``: for each seat holding a share of the secret, when this host last heard
+        its player (None: not connected). Seats silent past ``give_up`` join ``given_up``."""
+        holders = len(heard)
+        unheard = 0
+        for seat, last in heard.items():
+            if last is not None and now - last <= LEASE:
+                self.unheard_since.pop(seat, None)
+                self.given_up.discard(seat)
+                continue
+            since = self.unheard_since.setdefault(seat, now)
+            if now - since < give_up(holders):
+                unheard += 1
+            else:
+                self.given_up.add(seat)
+        if holders >= 2 and unheard >= threshold(holders):
+            if self.paused_since is None:
+                self.paused_since = now
+                return Verdict.PAUSE
+            return Verdict.STEP_DOWN if now - self.paused_since >= STEP_DOWN else Verdict.PAUSED
+        if self.paused_since is not None:
+            return Verdict.RESUME
+        return Verdict.HOLD
+
+    def resume(self, now: float) -> float:
+        """End the pause; returns how long it lasted (the deadlines it held move by as much)."""
+        since, self.paused_since = self.paused_since, None
+        return 0.0 if since is None else now - since

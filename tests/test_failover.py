@@ -1,0 +1,215 @@
+"""Host failover: the game survives its host, hidden cards included.
+
+Seeded whole tables in virtual time (the host's machine killed at a random moment, the
+network split and healed, the host handing the table over on purpose), the lease that
+keeps a host cut off from most players from acting, and real processes on loopback: a
+headless host SIGKILLed (or sent SIGTERM) mid-game with three headless joiners, for
+every game. ``make failover-bench`` runs a thousand simulated tables and a hundred real
+ones, with figures."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+
+from netcode.session.election import Election, Member
+from netcode.session.lease import LEASE, STEP_DOWN, Lease, Verdict, give_up
+from netcode.session.messages import Handover, decode
+from netcode.session.seats import SeatState
+from netcode.tools.faults import LinkFaults
+from xmas_tui.games import GAMES, get_game
+from xmas_tui.tables.simulation import Drop, SimTable
+from xmas_tui.tools.failover_bench import LoopbackTable, real_run, sim_run
+
+GAME_IDS = sorted(GAMES)
+
+
+def healthy(table: SimTable) -> dict:
+    """Run a table to its end; assert that every peer that went on finished alike."""
+    assert table.run(1800.0), "the table did not end"
+    figures = table.figures()
+    assert figures["finished"], figures
+    assert figures["digests_equal"], figures
+    assert figures["audits_ok"], figures["failures"]
+    assert figures["split_brains"] == 0
+    assert figures["actions_lost"] == 0
+    return figures
+
+
+def table(game_id: str = "chip-n-dale", players: int = 4, **options: object) -> SimTable:
+    faults = LinkFaults(delay=0.002, jitter=0.001)
+    return SimTable(get_game(game_id), players, faults=faults, pace=0.3, seed=3, bot="random", **options)
+
+
+# ---------------------------------------------------------------- the lease, alone
+
+
+def test_a_host_pauses_when_the_players_it_cannot_hear_could_elect_another() -> None:
+    lease = Lease()  # three players hold shares: any two of them elect
+    assert lease.check({1: 10.0, 2: 10.0, 3: 10.0}, 10.0 + LEASE - 0.01) is Verdict.HOLD
+    assert lease.check({1: None, 2: 10.9, 3: 10.9}, 11.0) is Verdict.HOLD, "one silent player cannot elect alone"
+    assert lease.check({1: 11.1, 2: 11.1, 3: 11.1}, 11.2) is Verdict.HOLD
+    assert lease.check({1: 11.1, 2: 11.1, 3: 11.5}, 11.6) is Verdict.PAUSE, "two silent players could"
+    assert lease.check({1: 11.1, 2: 11.1, 3: 11.6}, 11.7) is Verdict.PAUSED
+    assert lease.check({1: 11.75, 2: 11.75, 3: 11.75}, 11.8) is Verdict.RESUME
+    assert lease.resume(11.8) == pytest.approx(0.2), "every deadline moves on by the pause"
+    assert lease.check({1: 12.0, 2: 12.0, 3: 12.0}, 12.5) is Verdict.PAUSE
+    assert lease.check({1: 12.0, 2: 12.0, 3: 12.0}, 12.5 + STEP_DOWN) is Verdict.STEP_DOWN
+
+
+def test_the_lease_runs_out_before_any_player_could_hear_the_host_silent() -> None:
+    """The host pauses (LEASE, checked every 0.1 s) before the channel calls it silent (0.8 s)."""
+    from netcode.channel.config import Config
+    from netcode.session.lease import CHECK_EVERY
+
+    assert LEASE + CHECK_EVERY < Config().silence_timeout
+
+
+def test_players_silent_longer_than_any_election_stop_counting() -> None:
+    """Players who leave minutes apart never pause a table: one long gone is out of any
+    election it could have started, and no longer counts."""
+    lease = Lease()
+    assert lease.check({1: None, 2: 0.9, 3: 0.9}, 1.0) is Verdict.HOLD
+    late = 1.0 + give_up(3) + 0.1
+    assert lease.check({1: None, 2: late, 3: late}, late) is Verdict.HOLD
+    assert lease.given_up == {1}
+    assert lease.check({1: None, 2: None, 3: late + 0.9}, late + 1.0) is Verdict.HOLD, "1 is out: 2 cannot elect alone"
+
+
+def test_an_election_counts_the_shares_the_host_made_not_the_members_left() -> None:
+    """Five players held shares (three rebuild the secret); two left: the three still at the
+    table must all vote, the majority of the split and not of those left."""
+    members = [Member(seat, 100 + seat) for seat in (1, 2, 3)]
+    assert Election(members, 0, 1, 0.0, holders=5).quorum == 3
+    assert Election(members, 0, 1, 0.0).quorum == 2
+
+
+def test_handover_is_a_message_of_its_own() -> None:
+    assert decode(Handover(3, True).to_wire()) == Handover(3, True)
+
+
+# ---------------------------------------------------------------- whole tables, in virtual time
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_seeded_tables_survive_their_host_being_killed(game_id: str) -> None:
+    """Eight seeded tables of each game, the host's machine killed at a random moment: every
+    peer finishes the same game, audits it, and no action is lost (the full thousand, with
+    splits, are ``make failover-bench``)."""
+    runs = [sim_run(seed, game_id, "kill") for seed in range(8)]
+    assert [r for r in runs if not r["ok"]] == []
+    assert sum(r["failovers"] for r in runs) >= 6, "most tables were still in play when the host died"
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_seeded_tables_survive_a_network_split(game_id: str) -> None:
+    """Three seeded tables of each game split in two for a while (the host alone, the host and
+    a player, or a minority of players), then healed: one game goes on, and everyone is in it."""
+    runs = [sim_run(seed, game_id, "split") for seed in range(3)]
+    assert [r for r in runs if not r["ok"]] == []
+
+
+def test_a_host_cut_off_from_everyone_steps_down_and_its_player_comes_back() -> None:
+    t = table()
+    t.split(8.0, [0], heal_after=3.0)
+    figures = healthy(t)
+    assert figures["failovers"] == 1
+    assert t.host.stepped_down, "the old host gave the table up"
+    assert t.sessions[0].final is not None, "its player found the table again and finished the game"
+    new_host = t.current_host
+    assert new_host is not t.host and new_host.term == 2
+    assert new_host.seats[0].state is SeatState.HERE, "their own seat, back from the bot"
+    assert figures["actions_undone"] <= 2, "at most the moves of the lease's last moments"
+
+
+def test_a_short_blip_pauses_the_host_and_nobody_elects() -> None:
+    t = table()
+    t.split(8.0, [0], heal_after=0.6)
+    figures = healthy(t)
+    assert figures["failovers"] == 0
+    assert not t.host.stepped_down and not t.host.paused
+
+
+def test_a_minority_cut_off_comes_back_to_the_same_game() -> None:
+    t = table(players=5)
+    t.split(6.0, [1, 3], heal_after=2.0)  # two of four share-holders: not a majority
+    figures = healthy(t)
+    assert figures["failovers"] == 0, "the host kept its majority and hosted on"
+    assert t.current_host is t.host
+
+
+def test_a_host_who_leaves_hands_the_table_over_at_once() -> None:
+    t = table()
+    t.hand_over(10.0)
+    figures = healthy(t)
+    assert figures["failovers"] == 1
+    new_host = t.current_host
+    assert new_host.seats[0].state is SeatState.BOT, "a bot plays the leaver's seat"
+    assert any("left and handed the table over" in entry[1] for entry in new_host.log if entry[0] == "table")
+    elected = [h[0] for s in t.sessions[1:] for h in s.handovers]
+    assert elected and set(elected) == {2}
+
+
+def test_every_players_game_log_records_the_handover() -> None:
+    t = table()
+    t.kill_host(10.0)
+    healthy(t)
+    from xmas_tui.tables.audit import audit_seat
+
+    for session in t.sessions[1:]:
+        verdict = audit_seat(session)
+        assert verdict["ok"], verdict["failures"]
+        (handover,) = verdict["log"]["handovers"]
+        assert handover["term"] == 2 and "went away" in handover["why"]
+        assert 0 < handover["after_actions"] <= len(verdict["log"]["actions"])
+
+
+def test_players_who_leave_one_by_one_leave_a_table_that_survives_its_host() -> None:
+    """Four players at other machines (three rebuild the secret); two leave for good, twelve
+    seconds apart. The host splits its secret afresh among those left, so when it dies the two who
+    stayed take over: without that they would be one share short."""
+    t = table(players=5, hold=10.0)
+    t.drop(Drop(1, 3.0, back_after=None))
+    t.drop(Drop(2, 15.0, back_after=None))
+    t.kill_host(22.0)
+    figures = healthy(t)
+    first, second = t.sessions[1].seat, t.sessions[2].seat
+    assert first not in t.host.shares, "a bot plays the first leaver's seat: the secret was split without it"
+    assert second in t.host.shares and len(t.host.shares) == 3, "the second may be cut off, still electing"
+    assert figures["failovers"] == 1
+
+
+# ---------------------------------------------------------------- real processes
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_real_host_killed_mid_game_with_three_joiners(game_id: str) -> None:
+    run = real_run(game_id)
+    assert run["errors"] == [] and run["finished"] == 3, run
+    assert run["digests_equal"] and run["audits_ok"], run
+    assert run["failovers"] == [1, 1, 1]
+    assert run["lost"] is not None and run["new_host"] is not None and run["first_action"] is not None
+    assert run["lost"] <= run["new_host"] <= run["first_action"]
+
+
+def test_a_real_host_sent_sigterm_hands_the_table_over() -> None:
+    table = LoopbackTable("christmas-tree")
+    try:
+        assert table.opened["event"] == "table"
+        time.sleep(2.0)
+        table.host.send_signal(signal.SIGTERM)
+        out, err = table.host.communicate(timeout=30)
+        assert table.host.returncode == 0, err
+        assert json.loads(out.strip().splitlines()[-1])["handed_over"] is True
+        lines = []
+        for joiner in table.joiners:
+            out, err = joiner.communicate(timeout=120)
+            assert joiner.returncode == 0, err
+            lines.append(json.loads(out.strip().splitlines()[-1]))
+        assert len({line["digest"] for line in lines}) == 1
+        assert all(line["audit"]["ok"] and line["failovers"] == 1 for line in lines)
+    finally:
+        table.close()
