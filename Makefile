@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PLAYS := $(VENV)/.installed-play
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench ui-bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench ui-bench failover-bench lint clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,9 @@ race-bench: $(STAMP)
 # Keypress to repaint on each board at 80x24, beside a bare Textual app (goal: p99 <= 16 ms).
 ui-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.ui_bench
+
+failover-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.failover_bench --sims 1000 --real 100
 
 # Needs OpenSSH's client (ssh); takes about two minutes.
 serve-bench: $(STAMP)

@@ -8,13 +8,15 @@ import time
 from netcode.session.seats import SeatState
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
+from xmas_tui.tables.headless import summary
+from xmas_tui.tables.seatbot import play_seat
 from xmas_tui.ui.app import XmasApp
-from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen
+from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, HandOverScreen
 from xmas_tui.ui.screens.lobby import LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
 from xmas_tui.ui.screens.table import TableScreen
 
-from .netkit import free_port, joiner, loopback_host
+from .netkit import bot_for, free_port, joiner, loopback_host
 from .test_ui import keys_for
 
 CHIP = get_game("chip-n-dale")
@@ -129,6 +131,38 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
             assert bob.problem == "The host closed the table."
         finally:
             await bob.close()
+
+
+async def test_a_host_who_leaves_hands_the_table_over_and_the_others_play_on(monkeypatch) -> None:
+    """With two players at other machines, leaving asks whether to hand the table over: they
+    elect a new host at once, are told who, and play the same game to its end."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=3, code="HOLY-2345", name="Ann", port=0))
+    host.pace = 5.0
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        guests = [joiner(host.hosting, name, code="HOLY-2345") for name in ("Bob", "Cy")]
+        try:
+            tables = [await guest.join() for guest in guests]
+            await pilot.press("ctrl+s")
+            await until((pilot,), lambda: isinstance(host.screen, TableScreen) and all(t.ready for t in tables), 10)
+            await until((pilot,), lambda: host.hosting.can_hand_over, 10)
+            await pilot.press("escape")
+            await until((pilot,), lambda: isinstance(host.screen, HandOverScreen))
+            await pilot.press("h")
+            await until((pilot,), lambda: isinstance(host.screen, LobbyScreen))
+            await until((pilot,), lambda: all(g.failovers == 1 for g in guests), 10)
+            notices = [n for t in tables for n in t.take_notices()]
+            assert notices and all(n.endswith("now hosts it.") and n.startswith("Ann left and handed") for n in notices)
+            for table in tables:  # the same game goes on: a bot has Ann's seat
+                assert table.problem is None
+                assert table.session.roster[0].state is SeatState.BOT
+            await asyncio.gather(*(play_seat(t, bot_for(t, "random"), wait=120) for t in tables))
+            assert len({t.session.final.digest for t in tables}) == 1
+            assert all(summary(t, role="test")["audit"]["ok"] for t in tables)
+        finally:
+            for guest in guests:
+                await guest.close()
 
 
 async def test_a_turn_timer_counts_down_plays_for_a_silent_player_and_lets_them_back(monkeypatch) -> None:

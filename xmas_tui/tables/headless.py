@@ -5,12 +5,19 @@ and ``summary``, the JSON object a headless seat prints at the end: the game,
 my seat, the result, the public digest (the same on every honest peer), the
 fair-play verdict and where the game log went.
 
+SIGTERM (or Ctrl+C) to a machine that hosts a game in play hands the table over when
+the others can take it (they elect a new host and play on; the JSON line then says
+``"handed_over": true``), and otherwise closes it for everyone.
+
 Must not touch: Textual.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -52,6 +59,44 @@ def seat_bot(table: SessionTable, bot: str, name: str, pace: float) -> SeatBot:
     return SeatBot(table.game, bot, rng_for(name, secrets.token_hex(4)), pace=pace)
 
 
+class HandedOver(Exception):
+    """This machine's player left the table it hosted, handing it over to the others."""
+
+
+async def play_until_asked_to_leave(table: SessionTable, bot: SeatBot, hosting: HostedTable | JoinedTable,
+                                    wait: float) -> None:
+    """``play_seat``, except that SIGTERM or Ctrl+C hands the table over if this machine hosts
+    it and the others can take it (``HandedOver``), and otherwise stops playing."""
+    loop = asyncio.get_running_loop()
+    playing = asyncio.ensure_future(play_seat(table, bot, wait=wait))
+    handed = False
+
+    def leave() -> None:
+        nonlocal handed
+        if hosting.can_hand_over and not handed:
+            handed = True
+            hosting.hand_over()  # my seat hears the handover: play_seat ends
+        else:
+            playing.cancel()
+
+    signals = [signal.SIGTERM, signal.SIGINT]
+    for each in signals:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # (no signals off the main thread)
+            loop.add_signal_handler(each, leave)
+    try:
+        await playing
+    except IllegalAction:
+        if handed:
+            raise HandedOver from None
+        raise
+    except asyncio.CancelledError:
+        raise IllegalAction("Stopped: the table is closed.") from None
+    finally:
+        for each in signals:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(each)
+
+
 async def headless_host(game: Game, players: int, *, code: str, name: str, port: int, bot: str, bots: int,
                         discovery: tuple[str, int] | None, bind_host: str = "0.0.0.0", hold: float = 30.0,
                         seed: int | None = None, wait: float = 3600.0, log: str | None = None,
@@ -72,7 +117,9 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
         if players == 1 + bots:
             hosted.start()
         try:
-            await play_seat(table, seat_bot(table, bot, name, pace), wait=wait)
+            await play_until_asked_to_leave(table, seat_bot(table, bot, name, pace), hosted, wait)
+        except HandedOver:
+            return {"game": game.id, "seat": 1, "role": "host", "handed_over": True, "failovers": 0}
         except TimeoutError:
             if not hosted.started:
                 raise TimeoutError(f"nobody took the open seats within {wait:.0f} s; the table is closed") from None
@@ -90,12 +137,16 @@ async def headless_join(game_id: str | None, *, address: tuple[str, int] | None,
     """Join a table and let a bot play my seat; return the JSON summary."""
     if address is None:
         address = await find_table(code, discovery, game_id)
-    joined = JoinedTable(address, code, name, discovery=discovery, bot=bot)
+    joined = JoinedTable(address, code, name, discovery=discovery, bot=bot, pace=pace)
     try:
         table = await joined.join()
         if table.seat is None:
             raise IllegalAction("The table is full and playing: there is no seat for a headless player.")
-        await play_seat(table, seat_bot(table, bot, name, pace), wait=wait)
+        try:
+            await play_until_asked_to_leave(table, seat_bot(table, bot, name, pace), joined, wait)
+        except HandedOver:
+            return {"game": table.game.id, "seat": table.seat + 1, "role": "join", "handed_over": True,
+                    "failovers": joined.failovers}
         assert joined.runner is not None
         return summary(table, role="join", log=log, failovers=joined.failovers,
                        timeline=[[what, round(when, 4)] for what, when in joined.runner.timeline])

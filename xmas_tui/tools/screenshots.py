@@ -26,7 +26,7 @@ from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.network import HostedTable, JoinedTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
-from xmas_tui.ui.screens.dialogs import ConfirmScreen
+from xmas_tui.ui.screens.dialogs import ConfirmScreen, HandOverScreen
 from xmas_tui.ui.screens.lobby import GameConfig
 from xmas_tui.ui.screens.network import Watching
 from xmas_tui.ui.theme import THEME_NAMES
@@ -105,13 +105,16 @@ class LobbyAfter(XmasApp):
 
 
 class Asking(XmasApp):
-    """A table with the question its host is asked on leaving it while the game is in play."""
+    """A table with the question its host is asked on leaving it while the game is in play:
+    close it (nobody could take it over), or, with ``hand_over``, hand it over or close it."""
 
-    def __init__(self, shown: XmasApp) -> None:
+    def __init__(self, shown: XmasApp, hand_over: bool = False) -> None:
         super().__init__(table=shown.current)
+        self.hand_over = hand_over
 
     def on_mount(self) -> None:  # (the app's own on_mount then shows the table, under the question)
-        self.call_after_refresh(lambda: self.push_screen(ConfirmScreen.leaving(hosting=True)))
+        question = HandOverScreen() if self.hand_over else ConfirmScreen.leaving(hosting=True)
+        self.call_after_refresh(lambda: self.push_screen(question))
 
 
 def kept_then_lobby(game_id: str, players: int, seed: int) -> XmasApp:
@@ -243,8 +246,13 @@ SCENES: tuple[Scene, ...] = (
         lambda: table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)),
     ),
     Scene(
+        "hand-over",
+        "A host leaving a game in play hands the table over (the others elect a new host) or closes it",
+        lambda: Asking(table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2)), hand_over=True),
+    ),
+    Scene(
         "close-table",
-        "A host leaving a networked game in play is asked first: it ends the game for everyone",
+        "A host nobody could take over from (two players, say) is asked before the game ends for everyone",
         lambda: Asking(table_at("chip-n-dale", 4, 7, phase_is("flip", flipped=2))),
     ),
     Scene(

@@ -27,6 +27,7 @@ from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
     ConfirmScreen,
     EndScreen,
+    HandOverScreen,
     RulesScreen,
     TooSmallScreen,
 )
@@ -207,6 +208,10 @@ class XmasApp(App[None]):
             self.push_screen(ConfirmScreen.host_gone(table.host_gone), lambda leave: then() if leave else None)
             return
         if table is not None and table.networked and in_play and table.seat is not None:  # (a spectator just goes)
+            handing = next((t for t in (self.hosting, self.joined) if t is not None and t.can_hand_over), None)
+            if handing is not None:  # the others can play on without this machine: ask how to go
+                self.push_screen(HandOverScreen(), lambda choice: self._leave_hosting(choice, handing, then))
+                return
             question = ConfirmScreen.leaving(hosting=self.hosting is not None)
             self.push_screen(question, lambda leave: then() if leave else None)
             return
@@ -214,6 +219,13 @@ class XmasApp(App[None]):
         then()
         if kept and self.is_running:
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
+
+    def _leave_hosting(self, choice: str | None, table: HostedTable | JoinedTable, then: Callable[[], object]) -> None:
+        """The host's answer to leaving a game in play: hand the table over, close it, or stay."""
+        if choice == "hand":
+            table.hand_over()  # the others elect at once; closing lets them have the handover first
+        if choice is not None:
+            then()
 
     def waiting_guests(self) -> list[str]:
         """The players already seated in the waiting room of a table I host, not yet dealt."""

@@ -95,6 +95,37 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+class HandOverScreen(ModalScreen[str | None]):
+    """A host leaving a game in play: hand the table over to the other players (``"hand"``),
+    close it for everyone (``"close"``) or stay (None). Stay is focused, and Escape stays."""
+
+    BINDINGS = [
+        Binding("h", "answer('hand')", "Hand over", id="handover.hand"),
+        Binding("c", "answer('close')", "Close", id="handover.close"),
+        Binding("n,escape", "answer(None)", "Stay", id="handover.stay"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="dialog"):
+            yield Static("You host this table. Hand it over, and the other players choose a new host "
+                         "among themselves and play on (a bot takes your seat); or close it, and the "
+                         "game ends for everyone.", id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Hand over (h)", id="hand", variant="success")
+                yield Button("Close (c)", id="close", variant="error")
+                yield Button("Stay (n)", id="stay", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-box").border_title = "Leave the table?"
+        self.query_one("#stay", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None if event.button.id == "stay" else event.button.id)
+
+    def action_answer(self, choice: str | None) -> None:
+        self.dismiss(choice)
+
+
 class EndScreen(ModalScreen[str]):
     """Scores, winners, the tie-break used and the fair-play verdict. Returns "again", "lobby" or "quit".
 

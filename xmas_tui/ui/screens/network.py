@@ -317,7 +317,7 @@ class JoinScreen(Screen[None]):
                 return
             address, info = self.heard[index].address, self.heard[index].info
         self._status(f"Joining {address[0]}:{address[1]}…")
-        joined = JoinedTable(address, code, name, info=info, watch=self.watch)
+        joined = JoinedTable(address, code, name, info=info, watch=self.watch, pace=self.app.pace)
         try:
             await joined.join()
         except JoinError as exc:
