@@ -42,10 +42,12 @@ from xmas_tui.games.dragons_chickens import (
     SLAP,
     TREASURE_NAMES,
     WINDOW_MS,
+    Feed,
     Presses,
     Ready,
     RoundRecord,
     card,
+    choice_of,
     loot_zone,
     pile_zone,
     table_zone,
@@ -521,7 +523,8 @@ class DragonsChickensBoard(Board):
             return
         for seat in snap.my_seats:
             if seat in snap.to_act:
-                self.choose(Ready(), seat=seat)
+                choice = choice_of(snap.view.public, seat)
+                self.choose(Ready() if choice is None else Feed(int(choice.offers[0][1])), seat=seat)
 
     def pace_note(self, pace: float) -> str:
         # bots here react within the round's window; the pace only sets the pause between rounds
