@@ -8,9 +8,10 @@ table: callbacks run after each step, one that fails is reported and the
 others still run).
 
 Each runner only moves things: channel events and timer ticks go into the
-session with the time (the event loop's monotonic clock); the messages that
-come out go onto the channel; the events go to the listeners. Every decision
-is the session's.
+session with the time (the event loop's monotonic clock, and for a message,
+when its datagram reached this machine, where the kernel tells it: see
+``ArrivalClock``); the messages that come out go onto the channel; the events
+go to the listeners. Every decision is the session's.
 
 Must not touch: games, the UI, table logic (``netcode.session`` has it).
 """
@@ -19,14 +20,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import struct
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: arrivals are then taken when they are handled
+    fcntl = None  # type: ignore[assignment]
+
 from netcode.aio import AioEndpoint
-from netcode.channel import Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
+from netcode.channel import Delivered, Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
-from netcode.session.messages import Message, Snap
+from netcode.session.messages import Message, Opens, Ping, Shout, Snap
 from netcode.session.node import HostNode, LocalPeer, Remote
 from netcode.session.seat import Ended, HostLost, Seated, SeatEvent, SeatSession, TurnedAway
 
@@ -66,6 +75,49 @@ class Listeners:
 #: The clock every session here is fed: monotonic seconds, the same as the channel's.
 _now = time.monotonic
 
+#: Linux's ioctl for the kernel's receive time of the last datagram read from a socket
+SIOCGSTAMPNS = 0x8907
+#: the messages that leave the moment they are made (a room, a shout, a ping: their time matters)
+TIMELY = (Snap, Opens, Shout, Ping)
+
+
+class ArrivalClock:
+    """When the datagram being handled reached this machine, on the sessions' clock.
+
+    A busy event loop (or a busy machine) handles a datagram some milliseconds
+    after it arrived; the kernel notes the arrival itself. On Linux a UDP
+    socket tells the last datagram's receive time (``SIOCGSTAMPNS``, on the
+    wall clock: turned to monotonic time by reading both clocks at once); a
+    message's handler runs straight from its datagram's read, so that is its
+    arrival. Elsewhere, or if the answer is not believable, None: the caller
+    takes the time it handles the message."""
+
+    def __init__(self, sock: socket.socket | None) -> None:
+        linux = fcntl is not None and sys.platform.startswith("linux")
+        self.fileno = sock.fileno() if sock is not None and linux else None
+        if self.fileno is not None:
+            try:  # the first call switches the socket's timestamps on
+                fcntl.ioctl(self.fileno, SIOCGSTAMPNS, bytes(16))
+            except OSError:
+                pass
+
+    def __call__(self) -> float | None:
+        if self.fileno is None:
+            return None
+        try:
+            seconds, nanoseconds = struct.unpack("qq", fcntl.ioctl(self.fileno, SIOCGSTAMPNS, bytes(16)))
+        except OSError:
+            return None
+        age = time.time() - (seconds + nanoseconds / 1e9)
+        now = _now()
+        return now - age if 0.0 <= age <= 1.0 else None
+
+    @classmethod
+    def of(cls, aio: Any) -> ArrivalClock:
+        """The arrival clock of an ``AioEndpoint``'s socket."""
+        transport = getattr(aio, "_transport", None)  # the endpoint's own: read, never written
+        return cls(transport.get_extra_info("socket") if transport is not None else None)
+
 
 class HostRunner:
     """A host node in real time, with a channel endpoint when the table is networked."""
@@ -90,6 +142,7 @@ class HostRunner:
         self.closed = False
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
+        self._arrival = ArrivalClock(None)
 
     @property
     def host(self):  # noqa: ANN201 - the HostSession
@@ -105,6 +158,7 @@ class HostRunner:
         if self.endpoint is not None:
             self.aio = await AioEndpoint.bind(self.endpoint, self.bind, on_foreign=self._foreign,
                                               on_event=self._on_channel)
+            self._arrival = ArrivalClock.of(self.aio)
             if self.info is not None and self.discovery is not None:
                 self.announcer = Announcer(self.info(), self.discovery)
                 await self.announcer.start()
@@ -134,7 +188,8 @@ class HostRunner:
         return moved
 
     def _on_channel(self, event: Any) -> None:
-        self._deliver(self.node.on_channel(event, _now()))
+        arrived = self._arrival() if isinstance(event, Delivered) else None
+        self._deliver(self.node.on_channel(event, _now(), arrived))
 
     def _on_timer(self) -> None:
         self._timer = self._timer_at = None
@@ -157,7 +212,7 @@ class HostRunner:
             if aio is None or self.closed:
                 continue
             try:
-                if isinstance(message, Snap):  # leaves at once: the peer starts on it while we make the next
+                if isinstance(message, TIMELY):  # leaves at once: the peer starts on it while we make the next
                     aio.send_reliable_now(peer, message.to_wire())
                 else:
                     aio.send_reliable_nowait(peer, message.to_wire())
@@ -246,12 +301,14 @@ class SeatRunner:
         #: called with the seat's events after each step
         self.listeners = Listeners()
         self._answer: asyncio.Future[SeatEvent] | None = None
+        self._arrival = ArrivalClock(None)
 
     async def join(self, timeout: float = 4.0) -> None:
         """Connect and be seated (or given a spectator's place); ``JoinError`` says why not."""
         loop = asyncio.get_running_loop()
         self._answer = loop.create_future()
         self.aio = await AioEndpoint.bind(self.endpoint, (self.bind_host, 0), on_event=self._on_channel)
+        self._arrival = ArrivalClock.of(self.aio)
         await self.aio.connect(self.host_peer, self.address)
         self.post(self.session.hello())
         try:
@@ -283,7 +340,7 @@ class SeatRunner:
             if self._answer is not None and not self._answer.done():
                 self._answer.set_exception(JoinError(event.text))
             return
-        out = self.session.on_channel(event, _now())
+        out = self.session.on_channel(event, _now(), self._arrival() if isinstance(event, Delivered) else None)
         for message in out.sends:
             self.post(message)
         answer = self._answer

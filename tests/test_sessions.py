@@ -30,6 +30,7 @@ from netcode.session.messages import (
     parse_seat_message,
 )
 from netcode.session.node import HostNode
+from netcode.session.races import MAX_LEAD
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
 from netcode.shares import Share, rebuild, threshold
@@ -273,18 +274,22 @@ def test_a_silent_racer_is_sealed_empty_when_its_window_ends() -> None:
     seat(host, "p2", "Bob", 0.0)
     host.start(0.0)
     assert host.rules.to_act() == frozenset({0, 1})
-    assert host.seats[0].act_by == DC.race_window + 1.0  # the round waits at most this long
+    at = host.live.at  # the instant every terminal draws the room: a moment after it opened
+    assert at is not None and 0.0 < at <= MAX_LEAD
+    host.tick(host.next_deadline())  # each peer's room leaves just before it
+    assert host.next_deadline() > at
+    assert host.seats[0].act_by == at + DC.race_window + 1.0  # the round waits at most this long
     out = host.receive("p1", Act(1, Presses().to_wire(), None).to_wire(), 3.0)
     assert sent_to(out, "p1", Verdict)[0].refused is None
-    host.tick(5.999)
+    host.tick(at + 5.999)
     assert 1 in host.rules.to_act()
-    out = host.tick(6.0)
+    out = host.tick(at + 6.0)
     assert [e for e in out.events if isinstance(e, ActionApplied) and e.by == "silence"]
     assert "said nothing in time" in " ".join(entry[1] for entry in host.log)
     assert host.rules.state.phase == "pause" and host.rules.to_act() == frozenset({0, 1})
-    assert host.seats[1].act_by == 6.0 + 2.0 + 1.0  # between rounds: the intermission and the slack
-    host.receive("p1", Act(2, ["ready"], None).to_wire(), 7.0)
-    host.tick(9.0)  # Bob said nothing: the host makes him ready, and the next room opens
+    assert host.seats[1].act_by == at + 6.0 + 2.0 + 1.0  # between rounds: the intermission and the slack
+    host.receive("p1", Act(2, ["ready"], None).to_wire(), at + 7.0)
+    host.tick(at + 9.0)  # Bob said nothing: the host makes him ready, and the next room opens
     assert host.rules.to_act() == frozenset({0, 1}) and host.rules.state.round == 2
 
 

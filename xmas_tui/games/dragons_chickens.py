@@ -43,6 +43,7 @@ from .engine import (
     BaseState,
     Event,
     Game,
+    IllegalAction,
     InvalidAction,
     Result,
     Ruling,
@@ -791,6 +792,46 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         if not isinstance(action, Presses):
             return action, ()
         return clamp_presses(action, earliest_ms)
+
+    def press(self, state: State, seat: int, so_far: Action | None, press: Action,
+              earliest_ms: int | None = None) -> tuple[Presses, tuple[Clamp, ...]]:
+        """The presses so far with one more, made as it happens, its time no sooner than
+        ``earliest_ms`` (see ``Game.press``): one voice and two hands, within the window, a slap
+        on a card that is there."""
+        if not isinstance(press, Presses) or len(press.codes) != 3:
+            raise IllegalAction("A press is one input: a shout, the chest, the shield or a slap.")
+        earlier = list(so_far.codes) if isinstance(so_far, Presses) else []
+        if press.codes[0] in earlier[0::3]:
+            kind = INPUT_NAMES[press.codes[0]]
+            raise IllegalAction(f"One voice and two hands: one of each a round, and '{kind}' is already in.")
+        bounded, clamps = (press, ()) if earliest_ms is None else clamp_presses(press, earliest_ms)
+        merged = self._in_time_order(earlier + list(bounded.codes))
+        if not self.is_legal(state, seat, merged):
+            raise IllegalAction(self.why_illegal(state, seat, merged))
+        return merged, clamps
+
+    def merge(self, state: State, seat: int, so_far: Action | None, action: Action,
+              earliest_ms: int | None = None) -> tuple[Action, tuple[Clamp, ...]]:
+        """What was pressed so far stands; ``action`` adds the inputs of kinds not pressed yet,
+        each no sooner than ``earliest_ms``."""
+        if not isinstance(action, Presses):
+            return action, ()
+        pressed = so_far.codes[0::3] if isinstance(so_far, Presses) else ()
+        fresh = Presses.of(*((i.kind, i.target, i.ms) for i in action.inputs(seat) if i.kind not in pressed))
+        bounded, clamps = (fresh, ()) if earliest_ms is None else clamp_presses(fresh, earliest_ms)
+        earlier = list(so_far.codes) if isinstance(so_far, Presses) else []
+        return self._in_time_order(earlier + list(bounded.codes)), clamps
+
+    @staticmethod
+    def _in_time_order(codes: Sequence[int]) -> Presses:
+        triples = sorted((tuple(codes[i : i + 3]) for i in range(0, len(codes), 3)), key=lambda t: t[2])
+        return Presses.of(*triples)  # type: ignore[arg-type]
+
+    def heard(self, action: Action) -> list[tuple[int, Any]]:
+        """Each input of the presses: ``(ms, [input, target])``; nothing of a ready or a feed."""
+        if not isinstance(action, Presses):
+            return []
+        return [(i.ms, [i.kind, i.target]) for i in sorted(action.inputs(0), key=lambda i: i.ms)]
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
         if seat not in self.to_act(state):
