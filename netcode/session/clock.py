@@ -30,7 +30,7 @@ REMEMBERED = 64
 #: an estimate whose best sample took longer than this (seconds) is not good enough to draw by
 GOOD_ENOUGH = 0.25
 #: the longest a seat waits for a room's instant after the room arrived (seconds)
-LONGEST_WAIT = 0.5
+LONGEST_WAIT = 1.5
 
 
 class HostClock:

@@ -415,6 +415,8 @@ class HostSession:
         elif isinstance(message, Pong):
             if not self.races.pong(peer, message.n, self._arrived, message.held):
                 self.drops["unasked_pong"] += 1
+            elif self.live.holding(peer):  # its room leaves as its link is now known
+                self.live.retime(peer, self.races.send_at(peer, now))
             return self._take()
         return self._settle(now)
 

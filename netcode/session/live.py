@@ -89,6 +89,14 @@ class LiveRounds:
             out += [(peer, message) for message in messages]
         return out
 
+    def holding(self, peer: Peer) -> bool:
+        return peer in self._held
+
+    def retime(self, peer: Peer, when: float) -> None:
+        """``peer``'s held messages leave at ``when`` instead."""
+        if peer in self._held:
+            self._held[peer] = (when, self._held[peer][1])
+
     def forget(self, peer: Peer) -> None:
         self._held.pop(peer, None)
 

@@ -9,7 +9,9 @@ believe of a seat's claim), and the figures of the bound (``FRAME_MS``,
 
 **Every terminal draws a room at one instant.** When a round opens (at ``S``)
 the host picks the instant ``T`` at which every terminal draws its room, a
-little later: late enough that the room can reach the slowest peer by then.
+little later: late enough that the room can reach the slowest peer by then
+(the first room, dealt at once, waits about a second for the pings to tell
+each link; a peer's send time is worked out again as each answer comes).
 It tells every peer ``T`` (on the host's clock; each peer estimates the host's
 clock from the pings, ``netcode.session.clock``) and sends each remote peer its
 room only at ``R = T - lead``, where ``lead`` is half that peer's smallest
@@ -90,6 +92,8 @@ AHEAD = 0.001
 HOST_WORK = 0.005
 #: the most seconds a room's instant may lie after the round opened (a slower peer draws late)
 MAX_LEAD = 0.25
+#: seconds the first room waits for the pings of a peer not measured yet (two of them answered)
+FIRST_WAIT = 2 * PING_EVERY + 0.1
 
 Peer = Hashable
 
@@ -129,6 +133,11 @@ class Link:
         return min(JITTER_CAP_MS / 1000, max(0.0, high - self.smallest))
 
     @property
+    def settled(self) -> bool:
+        """Whether the host's own pings have answered often enough to tell a spread."""
+        return len(self.recent) >= 2
+
+    @property
     def lead(self) -> float:
         """How long before a room's instant it must leave to arrive just in time (seconds)."""
         return self.least / 2 + self.spread / 2 + AHEAD
@@ -153,13 +162,19 @@ class RaceClock:
     def open_room(self, now: float, remote: Iterable[Peer]) -> tuple[float, dict[Peer, float]]:
         """A real-time round opens at ``now``: the instant its room is drawn everywhere, and
         when to send each remote peer its room (a local peer gets it at once)."""
-        leads = {peer: self._link(peer).lead for peer in remote}
-        if not leads:
-            at = now
-        else:
-            at = now + min(MAX_LEAD, HOST_WORK + max(leads.values()))
+        links = {peer: self._link(peer) for peer in remote}
+        at = now
+        if links:
+            at += min(MAX_LEAD, HOST_WORK + max(link.lead for link in links.values()))
+            if not all(link.settled for link in links.values()):  # the first room: let the pings speak
+                at = max(at, now + FIRST_WAIT)
         self.room_at, self.sent = at, {}
-        return at, {peer: max(now + HOST_WORK, at - lead) for peer, lead in leads.items()}
+        return at, {peer: self.send_at(peer, now) for peer in links}
+
+    def send_at(self, peer: Peer, now: float) -> float:
+        """When to send ``peer`` the open round's room, as its link is known at ``now``."""
+        assert self.room_at is not None
+        return max(now + HOST_WORK, self.room_at - self._link(peer).lead)
 
     def room_sent(self, peer: Peer, now: float) -> None:
         """The open round's room left for ``peer`` at ``now``."""

@@ -177,6 +177,7 @@ class SeatSession:
         self.race = 0
         self.room_at: float | None = None
         self.shouts: list[tuple[int, Any, int]] = []
+        self._arrived = 0.0
         self._ids = itertools.count(1)
 
     # ------------------------------------------------------------ facts
@@ -217,7 +218,8 @@ class SeatSession:
             message = parse_host_message(raw)
             if self.keep_received:
                 self.received.append(message)
-            self._take(message, now, out, now if arrived is None else min(arrived, now))
+            self._arrived = now if arrived is None else min(arrived, now)
+            self._take(message, now, out)
         except BadMessage as bad:
             self.drops[bad.reason] += 1
         except (KeyError, TypeError, ValueError, IndexError):  # a delta or roster that does not fit
@@ -240,7 +242,8 @@ class SeatSession:
             return self.host_lost(event.reason)
         return SeatOutput()
 
-    def _take(self, message: Message, now: float, out: SeatOutput, arrived: float) -> None:
+    def _take(self, message: Message, now: float, out: SeatOutput) -> None:
+        arrived = self._arrived  # when the message's datagram came (``receive``)
         if isinstance(message, Shout):
             if message.race == self.race:
                 self.shouts.append((message.seat, message.shout, message.ms))
