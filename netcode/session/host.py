@@ -439,12 +439,16 @@ class HostSession:
     def tick(self, now: float) -> Output:
         """Do whatever is due by ``now``: the deal, holds, timers, windows, a bot's move.
 
-        Rooms held back for their peers leave first, alone (the rest is done at the next
-        call, at once), so that each leaves the moment it is due."""
-        if self._release(now):
+        What must leave at its time leaves first and alone (the rest is done at the next
+        call, at once): rooms held back for their peers, the pings (stamped with the time
+        they leave), the bots' shouts."""
+        if self._release(now) or self._ping(now):
             return self._take()
-        for seat, shout, ms in self.live.due(now):
+        shouts = self.live.due(now)
+        for seat, shout, ms in shouts:
             self._shout(seat, shout, ms)
+        if shouts:
+            return self._take()
         if self.dealing and self._deal_by is not None and now >= self._deal_by:
             self._deal(now)
         for i, seat in enumerate(self.seats):
@@ -458,7 +462,6 @@ class HostSession:
             self._dirty = True
         if self._bot_due() <= now:
             self._bot_moves(now)
-        self._ping(now)
         return self._settle(now)
 
     # ------------------------------------------------------------ the host's commands
@@ -815,12 +818,15 @@ class HostSession:
                           "allowance_ms": self.races.allowance_ms(peer)}])
         self._dirty = True
 
-    def _ping(self, now: float) -> None:
-        """Ping every remote peer (players and watchers) due a ping, in a real-time game."""
+    def _ping(self, now: float) -> bool:
+        """Ping every remote peer (players and watchers) due a ping, in a real-time game;
+        True if any was."""
         timing = not self.finished and self.real_time
         peers = [p for p, g in self.guests.items() if not g.local] if timing else []
-        for peer, n, echo in self.races.pings(peers, now):
+        pings = self.races.pings(peers, now)
+        for peer, n, echo in pings:
             self._out.send(peer, Ping(n, now, echo))
+        return bool(pings)
 
     def _timed_out(self, i: int, now: float) -> None:
         seat = self.seats[i]

@@ -113,8 +113,9 @@ async def seat_main(role: str, address: tuple[str, int], code: str, name: str, s
         claimed = 0 if role == "forger" else waited
         presses = Presses.of((kind, target, claimed)).to_wire()
         runner.post(session.press(presses))
+        sent = time.monotonic()
         runner.post(session.act(presses))
-        records.setdefault(rnd, {"round": rnd}).update(true_ms=waited, claimed_ms=claimed)
+        records.setdefault(rnd, {"round": rnd}).update(true_ms=waited, claimed_ms=claimed, sent=sent)
 
     def drawn(rnd: int, arrived: float, planned: float) -> None:
         """The room is drawn (at the table's instant): the honest seats' clocks start now."""
@@ -140,7 +141,7 @@ async def seat_main(role: str, address: tuple[str, int], code: str, name: str, s
             return
         if phase == "race" and rnd != state["round"] and session.seat in session.to_act:
             state["round"] = rnd
-            arrived = time.monotonic()
+            arrived = min(time.monotonic(), session._arrived)  # (when its datagram came, where known)
             planned = session.room_at if session.room_at is not None else arrived
             loop.call_at(max(planned, arrived), drawn, rnd, arrived, planned)
             if role == "forger":  # a modified program: it reacts from the room's arrival
@@ -197,6 +198,8 @@ class Game:
     seat_of: dict[str, int] = field(default_factory=dict)  # role -> seat
     #: the smallest round trip the host's pings measured, per role (ms)
     least_rtt_ms: dict[str, float] = field(default_factory=dict)
+    #: every bound the host set, and what from (for ``--details``)
+    bounds: list[dict] = field(default_factory=list)
 
 
 async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed: int,
@@ -233,6 +236,20 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
                 game.least_rtt_ms[guest.name.lower()] = link.smallest * 1000
 
     hosted.subscribe(news)
+    bounds = game.bounds
+    races = hosted.host.races
+    believe = races.earliest_ms
+
+    def earliest_ms(peer, arrived):  # every bound the host sets, with what it was set from
+        result = believe(peer, arrived)
+        link = races.links.get(peer)
+        guest = hosted.host.guests.get(peer)
+        if result is not None and link is not None and guest is not None:
+            bounds.append({"seat": guest.seat, "arrived": arrived, "at": races.room_at, "sent": races.sent.get(peer),
+                           "r": link.least, "j": link.spread, "bound": result})
+        return result
+
+    races.earliest_ms = earliest_ms
     procs = [start_seat(role, through, seed) for role, through in seats]
     try:
         await asyncio.wait_for(enough.wait(), timeout=900)
@@ -304,6 +321,8 @@ async def bench(races_wanted: int, seed: int, details: dict | None = None) -> di
             honest_clamped += len(honest)
             if details is not None:
                 details.setdefault("clamps", []).extend({"seed": game_seed, **c} for c in game.clamps)
+                details.setdefault("bounds", []).extend({"seed": game_seed, **b} for b in game.bounds)
+                details.setdefault("seats", {})[game_seed] = {"seat_of": seat_of, "outputs": outputs}
             forged = {r["round"]: r for r in outputs["forger"]["records"]}
             for rnd, record in forged.items():
                 ms = game.counted.get(rnd, {}).get(seat_of["forger"])
