@@ -20,19 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
-import struct
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-try:
-    import fcntl
-except ImportError:  # not on Windows: arrivals are then taken when they are handled
-    fcntl = None  # type: ignore[assignment]
-
 from netcode.aio import AioEndpoint
+from netcode.arrival import ArrivalClock
 from netcode.channel import Delivered, Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.session.messages import Message, Opens, Ping, Shout, Snap
@@ -75,48 +68,8 @@ class Listeners:
 #: The clock every session here is fed: monotonic seconds, the same as the channel's.
 _now = time.monotonic
 
-#: Linux's ioctl for the kernel's receive time of the last datagram read from a socket
-SIOCGSTAMPNS = 0x8907
 #: the messages that leave the moment they are made (a room, a shout, a ping: their time matters)
 TIMELY = (Snap, Opens, Shout, Ping)
-
-
-class ArrivalClock:
-    """When the datagram being handled reached this machine, on the sessions' clock.
-
-    A busy event loop (or a busy machine) handles a datagram some milliseconds
-    after it arrived; the kernel notes the arrival itself. On Linux a UDP
-    socket tells the last datagram's receive time (``SIOCGSTAMPNS``, on the
-    wall clock: turned to monotonic time by reading both clocks at once); a
-    message's handler runs straight from its datagram's read, so that is its
-    arrival. Elsewhere, or if the answer is not believable, None: the caller
-    takes the time it handles the message."""
-
-    def __init__(self, sock: socket.socket | None) -> None:
-        linux = fcntl is not None and sys.platform.startswith("linux")
-        self.fileno = sock.fileno() if sock is not None and linux else None
-        if self.fileno is not None:
-            try:  # the first call switches the socket's timestamps on
-                fcntl.ioctl(self.fileno, SIOCGSTAMPNS, bytes(16))
-            except OSError:
-                pass
-
-    def __call__(self) -> float | None:
-        if self.fileno is None:
-            return None
-        try:
-            seconds, nanoseconds = struct.unpack("qq", fcntl.ioctl(self.fileno, SIOCGSTAMPNS, bytes(16)))
-        except OSError:
-            return None
-        age = time.time() - (seconds + nanoseconds / 1e9)
-        now = _now()
-        return now - age if 0.0 <= age <= 1.0 else None
-
-    @classmethod
-    def of(cls, aio: Any) -> ArrivalClock:
-        """The arrival clock of an ``AioEndpoint``'s socket."""
-        transport = getattr(aio, "_transport", None)  # the endpoint's own: read, never written
-        return cls(transport.get_extra_info("socket") if transport is not None else None)
 
 
 class HostRunner:
@@ -214,6 +167,7 @@ class HostRunner:
             try:
                 if isinstance(message, TIMELY):  # leaves at once: the peer starts on it while we make the next
                     aio.send_reliable_now(peer, message.to_wire())
+                    self.node.sent(peer, message, _now())  # when it really left
                 else:
                     aio.send_reliable_nowait(peer, message.to_wire())
             except (PeerClosed, SendQueueFull):

@@ -325,6 +325,8 @@ class HostSession:
         self.shares: dict[int, Share] = {}
         self.races = RaceClock()
         self.live = LiveRounds()
+        #: peers whose room was released and not yet said to have left (``sent``)
+        self._room_leaving: set[Peer] = set()
         #: when the message being handled arrived (the kernel's time, where the runner knows it)
         self._arrived = 0.0
         self._out = Output()
@@ -435,6 +437,16 @@ class HostSession:
                     self._roster_due = now + 1.0
             guest.rtt = rtt
         return self._take()
+
+    def sent(self, peer: Peer, message: Message, now: float) -> None:
+        """``message`` actually left for ``peer`` at ``now`` (the runner says so, for the messages
+        whose time matters): a ping's round trip and a room's departure count from then, not from
+        when this session made them (a busy machine may keep its program from sending at once)."""
+        if isinstance(message, Ping):
+            self.races.ping_left(peer, message.n, now)
+        elif isinstance(message, Snap) and peer in self._room_leaving:
+            self._room_leaving.discard(peer)
+            self.races.room_sent(peer, now)
 
     def tick(self, now: float) -> Output:
         """Do whatever is due by ``now``: the deal, holds, timers, windows, a bot's move.
@@ -790,7 +802,8 @@ class HostSession:
         """Send what was held back for the peers whose room is due; True if anything was."""
         released = self.live.release(now)
         for peer in {peer for peer, _ in released}:
-            self.races.room_sent(peer, now)
+            self.races.room_sent(peer, now)  # (the runner may say when it really left: ``sent``)
+            self._room_leaving.add(peer)
         self._out.sends += released
         return bool(released)
 

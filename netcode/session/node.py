@@ -80,6 +80,10 @@ class HostNode:
             return self.peer_rtt(event.peer, event.rtt, now)
         return []
 
+    def sent(self, peer: Peer, message: Message, now: float) -> None:
+        """A message for a remote peer actually left at ``now`` (see ``HostSession.sent``)."""
+        self.host.sent(peer, message, now)
+
     def tick(self, now: float) -> Remote:
         return self._route(self.host.tick(now), now)
 

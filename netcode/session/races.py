@@ -152,7 +152,8 @@ class RaceClock:
         self.room_at: float | None = None
         #: peer -> when the open round's room left for it
         self.sent: dict[Peer, float] = {}
-        self._pings: dict[Peer, dict[int, float]] = {}
+        #: peer -> ping number -> [the time it is stamped with, the time it left]
+        self._pings: dict[Peer, dict[int, list[float]]] = {}
         #: peer -> its last answered ping and round trip, echoed in the next ping
         self._answered: dict[Peer, list] = {}
         self._ids = itertools.count(1)
@@ -220,10 +221,10 @@ class RaceClock:
         out = []
         for peer in peers:
             waiting = self._pings.setdefault(peer, {})
-            for n in [n for n, sent in waiting.items() if now - sent > PING_LOST]:
+            for n in [n for n, (stamped, _) in waiting.items() if now - stamped > PING_LOST]:
                 del waiting[n]
             n = next(self._ids)
-            waiting[n] = now
+            waiting[n] = [now, now]
             out.append((peer, n, self._answered.get(peer)))
         return out
 
@@ -231,15 +232,24 @@ class RaceClock:
         """The channel's own estimate of ``peer``'s round trip: the bound's until pings answer."""
         self._link(peer).channel = rtt
 
+    def ping_left(self, peer: Peer, n: int, now: float) -> None:
+        """Ping ``n`` actually left for ``peer`` at ``now`` (the host's program may have been kept
+        from sending it the moment it was stamped): its round trip counts from then."""
+        times = self._pings.get(peer, {}).get(n)
+        if times is not None:
+            times[1] = max(times[0], now)
+
     def pong(self, peer: Peer, n: int, arrived: float, held: float = 0.0) -> bool:
         """``peer`` answered ping ``n`` (its answer arrived at ``arrived``, having waited
-        ``held`` in the peer's program); False if it was never asked (dropped by the caller)."""
-        sent = self._pings.get(peer, {}).pop(n, None)
-        if sent is None:
+        ``held`` in the peer's program); False if it was never asked (dropped by the caller).
+        The link counts the round trip from when the ping left; the echo (for the peer's
+        reading of the host's clock) from the time the ping was stamped with."""
+        times = self._pings.get(peer, {}).pop(n, None)
+        if times is None:
             return False
-        rtt = max(0.0, arrived - sent)
-        self._link(peer).add(rtt, held)
-        self._answered[peer] = [n, min(rtt, 60.0)]
+        stamped, left = times
+        self._link(peer).add(max(0.0, arrived - left), held)
+        self._answered[peer] = [n, min(max(0.0, arrived - stamped), 60.0)]
         return True
 
     def forget(self, peer: Peer) -> None:
