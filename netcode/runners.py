@@ -8,9 +8,10 @@ table: callbacks run after each step, one that fails is reported and the
 others still run).
 
 Each runner only moves things: channel events and timer ticks go into the
-session with the time (the event loop's monotonic clock); the messages that
-come out go onto the channel; the events go to the listeners. Every decision
-is the session's.
+session with the time (the event loop's monotonic clock, and for a message,
+when its datagram reached this machine, where the kernel tells it: see
+``ArrivalClock``); the messages that come out go onto the channel; the events
+go to the listeners. Every decision is the session's.
 
 Must not touch: games, the UI, table logic (``netcode.session`` has it).
 """
@@ -24,11 +25,12 @@ from collections.abc import Callable
 from typing import Any
 
 from netcode.aio import AioEndpoint
-from netcode.channel import Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
+from netcode.arrival import ArrivalClock
+from netcode.channel import Delivered, Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.fairplay import Signer
 from netcode.session.host import SteppedDown
-from netcode.session.messages import Message, Snap
+from netcode.session.messages import Message, Opens, Ping, Shout, Snap
 from netcode.session.node import HostNode, LocalPeer, Remote
 from netcode.session.peer import HostFactory, PeerOutput, TablePeer
 from netcode.session.seat import (
@@ -77,6 +79,9 @@ class Listeners:
 #: The clock every session here is fed: monotonic seconds, the same as the channel's.
 _now = time.monotonic
 
+#: the messages that leave the moment they are made (a room, a shout, a ping: their time matters)
+TIMELY = (Snap, Opens, Shout, Ping)
+
 
 def answer_probe(probes: ProbeAnswerer, aio: AioEndpoint | None, info: Callable[[], TableInfo] | None,
                  data: bytes, address: Any) -> bool:
@@ -119,6 +124,7 @@ class HostRunner:
         self.closed = False
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
+        self._arrival = ArrivalClock(None)
 
     @property
     def host(self):  # noqa: ANN201 - the HostSession
@@ -135,6 +141,7 @@ class HostRunner:
             self.node.host.heard = self.endpoint.last_heard  # the host's lease
             self.aio = await AioEndpoint.bind(self.endpoint, self.bind, on_foreign=self._foreign,
                                               on_event=self._on_channel)
+            self._arrival = ArrivalClock.of(self.aio)
             if self.info is not None and self.discovery is not None:
                 self.announcer = Announcer(self.info(), self.discovery)
                 await self.announcer.start()
@@ -164,7 +171,8 @@ class HostRunner:
         return moved
 
     def _on_channel(self, event: Any) -> None:
-        self._deliver(self.node.on_channel(event, _now()))
+        arrived = self._arrival() if isinstance(event, Delivered) else None
+        self._deliver(self.node.on_channel(event, _now(), arrived))
 
     def _on_timer(self) -> None:
         self._timer = self._timer_at = None
@@ -182,8 +190,9 @@ class HostRunner:
             if aio is None or self.closed:
                 continue
             try:
-                if isinstance(message, Snap):  # leaves at once: the peer starts on it while we make the next
+                if isinstance(message, TIMELY):  # leaves at once: the peer starts on it while we make the next
                     aio.send_reliable_now(peer, message.to_wire())
+                    self.node.sent(peer, message, _now())  # when it really left
                 else:
                     aio.send_reliable_nowait(peer, message.to_wire())
             except (PeerClosed, SendQueueFull):
@@ -303,6 +312,7 @@ class SeatRunner:
         self._answer: asyncio.Future[SeatEvent] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._first_action_noted = False
+        self._arrival = ArrivalClock(None)
 
     @property
     def host_peer(self) -> int | None:
@@ -314,6 +324,7 @@ class SeatRunner:
         self._answer = loop.create_future()
         self.aio = await AioEndpoint.bind(self.endpoint, (self.bind_host, 0), on_event=self._on_channel,
                                           on_foreign=self._foreign)
+        self._arrival = ArrivalClock.of(self.aio)
         assert self.host_peer is not None
         await self.aio.connect(self.host_peer, self.address)
         self.post(self.session.hello())
@@ -342,7 +353,8 @@ class SeatRunner:
                 self._answer.set_exception(JoinError(event.text))
             return
         electing = self.peer.electing
-        self._apply(self.peer.on_channel(event, _now()))
+        arrived = self._arrival() if isinstance(event, Delivered) else None
+        self._apply(self.peer.on_channel(event, _now(), arrived))
         if self.peer.electing and not electing:
             self.timeline.append(("lost", time.monotonic()))
 
@@ -367,6 +379,8 @@ class SeatRunner:
         for peer_id, message in out.sends:
             try:
                 aio.send_reliable_now(peer_id, message.to_wire())
+                if self.peer.node is not None and isinstance(message, TIMELY):
+                    self.peer.node.sent(peer_id, message, _now())  # when it really left
             except (PeerClosed, SendQueueFull):
                 self.endpoint.note_drop("send_refused")
                 if self.peer.node is not None:

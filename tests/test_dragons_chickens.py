@@ -32,7 +32,9 @@ from xmas_tui.games.dragons_chickens import (
     TIE_MS,
     TREASURES,
     WINDOW_MS,
+    Feed,
     Input,
+    Offer,
     Outcome,
     Presses,
     Ready,
@@ -42,7 +44,7 @@ from xmas_tui.games.dragons_chickens import (
     card,
     counts_of,
     dragon_for,
-    dragon_takes,
+    dragon_offers,
     last_round,
     loot_zone,
     make_face,
@@ -124,15 +126,21 @@ def table(
     return state
 
 
-def play_round(state: State, by_seat: dict[int, Sequence[Input]], seed: str = "round") -> list:
-    """Every seat submits its presses (seats not named press nothing), then says it is ready."""
+def play_round(state: State, by_seat: dict[int, Sequence[Input]], seed: str = "round",
+               feed: dict[int, bool] | None = None) -> list:
+    """Every seat submits its presses (seats not named press nothing), then says it is ready;
+    a burned seat with a choice gives the dragon a chicken or not as ``feed`` says (else the
+    cheaper offer, as a seat that says nothing does)."""
     rng = Rng(seed)
     events = []
     for seat in range(len(state.players)):
         events += GAME.apply(state, seat, presses(*by_seat.get(seat, ())), rng)
     if state.phase == "pause":
         for seat in range(len(state.players)):
-            events += GAME.apply(state, seat, Ready(), rng)
+            if feed is not None and seat in feed:
+                events += GAME.apply(state, seat, Feed(int(feed[seat])), rng)
+            else:
+                events += GAME.apply(state, seat, GAME.silent_action(state, seat), rng)
     return events
 
 
@@ -342,7 +350,7 @@ def test_ignacio_last_on_the_shield_loses_his_diamonds_and_rings() -> None:
     outcome = resolve(revealed, shield(MARTA, 350), shield(PABLO, 420), shield(IGNACIO, 610))
     assert [(b.seat, b.dragon, b.why) for b in outcome.burns] == [(IGNACIO, IGNACIO, "top")]
     booty = [face("ring", "pearl"), face("gold", "crown"), face("diamond", "chalice"), face("pearl", "gold")]
-    assert dragon_takes(booty, dragon) == ((0, 2), False)
+    assert dragon_offers(booty, dragon) == (Offer((0, 2), False),)
 
     state = table(
         [[face("pearl", "gold"), "ring+pearl"], [dragon, "ring+pearl"], [face("crown", "gold"), "ring+pearl"]],
@@ -415,27 +423,104 @@ def test_just_give_away_the_chicken_and_the_dragon_will_be_satisfied() -> None:
     chicken. Just give away the chicken and the Dragon will be satisfied." """
     dragon = face("ring", "diamond", dragon=3)
     booty = [face("ring", "pearl"), face("gold", "crown", chicken=True), face("diamond", "chalice")]
-    assert dragon_takes(booty, dragon) == ((1,), True)
+    assert dragon_offers(booty, dragon) == (Offer((1,), True), Offer((0, 2), False))
     state = table([["pearl+gold", "ring+pearl"], [dragon, "ring+pearl"]], loots=[booty, []])
-    play_round(state, {1: [shield(1, 300)], 0: [shield(0, 700)]})
+    play_round(state, {1: [shield(1, 300)], 0: [shield(0, 700)]}, feed={0: True})
     assert sorted(loot(state, 0)) == sorted([face("ring", "pearl"), face("diamond", "chalice")])
     assert state.cards.faces(DRAGON) == [face("gold", "crown", chicken=True)]
     assert record(state).losses[0].chicken
+    assert "Marta gives up a chicken instead of Ring or Diamond" in " ".join(record(state).lines)
 
 
-def test_chickens_ruling_the_most_recently_won_chicken_goes() -> None:
-    """Ruling "Chickens": automatic; the most recently won chicken card goes."""
+CHICKENS = """Ruling "Chickens": A player the dragon burns, with a chicken in their loot, chooses between rounds: give the dragon their most recently won chicken, or every card it wants. The cheaper is offered first (fewer cards, then fewer chickens) and is what a player who says nothing in time gives. There is nothing to choose when the dragon wants no card, or wants that very chicken alone."""
+
+
+def burned_with_a_chicken() -> State:
+    """Marta is last on the shield; her loot holds two Ring or Diamond cards and a chicken."""
+    dragon = face("ring", "diamond", dragon=3)
+    booty = [face("ring", "pearl"), face("gold", "crown", chicken=True), face("diamond", "chalice")]
+    state = table([["pearl+gold", "ring+pearl"], [dragon, "ring+pearl"]], loots=[booty, []])
+    rng = Rng("round")
+    GAME.apply(state, 1, presses(shield(1, 300)), rng)
+    GAME.apply(state, 0, presses(shield(0, 700)), rng)
+    return state
+
+
+def test_chickens_ruling_the_burned_player_chooses_the_cheaper_offered_first() -> None:
+    """"you can still avoid giving part of your treasures to the dragon if one of your treasures
+    is a chicken. Just give away the chicken and the Dragon will be satisfied."
+    Ruling "Chickens": A player the dragon burns, with a chicken in their loot, chooses between
+    rounds: give the dragon their most recently won chicken, or every card it wants. The cheaper
+    is offered first (fewer cards, then fewer chickens) and is what a player who says nothing in
+    time gives. There is nothing to choose when the dragon wants no card, or wants that very
+    chicken alone."""
+    assert " ".join(CHICKENS.split()) in " ".join((test_chickens_ruling_the_burned_player_chooses_the_cheaper_offered_first.__doc__ or "").split())
+    state = burned_with_a_chicken()
+    assert state.phase == "pause" and GAME.to_act(state) == {0, 1}
+    assert GAME.legal_actions(state, 0) == [Feed(1), Feed(0)], "the chicken (1 card) before 2 cards"
+    assert GAME.legal_actions(state, 1) == [Ready()]
+    assert loot(state, 0) and not state.cards.faces(DRAGON), "nothing is taken before she chooses"
+    (loss,) = record(state).losses
+    assert loss.choosing and "Marta chooses: a chicken, or the cards showing Ring or Diamond" in " ".join(record(state).lines)
+    with pytest.raises(IllegalAction, match="Chickens: the dragon is waiting"):
+        GAME.apply(state, 0, Ready(), Rng(0))
+    with pytest.raises(IllegalAction, match="Chickens: only a player the dragon burned"):
+        GAME.apply(state, 1, Feed(1), Rng(0))
+    assert GAME.silent_action(state, 0) == Feed(1), "saying nothing gives the cheaper"
+    events = GAME.apply(state, 0, Feed(0), Rng(0))
+    assert sorted(state.cards.faces(DRAGON)) == sorted([face("ring", "pearl"), face("diamond", "chalice")])
+    assert loot(state, 0) == [face("gold", "crown", chicken=True)]
+    assert [e.kind for e in events] == ["feed"] and events[0].data == {"chicken": False, "cards": 2}
+    (loss,) = record(state).losses
+    assert not loss.choosing and not loss.chicken and len(loss.cards) == 2
+    assert GAME.to_act(state) == {1}, "feeding the dragon is being ready for the next room"
+    GAME.apply(state, 1, Ready(), Rng(0))
+    assert state.phase == "race" and state.round == 2
+
+
+def test_chickens_ruling_the_most_recently_won_chicken_is_offered() -> None:
+    """Ruling "Chickens": the most recently won chicken; the cheaper offer first (fewer cards,
+    then fewer chickens)."""
     dragon = face("ring", "diamond", dragon=3)
     booty = [face("gold", "crown", chicken=True), face("ring", "pearl"), face("diamond", "chalice"), face("pearl", "gold", chicken=True)]
-    assert dragon_takes(booty, dragon) == ((3,), True)
+    assert dragon_offers(booty, dragon) == (Offer((3,), True), Offer((1, 2), False))
+    one = [face("ring", "pearl"), face("gold", "crown", chicken=True)]
+    assert dragon_offers(one, dragon) == (Offer((0,), False), Offer((1,), True)), "1 card, no chicken, first"
+    mine = [face("ring", "gold", chicken=True), face("crown", "pearl", chicken=True)]
+    assert dragon_offers(mine, dragon) == (Offer((0,), False), Offer((1,), True)), "a tie: the treasures first"
 
 
-def test_chickens_ruling_a_chicken_is_kept_when_the_dragon_would_take_one_card() -> None:
-    """Ruling "Chickens": when the dragon would take one card or none, chickens are kept."""
+def test_chickens_ruling_nothing_to_choose() -> None:
+    """Ruling "Chickens": there is nothing to choose when the dragon wants no card, or wants that
+    very chicken alone."""
     dragon = face("ring", "diamond", dragon=3)
-    assert dragon_takes([face("ring", "pearl"), face("gold", "crown", chicken=True)], dragon) == ((0,), False)
-    assert dragon_takes([face("gold", "crown", chicken=True)], dragon) == ((), False)
-    assert dragon_takes([face("ring", "gold", chicken=True), face("diamond", "pearl")], dragon) == ((0,), True)
+    assert dragon_offers([face("gold", "crown", chicken=True)], dragon) == (Offer((), False),)
+    assert dragon_offers([face("ring", "gold", chicken=True), face("crown", "pearl")], dragon) == (Offer((0,), False),)
+    assert dragon_offers([face("ring", "pearl"), face("diamond", "gold")], dragon) == (Offer((0, 1), False),)
+
+
+def test_chickens_in_the_last_round_are_still_offered() -> None:
+    """Ruling "Chickens": a dragon in the last room still lets the burned player choose before
+    the game ends."""
+    dragon = face("ring", "diamond", dragon=3)
+    booty = [face("ring", "pearl"), face("gold", "crown", chicken=True), face("diamond", "chalice")]
+    state = table([["pearl+gold"], [dragon]], loots=[booty, []])
+    play_round(state, {1: [shield(1, 300)], 0: [shield(0, 700)]}, feed={0: False})
+    assert state.phase == "over"
+    assert loot(state, 0) == [face("gold", "crown", chicken=True)]
+    assert GAME.result(state).scores[0] == 1  # type: ignore[union-attr]
+
+
+def test_every_bot_gives_the_dragon_the_cheaper_offer() -> None:
+    """A sensible choice: every level of bot feeds the dragon what costs it least."""
+    from xmas_tui.bots import make_bot
+    from xmas_tui.games import View
+
+    for level in ("easy", "sensible", "hard"):
+        state = burned_with_a_chicken()
+        bot = make_bot(GAME.id, level, 0, Rng(level))
+        assert bot.choose(GAME.view(state, 0), GAME.legal_actions(state, 0)) == Feed(1)
+        assert isinstance(GAME.view(state, 0), View)
 
 
 # ---------------------------------------------------------------- dark rooms
@@ -730,7 +815,8 @@ def test_the_rulings_state_the_network_bound_and_the_bot_levels_as_the_code_has_
     from netcode.session import races
     from xmas_tui.games import dragons_chickens as dc
 
-    assert (dc.NETWORK_JITTER_CAP_MS, dc.NETWORK_FRAME_MS) == (races.JITTER_CAP_MS, races.FRAME_MS)
+    assert (dc.NETWORK_JITTER_CAP_MS, dc.NETWORK_FRAME_MS, dc.NETWORK_CLOCK_SLACK_MS) == (
+        races.JITTER_CAP_MS, races.FRAME_MS, races.CLOCK_SLACK_MS)
     for level, skill in (("easy", SKILLS["easy"]), ("sensible", SKILLS["normal"]), ("hard", SKILLS["hard"])):
         assert dc.BOT_REACTIONS[level] == (skill.mean_ms - 2 * skill.spread_ms, skill.mean_ms + 2 * skill.spread_ms)
     assert {s.per_card_ms for s in SKILLS.values()} <= {40, 60, 90} and dc.BOT_PER_CARD == "40-90 ms"
@@ -869,8 +955,8 @@ def test_property_a_whole_game_of_arbitrary_presses_conserves_every_card(seed: i
     times = st.integers(0, WINDOW_MS)
     while GAME.to_act(state):
         for seat in sorted(GAME.to_act(state)):
-            if state.phase == "pause":
-                GAME.apply(state, seat, Ready(), rng)
+            if state.phase == "pause":  # ready, or (burned, with a chicken) either offer
+                GAME.apply(state, seat, data.draw(st.sampled_from(GAME.legal_actions(state, seat))), rng)
                 continue
             revealed = GAME.revealed(state)
             kinds = data.draw(st.lists(st.sampled_from([NAME, CHEST, SHIELD, SLAP]), unique=True, max_size=4))
@@ -954,5 +1040,8 @@ def test_smart_bots_play_whole_games() -> None:
     for players in range(2, 6):
         playout = play_game(GAME, players, f"smart/{players}", "smart")
         rounds = 109 // players  # every seat presses once a round, and is ready once between rounds
-        assert len(playout.actions) == players * rounds + players * (rounds - 1)
+        pressed = sum(isinstance(a, Presses) for _, a in playout.actions)
+        between = len(playout.actions) - pressed  # ready, or a burned player's choice
+        assert pressed == players * rounds
+        assert between in (players * (rounds - 1), players * rounds), "and after the last, only to feed a dragon"
         assert 0 < sum(playout.result.scores) <= 109

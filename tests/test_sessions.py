@@ -30,6 +30,7 @@ from netcode.session.messages import (
     parse_seat_message,
 )
 from netcode.session.node import HostNode
+from netcode.session.races import FIRST_WAIT
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
 from netcode.shares import Share, rebuild, threshold
@@ -267,24 +268,34 @@ def test_the_host_hands_a_seat_to_a_bot_and_gives_it_back() -> None:
     assert host.roster(2.0)[1].state is SeatState.HERE
 
 
+def release(host: HostSession) -> None:
+    """Tick until every peer's held room has left (each just before the room's instant)."""
+    while any(host.live.holding(peer) for peer in host.guests):
+        host.tick(host.next_deadline())
+
+
 def test_a_silent_racer_is_sealed_empty_when_its_window_ends() -> None:
     host = chip_host(2, game=DC, intermission=2.0, race_slack=1.0)
     seat(host, "p1", "Ann", 0.0)
     seat(host, "p2", "Bob", 0.0)
     host.start(0.0)
     assert host.rules.to_act() == frozenset({0, 1})
-    assert host.seats[0].act_by == DC.race_window + 1.0  # the round waits at most this long
+    at = host.live.at  # the instant every terminal draws the room: a moment after it opened
+    assert at is not None and 0.0 < at <= FIRST_WAIT  # (the first waits for the pings to tell each link)
+    release(host)  # each peer's room leaves just before it
+    assert host.seats[0].act_by == at + DC.race_window + 1.0  # the round waits at most this long
     out = host.receive("p1", Act(1, Presses().to_wire(), None).to_wire(), 3.0)
     assert sent_to(out, "p1", Verdict)[0].refused is None
-    host.tick(5.999)
+    host.tick(at + 5.999)
     assert 1 in host.rules.to_act()
-    out = host.tick(6.0)
+    out = host.tick(at + 6.0)
     assert [e for e in out.events if isinstance(e, ActionApplied) and e.by == "silence"]
     assert "said nothing in time" in " ".join(entry[1] for entry in host.log)
     assert host.rules.state.phase == "pause" and host.rules.to_act() == frozenset({0, 1})
-    assert host.seats[1].act_by == 6.0 + 2.0 + 1.0  # between rounds: the intermission and the slack
-    host.receive("p1", Act(2, ["ready"], None).to_wire(), 7.0)
-    host.tick(9.0)  # Bob said nothing: the host makes him ready, and the next room opens
+    assert host.seats[1].act_by == at + 6.0 + 2.0 + 1.0  # between rounds: the intermission and the slack
+    host.receive("p1", Act(2, ["ready"], None).to_wire(), at + 7.0)
+    for _ in range(3):  # Bob said nothing: the host makes him ready, and the next room opens
+        host.tick(at + 9.0)  # (a ping due then leaves first, alone)
     assert host.rules.to_act() == frozenset({0, 1}) and host.rules.state.round == 2
 
 
@@ -408,6 +419,7 @@ def test_a_sealed_choice_stays_out_of_the_record_until_every_choice_is_opened() 
     host.add_bots(1, 0.0)
     host.start(0.0)
     host.tick(0.0)  # the bot seals its presses as the room is revealed
+    release(host)
     out = host.receive("p1", Act(1, Presses.of((0, 1, 500)).to_wire(), None).to_wire(), 1.0)
     assert len(host.ledger.actions) == 2 and host.recorded == 0  # Ann's and the bot's, both sealed
     assert all(m.actions == [] for p, m in out.sends if isinstance(m, Snap))

@@ -247,30 +247,55 @@ async def test_keys_before_the_reveal_is_drawn_do_not_count_and_the_clock_starts
         assert window.hands[0].inputs == {kind: (target, round((pressed - window.opened_at) * 1000))}
 
 
-async def test_the_bots_sealed_presses_are_neither_shown_nor_seen_before_the_round_is_settled() -> None:
+async def test_a_bots_sealed_presses_are_heard_each_at_its_own_time_and_never_sooner() -> None:
+    """Live shouts: the bots seal their presses as the room opens; each is shouted to the table
+    when its time comes (after the instant the room was drawn), never before."""
     table = LocalTable(DC, seat_names("Ann", 4), 0, seed=6, pace=FAST)
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: window_open(app, 1))
         board = board_of(app)
-        snapshot = board.snapshot
-        assert snapshot.to_act == frozenset({0}), "the bots sealed at once"
+        assert board.snapshot.to_act == frozenset({0}), "the bots sealed at once"
         sealed = {s: DC.parse_action(table.state.cards.sealed(s)) for s in (1, 2, 3)}  # the test may look; the board may not
+        timed = sorted((inp.ms, seat) for seat, presses in sealed.items() for inp in presses.inputs(seat))
+        opened = table.host.live.at
         for seat in sealed:
-            for handle in snapshot.view.zone(f"sealed.{seat}"):
-                assert snapshot.view.face(handle) is None
-        shown = rendered(app) + "\n".join(e.text for e in snapshot.log) + app.screen.query_one("#prompt").render().plain
-        for presses in sealed.values():
-            assert isinstance(presses, Presses)
-            for inp in presses.inputs(0):
-                assert f"{inp.ms} ms" not in shown
-        key, _, _ = right_key(board)
+            for handle in board.snapshot.view.zone(f"sealed.{seat}"):
+                assert board.snapshot.view.face(handle) is None
+        for _ in range(40):  # what has been heard at any moment is what was due by then, never more
+            await pilot.pause(0.05)
+            due = (time.monotonic() - opened) * 1000
+            heard = [(h.ms, h.seat) for h in board.snapshot.heard]
+            assert all(ms <= due for ms, _ in heard)
+            shown = rendered(app)
+            for ms, seat in timed:
+                if ms > due + 50:
+                    assert f"{ms} ms {short_name(board, seat)}" not in shown
+        await wait_for(pilot, lambda: len(board.snapshot.heard) == len(timed))
+        assert sorted((h.ms, h.seat) for h in board.snapshot.heard) == timed
+        assert f"{board.player_name(board.snapshot.heard[-1].seat)}: " in str(board.query_one("#dc-head").render())
+
+
+def short_name(board: DragonsChickensBoard, seat: int) -> str:
+    from xmas_tui.ui.boards.dragons_chickens import short
+
+    return short(board.player_name(seat), 6)
+
+
+async def test_my_press_is_heard_by_the_table_as_i_make_it() -> None:
+    """Live shouts: my press goes to the table the moment I make it (not when my presses are
+    sealed), and comes back to every screen as a shout."""
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=6, pace=FAST)
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = await open_window(pilot, app, 1)
+        key, kind, target = right_key(board)
         await pilot.press(key)
-        await wait_for(pilot, lambda: board.round_seen > 1)
-        lines = "\n".join(last_round(board.snapshot.view.public).lines)
-        for seat, presses in sealed.items():
-            for inp in presses.inputs(seat):
-                assert f"at {inp.ms} ms" in lines, "opened once every seat has sealed"
+        await wait_for(pilot, lambda: any(h.seat == 0 for h in board.snapshot.heard))
+        assert board.window is not None and not board.window.hands[0].sealed, f"heard {LINGER_MS} ms before the seal"
+        assert 0 in table.host.rules.to_act()
+        (mine,) = [h for h in board.snapshot.heard if h.seat == 0]
+        assert mine.shout == [kind, target] and mine.ms == board.window.hands[0].inputs[kind][1]
 
 
 async def test_a_click_on_the_dark_room_slaps_it_and_a_click_on_a_key_presses_it() -> None:
@@ -430,3 +455,80 @@ async def test_the_lobby_seats_people_sharing_the_keyboard() -> None:
         table = app.current
         assert table.humans == (0, 1) and [s.state.value for s in table.host.seats] == ["here", "here", "bot", "bot"]
         assert table.players[:2] == (default_name(), "Player 2")
+
+
+async def test_a_burned_player_with_a_chicken_chooses_what_the_dragon_gets() -> None:
+    """Ruling "Chickens": the burned player chooses between rounds, the cheaper offered first;
+    here Ann gives the dragon the cards it wants (her second key) and keeps her chicken."""
+    from xmas_tui.games.cards import EVERYONE
+    from xmas_tui.games.dragons_chickens import DRAGON, loot_zone, pile_zone
+
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=3, pace=FAST)
+    table.autoplay(lambda s: s.view["phase"] == "race" and any(card(f).dragon for f in DC.revealed(table.state).values()))
+    state = table.state
+    dragon = next(f for f in DC.revealed(state).values() if card(f).dragon)
+    wanted = set(card(dragon).treasures)
+    cards = state.cards
+    hidden = [h for s in (1, 2, 3) for h in cards.zone(pile_zone(s))]  # taken from the bots' piles, for the test
+    chicken = next(h for h in hidden if card(cards.face(h)).chicken and not wanted & set(card(cards.face(h)).treasures))
+    treasures = [h for h in hidden if wanted & set(card(cards.face(h)).treasures) and not card(cards.face(h)).chicken][:2]
+    for handle in (*treasures, chicken):
+        cards.move(handle, loot_zone(0), visible=EVERYONE)
+    table.refresh()
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = await open_window(pilot, app)
+        await pilot.press(BLOCKS[0].chest)  # not the shield: Ann is burned
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        dialog = app.screen
+        assert isinstance(dialog, DragonsChickensRound) and 0 in dialog.choices
+
+        def shown() -> str:
+            return dialog.query_one("#dc-choice").render().plain
+
+        await wait_for(pilot, lambda: "the dragon is hungry" in shown())
+        assert shown().index("your chicken") < shown().index("the 2 cards it wants"), "the cheaper first"
+        await pilot.press(BLOCKS[0].treasures[1])  # the second offer: the cards
+        await wait_for(pilot, lambda: set(treasures) <= set(table.state.cards.zone(DRAGON)))
+        assert chicken in table.state.cards.zone(loot_zone(0))
+        assert "Ann loses 2 cards showing" in " ".join(e.text for e in table.snapshot().log)
+        assert board.fed == {0}, "and she was ready: her choice is not sent twice"
+
+
+async def test_a_player_looks_through_their_loot_and_sees_what_each_dragon_would_take() -> None:
+    """The table as the rulebook has it: a player's loot lies face up in front of them; here
+    ``v`` shows it, with how many cards a dragon on each pair would take (or a chicken)."""
+    from xmas_tui.games.dragons_chickens import dragon_offers, loot_zone
+    from xmas_tui.ui.boards.dragons_chickens import DragonsChickensLoot, dragon_faces
+
+    app = app_at_round(20)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = await open_window(pilot, app, 20)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensLoot))
+        loot = board.snapshot.view.faces_in(loot_zone(0))
+        text = app.screen.query_one("#dc-loot-text").render().plain
+        assert f"{len(loot)} card" in text and "If a dragon burned you now" in text
+        for face in dragon_faces():
+            wants = next(offer for offer in dragon_offers(loot, face) if not offer.chicken)
+            assert f"takes {len(wants.lost)} card" in text
+        await pilot.press("tab")
+        assert str(app.screen.query_one("#dc-loot-box").border_title).startswith(f"{board.player_name(1)}'s loot")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+
+
+def test_ring_and_pearl_differ_by_shape_not_only_by_colour() -> None:
+    """The table as the rulebook has it: every treasure has a symbol of its own shape, one cell
+    wide, so a screen without colour tells them apart: Ring a hollow ring ○, Pearl a solid ●."""
+    from rich.console import Console
+
+    from xmas_tui.games.dragons_chickens import TREASURE_NAMES
+    from xmas_tui.ui.boards.dragons_chickens import SYMBOLS, card_body
+    from xmas_tui.ui.theme import Inks
+
+    assert SYMBOLS[:2] == ("○", "●") and len(set(SYMBOLS)) == len(TREASURE_NAMES)
+    console = Console(width=20, color_system=None)
+    assert all(console.measure(symbol).maximum == 1 for symbol in SYMBOLS)
+    plain = card_body(Inks({}), "ring+pearl").plain  # the theme's default inks
+    assert "○ Ring" in plain and "● Pearl" in plain

@@ -41,10 +41,18 @@ What it does:
   and ``race_slack``) and the pause between rounds (``intermission`` and
   ``race_slack``), after which the seat is given the rules' silent action.
 * **Fair races** (``netcode.session.races``): the host pings every remote
-  seat, notes when it sent each racing seat the opening of its round, and
-  raises a claimed reaction time below what it can believe to that bound,
-  through the rules' pure ``clamp``; the public log says so (a ``table``
-  entry whose data names the seat, the claims and the bound).
+  peer, picks the instant each real-time round's room is drawn everywhere
+  (``Opens``) and sends each remote peer its room just in time for it
+  (``netcode.session.live`` holds the rest back), and raises a claimed
+  reaction time below what it can believe to that bound, through the rules'
+  pure ``press`` and ``merge``; the public log says so (a ``table`` entry whose data names
+  the seat, the claims and the bound).
+* **Live shouts**: a seat's presses may come one by one as they are made
+  (``Press``); the host bounds each as it arrives, keeps the seat's presses so
+  far (the rules' ``press``), and tells everyone at once (``Shout``). A bot's
+  presses, sealed as the room opens, are shouted each at its own time. The
+  seat's sealed ``Act`` then closes its round with what was heard (the rules'
+  ``merge``).
 * **Bots** play open seats, away seats after the hold, idle and covered seats
   and any seat the host hands them, one move every ``bot_pace`` seconds (at
   once in a real-time game, whose actions carry their own timing).
@@ -86,6 +94,7 @@ from netcode.fairplay import (
 )
 from netcode.session.lease import CHECK_EVERY, Lease
 from netcode.session.lease import Verdict as LeaseVerdict
+from netcode.session.live import LiveRounds
 from netcode.session.messages import (
     VERSION,
     Act,
@@ -103,9 +112,12 @@ from netcode.session.messages import (
     Message,
     Nonce,
     NonceTaken,
+    Opens,
     Ping,
     Pong,
+    Press,
     Refused,
+    Shout,
     Snap,
     Verdict,
     Welcome,
@@ -165,9 +177,20 @@ class Rules(Protocol):
     def racing(self) -> bool:
         """Whether a real-time round is open now (False between rounds, and in a game of turns)."""
 
-    def clamp(self, seat: int, action: Any, earliest_ms: int) -> tuple[Any, list[Any]]:
-        """``action`` with no claimed time below ``earliest_ms`` (the host's bound), and what
-        was raised (plain data, for the public log); pure."""
+    def press(self, seat: int, so_far: Any | None, press: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
+        """``seat``'s real-time action so far (``so_far``; None at first) with one more input,
+        ``press`` (wire forms), its claimed time no sooner than ``earliest_ms`` (the host's
+        bound; None: none); and what was raised (plain data, for the public log).
+        ``RuleError`` names the rule it breaks; pure."""
+
+    def merge(self, seat: int, so_far: Any | None, action: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
+        """The action that closes ``seat``'s real-time round: what it pressed so far stands, and
+        ``action`` adds what it had not pressed, no sooner than ``earliest_ms``; and what was
+        raised. ``RuleError`` if that is not legal now; pure."""
+
+    def heard(self, seat: int, action: Any) -> list[tuple[int, Any]]:
+        """What the table hears of a real-time action: each input as plain data (never a face)
+        with its time in ms from the room's instant, in time order; pure."""
 
     def digest(self) -> str:
         """A hash of the public state: the same on every honest peer."""
@@ -333,6 +356,11 @@ class HostSession:
         self.stepped_down = False
         #: actions this host applied itself (not replayed from an earlier host's record)
         self.acted = 0
+        self.live = LiveRounds()
+        #: peers whose room was released and not yet said to have left (``sent``)
+        self._room_leaving: set[Peer] = set()
+        #: when the message being handled arrived (the kernel's time, where the runner knows it)
+        self._arrived = 0.0
         self._out = Output()
 
     @classmethod
@@ -427,17 +455,22 @@ class HostSession:
                     when = deadline
         if self._roster_due is not None and self._roster_due < when:
             when = self._roster_due
-        ping = self.races.next_ping()
-        if ping is not None and ping < when:
-            when = ping
+        for due in (self.races.next_ping(), self.live.next_deadline()):
+            if due is not None and due < when:
+                when = due
         bot = self._bot_due()
         if bot < when:
             when = bot
         return None if when == _INF else when
 
     # ------------------------------------------------------------ inputs
-    def receive(self, peer: Peer, raw: Any, now: float, *, local: bool = False) -> Output:
-        """A message from ``peer``; a malformed one is dropped and counted in ``drops``."""
+    def receive(self, peer: Peer, raw: Any, now: float, *, local: bool = False,
+                arrived: float | None = None) -> Output:
+        """A message from ``peer``; a malformed one is dropped and counted in ``drops``.
+        ``arrived``: when its datagram reached this machine, if the runner knows (else ``now``):
+        the time the bound on race claims counts from."""
+        self._arrived = now if arrived is None else min(arrived, now)
+        self._release(now)  # (a late timer: what was due leaves first)
         try:
             message = parse_seat_message(raw)
         except BadMessage as bad:
@@ -457,9 +490,13 @@ class HostSession:
             self._here(peer, now)
         elif isinstance(message, Bye):
             self._left(peer, now)
+        elif isinstance(message, Press):
+            self._press(peer, message)
         elif isinstance(message, Pong):
-            if not self.races.pong(peer, message.n, now):
+            if not self.races.pong(peer, message.n, self._arrived, message.held):
                 self.drops["unasked_pong"] += 1
+            elif self.live.holding(peer):  # its room leaves as its link is now known
+                self.live.retime(peer, self.races.send_at(peer, now))
             return self._take()
         return self._settle(now)
 
@@ -504,12 +541,33 @@ class HostSession:
             guest.rtt = rtt
         return self._take()
 
+    def sent(self, peer: Peer, message: Message, now: float) -> None:
+        """``message`` actually left for ``peer`` at ``now`` (the runner says so, for the messages
+        whose time matters): a ping's round trip and a room's departure count from then, not from
+        when this session made them (a busy machine may keep its program from sending at once)."""
+        if isinstance(message, Ping):
+            self.races.ping_left(peer, message.n, now)
+        elif isinstance(message, Snap) and peer in self._room_leaving:
+            self._room_leaving.discard(peer)
+            self.races.room_sent(peer, now)
+
     def tick(self, now: float) -> Output:
-        """Do whatever is due by ``now``: the deal, holds, timers, windows, a bot's move."""
+        """Do whatever is due by ``now``: the deal, holds, timers, windows, a bot's move.
+
+        What must leave at its time leaves first and alone (the rest is done at the next
+        call, at once): rooms held back for their peers, the pings (stamped with the time
+        they leave), the bots' shouts. While the lease is in doubt nothing else is done."""
         if self._lease_due is not None and now >= self._lease_due:
             self._keep_lease(now)
         if self.stepped_down or self.lease.paused:
             return self._settle(now)
+        if self._release(now) or self._ping(now):
+            return self._take()
+        shouts = self.live.due(now)
+        for seat, shout, ms in shouts:
+            self._shout(seat, shout, ms)
+        if shouts:
+            return self._take()
         if self.dealing and self._deal_by is not None and now >= self._deal_by:
             self._deal(now)
         for i, seat in enumerate(self.seats):
@@ -523,7 +581,6 @@ class HostSession:
             self._dirty = True
         if self._bot_due() <= now:
             self._bot_moves(now)
-        self._ping(now)
         return self._settle(now)
 
     # ------------------------------------------------------------ the lease
@@ -711,6 +768,9 @@ class HostSession:
         ))  # fmt: skip
         if self.rules is not None:
             self._send_dealt(peer)
+        if self.live.open and self.live.at is not None:  # in the middle of a real-time round
+            self.races.room_sent(peer, now)
+            self._out.send(peer, Opens(self.live.race, self.live.at))
         if s.auto_start and not self.started and all(p.state is not SeatState.OPEN for p in self.seats):
             self._start(now)
         self._dirty = True
@@ -752,6 +812,7 @@ class HostSession:
     def _left(self, peer: Peer, now: float) -> None:
         guest = self.guests.pop(peer, None)
         self.races.forget(peer)
+        self.live.forget(peer)
         if guest is None or guest.seat is None:
             self._dirty = self._dirty or guest is not None  # a spectator fewer: the host's list changes
             return
@@ -852,15 +913,15 @@ class HostSession:
         if place.state is SeatState.BOT:
             self._out.send(peer, Verdict(act.id, "A bot plays your seat now; the host can give it back to you."))
             return
-        if self.stepped_down or self.lease.paused:
-            why = ("This machine no longer hosts the table." if self.stepped_down else
-                   "Play waits: the host cannot hear most players' machines just now. Try again in a moment.")
-            self._out.send(peer, Verdict(act.id, why))
+        if self._held_back(peer, act.id):
             return
         action = act.action
-        if place.racing and self.rules.racing():
-            action = self._bounded(seat, peer, action, now)
         try:
+            if self.live.open and self.rules.racing():  # a real-time round: bounded, and heard
+                earliest = self._earliest(peer)
+                action, clamped = self.rules.merge(seat, self.live.so_far.get(seat), action, earliest)
+                self._clamped(seat, peer, earliest, clamped)
+                self._shout_fresh(seat, action)
             self._apply(seat, action, now, "player")
         except RuleError as refused:
             self.refused += 1
@@ -901,29 +962,92 @@ class HostSession:
             self._signature = (count, self.signer.sign_record(self.ledger.table_id, self.term, count, self.chain[count]))
         return [count, self.chain[count], self._signature[1]]
 
-    def _bounded(self, seat: int, peer: Peer, action: Any, now: float) -> Any:
-        """A remote seat's race action with no claim below what the host can believe."""
-        earliest = self.races.earliest_ms(seat, peer, now)
-        if earliest is None:
-            return action
-        rules = self.rules
-        assert rules is not None
-        bounded, clamped = rules.clamp(seat, action, earliest)
-        if clamped:
-            place = self.seats[seat]
-            self.log.append(["table", f"{place.name}'s claimed time was below what the host can believe: "
-                             f"counted from {earliest} ms.", seat,
-                             {"clamped": seat, "bound_ms": earliest, "claims": clamped,
-                              "allowance_ms": self.races.allowance_ms(peer)}])
-            self._dirty = True
-        return bounded
+    def _held_back(self, peer: Peer, id: int) -> bool:
+        """Refuse a move while this host has stepped down or its lease is in doubt; True if so."""
+        if not (self.stepped_down or self.lease.paused):
+            return False
+        why = ("This machine no longer hosts the table." if self.stepped_down else
+               "Play waits: the host cannot hear most players' machines just now. Try again in a moment.")
+        self._out.send(peer, Verdict(id, why))
+        return True
 
-    def _ping(self, now: float) -> None:
-        """Ping every remote player due a ping, in a real-time game."""
+    def _press(self, peer: Peer, press: Press) -> None:
+        """One input of a seat's real-time round, as it is made: bounded, kept, heard by all."""
+        guest = self.guests[peer]
+        seat, rules = guest.seat, self.rules
+        if seat is None or rules is None or not self.live.open or not rules.racing():
+            self._out.send(peer, Verdict(press.id, "A press counts only while a real-time round is open."))
+            return
+        if self.seats[seat].state is SeatState.BOT:
+            self._out.send(peer, Verdict(press.id, "A bot plays your seat now; the host can give it back to you."))
+            return
+        if self._held_back(peer, press.id):
+            return
+        earliest = self._earliest(peer)
+        try:
+            so_far, clamped = rules.press(seat, self.live.so_far.get(seat), press.action, earliest)
+        except RuleError as refused:
+            self.refused += 1
+            self._out.send(peer, Verdict(press.id, str(refused)))
+            return
+        self._clamped(seat, peer, earliest, clamped)
+        self.live.so_far[seat] = so_far
+        self._shout_fresh(seat, so_far)
+        self._out.send(peer, Verdict(press.id, None))
+
+    def _shout_fresh(self, seat: int, action: Any) -> None:
+        """Tell everyone what ``seat`` has pressed that they have not heard yet."""
+        assert self.rules is not None
+        for ms, shout in self.live.fresh(seat, self.rules.heard(seat, action)):
+            self._shout(seat, shout, ms)
+
+    def _shout(self, seat: int, shout: Any, ms: int) -> None:
+        message = Shout(self.live.race, seat, shout, ms)
+        for peer in self.guests:
+            self._out.send(peer, message)
+
+    def _release(self, now: float) -> bool:
+        """Send what was held back for the peers whose room is due; True if anything was."""
+        released = self.live.release(now)
+        for peer in {peer for peer, _ in released}:
+            self.races.room_sent(peer, now)  # (the runner may say when it really left: ``sent``)
+            self._room_leaving.add(peer)
+        self._out.sends += released
+        return bool(released)
+
+    def _open_room(self, now: float) -> None:
+        """A real-time round opens: its instant, each remote peer's room held until it is due."""
+        remote = [peer for peer, guest in self.guests.items() if not guest.local]
+        at, holds = self.races.open_room(now, remote)
+        race = self.live.start(at, holds)
+        for peer in self.guests:
+            self._out.send(peer, Opens(race, at))
+
+    def _earliest(self, peer: Peer) -> int | None:
+        """The bound on a claim of ``peer``'s arriving now (None for a seat on this machine)."""
+        guest = self.guests[peer]
+        return None if guest.local else self.races.earliest_ms(peer, self._arrived)
+
+    def _clamped(self, seat: int, peer: Peer, earliest: int | None, clamped: list) -> None:
+        """The public log says which claims were raised to the bound."""
+        if not clamped:
+            return
+        place = self.seats[seat]
+        self.log.append(["table", f"{place.name}'s claimed time was below what the host can believe: "
+                         f"counted from {earliest} ms.", seat,
+                         {"clamped": seat, "bound_ms": earliest, "claims": clamped,
+                          "allowance_ms": self.races.allowance_ms(peer)}])
+        self._dirty = True
+
+    def _ping(self, now: float) -> bool:
+        """Ping every remote peer (players and watchers) due a ping, in a real-time game;
+        True if any was."""
         timing = not self.finished and self.real_time
-        peers = [p for p, g in self.guests.items() if g.seat is not None and not g.local] if timing else []
-        for peer, n in self.races.pings(peers, now):
-            self._out.send(peer, Ping(n))
+        peers = [p for p, g in self.guests.items() if not g.local] if timing else []
+        pings = self.races.pings(peers, now)
+        for peer, n, echo in pings:
+            self._out.send(peer, Ping(n, now, echo))
+        return bool(pings)
 
     def _timed_out(self, i: int, now: float) -> None:
         seat = self.seats[i]
@@ -931,8 +1055,14 @@ class HostSession:
         if self.rules is None or i not in self.rules.to_act():
             return
         if seat.racing:
-            self._note(f"{seat.name} said nothing in time.", i)
-            self._apply(i, self.rules.silent_action(i), now, "silence")
+            action = self.rules.silent_action(i)
+            so_far = self.live.so_far.get(i) if self.live.open else None
+            if so_far is None:
+                self._note(f"{seat.name} said nothing in time.", i)
+            else:  # what was heard stands
+                self._note(f"{seat.name} did not seal their presses in time: what they pressed stands.", i)
+                action, _ = self.rules.merge(i, so_far, action, None)
+            self._apply(i, action, now, "silence")
             return
         seat.timeouts += 1
         seat.covered = True
@@ -969,7 +1099,10 @@ class HostSession:
         if self.real_time:
             for i in sorted(rules.to_act()):
                 if self._plays_by_bot(i):
-                    self._apply(i, rules.bot_action(i), now, "bot")
+                    action = rules.bot_action(i)
+                    self._apply(i, action, now, "bot")
+                    if self.live.open:  # sealed now, heard at its own times
+                        self.live.schedule(i, rules.heard(i, action))
             return
         seat = self._next_bot()
         if seat is not None:
@@ -984,9 +1117,10 @@ class HostSession:
 
     def _take(self) -> Output:
         """What this call produced; every public method ends here (so the next deadline is
-        worked out afresh when next asked)."""
+        worked out afresh when next asked). What a held peer is sent waits for its room."""
         self._next = _UNKNOWN
         out, self._out = self._out, Output()
+        out.sends = self.live.route(out.sends, free=Ping)  # a ping's time is its point
         return out
 
     def _settle(self, now: float) -> Output:
@@ -1005,6 +1139,12 @@ class HostSession:
             if bots != self._bot_seats:
                 self._bot_seats = bots
                 rules.set_bot_seats(bots)
+            racing = self.real_time and rules.racing() and rules.result() is None
+            if racing and not self.live.open:
+                self._open_room(now)
+            elif not racing and self.live.open:
+                self.live.end()
+                self.races.close_room()
             self._arm_timers(rules, now)
         self._broadcast(now)
         self._out.events.append(TableChanged())
@@ -1025,9 +1165,8 @@ class HostSession:
             if window is not None:
                 if not seat.local:
                     seat.racing = True
-                    if rules.racing():
-                        seat.act_by = now + window + self.settings.race_slack
-                        self.races.open(i, now)
+                    if rules.racing():  # from the room's instant
+                        seat.act_by = (self.live.at or now) + window + self.settings.race_slack
                     else:  # between rounds: the seat says it is ready, or is made so
                         seat.act_by = now + self.settings.intermission + self.settings.race_slack
             elif turn_time is not None:

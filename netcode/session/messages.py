@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 6
+VERSION = 7
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -176,6 +176,10 @@ SEAT = whole(0, MAX_SEATS - 1)
 TERM = whole(1, 1 << 31)
 COUNT = whole(0, MAX_COUNT)
 SECONDS = number(0.0, 86_400.0)
+#: an instant on the host's own clock (monotonic seconds: any origin, never sent as a date)
+INSTANT = number(-(2.0**40), 2.0**40)
+#: a short span of seconds (a round trip, how long a ping waited to be answered)
+SPAN = number(0.0, 60.0)
 DIGEST = blob(32)
 NAME = text(64)
 #: one row of the roster: seat, name, state, ping in ms, seconds left of the hold
@@ -277,11 +281,22 @@ class Bye(Message):
     """I am leaving the table."""
 
 
-@declare("pong", COUNT)
+@declare("pong", COUNT, SPAN)
 class Pong(Message):
-    """The answer to ``Ping`` number ``n``, sent as soon as it arrived."""
+    """The answer to ``Ping`` number ``n``, sent as soon as it could be: ``held`` is how long
+    it waited here between its arrival and this answer (seconds)."""
 
     n: int
+    held: float
+
+
+@declare("press", COUNT, data)
+class Press(Message):
+    """One input of my seat's real-time round, the moment it is made (wire form): the host
+    bounds it, and everyone hears it at once. ``id`` comes back in the ``Verdict``."""
+
+    id: int
+    action: Any
 
 
 # -- a host to a seat
@@ -396,11 +411,15 @@ class Final(Message):
     signature: bytes
 
 
-@declare("ping", COUNT)
+@declare("ping", COUNT, INSTANT, maybe(row(COUNT, SPAN)))
 class Ping(Message):
-    """Answer at once: the host times its round trip to you (the bound on race claims)."""
+    """Answer at once: the host times its round trip to you (the bound on race claims).
+    ``at`` is when the host sent it, on its own clock; ``echo`` is ``[n, round trip]`` of an
+    earlier ping, so that you can tell the host's clock from yours."""
 
     n: int
+    at: float
+    echo: list | None
 
 
 #: one member of the table, as the host sees it: a player at another machine, their seat,
@@ -446,8 +465,29 @@ class Ballot(Message):
     watch: bool
 
 
-HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final, Ping)
-SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong)
+@declare("opens", COUNT, INSTANT)
+class Opens(Message):
+    """Real-time round number ``race`` opens at ``at`` on the host's clock: draw its room then
+    (the room itself follows)."""
+
+    race: int
+    at: float
+
+
+@declare("shout", COUNT, SEAT, data, whole(0, 1 << 20))
+class Shout(Message):
+    """In round ``race``, ``seat`` pressed ``shout`` (an input, plain data) ``ms`` after the room
+    opened, as the host counts it: heard by everyone at once."""
+
+    race: int
+    seat: int
+    shout: Any
+    ms: int
+
+
+HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final,
+                Ping, Opens, Shout)
+SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press)
 
 
 def parse_seat_message(raw: Any) -> Message:

@@ -50,6 +50,7 @@ class HostNode:
     def sit_local(self, session: SeatSession, now: float) -> Remote:
         """Seat ``session`` at the table from this machine; returns what remote peers must get."""
         peer = LocalPeer(f"local-{len(self.local)}")
+        session.clock.same = True  # the host's own clock
         self.local[peer] = session
         self.seat_events[peer] = []
         return self.from_local(peer, session.hello(), now)
@@ -62,8 +63,8 @@ class HostNode:
         return next(peer for peer, seat in self.local.items() if seat is session)
 
     # ------------------------------------------------------------ remote peers and time
-    def receive(self, peer: Peer, raw: Any, now: float) -> Remote:
-        return self._route(self.host.receive(peer, raw, now), now)
+    def receive(self, peer: Peer, raw: Any, now: float, arrived: float | None = None) -> Remote:
+        return self._route(self.host.receive(peer, raw, now, arrived=arrived), now)
 
     def peer_lost(self, peer: Peer, now: float) -> Remote:
         return self._route(self.host.peer_lost(peer, now), now)
@@ -71,10 +72,11 @@ class HostNode:
     def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Remote:
         return self._route(self.host.peer_rtt(peer, rtt, now), now)
 
-    def on_channel(self, event: Any, now: float) -> Remote:
-        """A channel event: a peer's message, a peer gone, a new round-trip estimate."""
+    def on_channel(self, event: Any, now: float, arrived: float | None = None) -> Remote:
+        """A channel event: a peer's message (its datagram arrived at ``arrived``, if the caller
+        knows), a peer gone, a new round-trip estimate."""
         if isinstance(event, Delivered):
-            return self.receive(event.peer, event.payload, now)
+            return self.receive(event.peer, event.payload, now, arrived)
         if isinstance(event, PeerGone):
             return self.peer_lost(event.peer, now)
         if isinstance(event, RttUpdated):
@@ -85,6 +87,9 @@ class HostNode:
 
     def peer_address(self, peer: Peer, address: Any, now: float) -> Remote:
         return self._route(self.host.peer_address(peer, address, now), now)
+    def sent(self, peer: Peer, message: Message, now: float) -> None:
+        """A message for a remote peer actually left at ``now`` (see ``HostSession.sent``)."""
+        self.host.sent(peer, message, now)
 
     def tick(self, now: float) -> Remote:
         return self._route(self.host.tick(now), now)

@@ -121,15 +121,16 @@ class TablePeer:
             out.sends.append((self.host_peer, message))
         return out
 
-    def on_channel(self, event: Any, now: float) -> PeerOutput:
+    def on_channel(self, event: Any, now: float, arrived: float | None = None) -> PeerOutput:
+        """A channel event (a message whose datagram arrived at ``arrived``, if the caller knows)."""
         out = PeerOutput()
         if self.node is not None:
-            out.sends += self.node.on_channel(event, now)
+            out.sends += self.node.on_channel(event, now, arrived)
             self._collect(out, now)
             return out
         if isinstance(event, Delivered):
             if event.peer == self.host_peer and self.election is None:
-                self._seat(self.session.receive(event.payload, now), out, now)
+                self._seat(self.session.receive(event.payload, now, arrived), out, now)
             else:
                 self._stranger(event.peer, event.payload, now, out)
         elif isinstance(event, PeerGone) and event.peer == self.host_peer:

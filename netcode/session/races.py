@@ -1,50 +1,66 @@
 """Fair races over a network: what a host can know of a seat's timing, and the bound it sets.
 
 Owns: ``Link`` (one remote peer's round trips, as the host measured them with its
-own pings: their minimum and their spread), ``RaceClock`` (when each racing seat
-was sent the message that opened its round, the pings in flight, and the
-earliest reaction time the host can believe of a seat's claim), and the figures
-of the bound (``FRAME_MS``, ``JITTER_CAP_MS``).
+own pings: their minimum and their spread), ``RaceClock`` (the pings and what
+they tell, the instant each real-time round's room is drawn everywhere, when
+each peer was sent that room, and the earliest reaction time the host can
+believe of a seat's claim), and the figures of the bound (``FRAME_MS``,
+``JITTER_CAP_MS``, ``CLOCK_SLACK_MS``).
 
-**The bound, worked out.** In a real-time round every seat measures its own
-reaction time ``c`` from the moment its terminal drew the room, so latency costs
-an honest player nothing; the host settles the round by those times. The host
-cannot see a seat's clock, only its own:
+**Every terminal draws a room at one instant.** When a round opens (at ``S``)
+the host picks the instant ``T`` at which every terminal draws its room, a
+little later: late enough that the room can reach the slowest peer by then
+(the first room, dealt at once, waits about a second for the pings to tell
+each link; a peer's send time is worked out again as each answer comes).
+It tells every peer ``T`` (on the host's clock; each peer estimates the host's
+clock from the pings, ``netcode.session.clock``) and sends each remote peer its
+room only at ``R = T - lead``, where ``lead`` is half that peer's smallest
+round trip, half its spread and a millisecond: each room arrives just before
+``T``, and nobody holds a room long before the others see it.
 
-* ``S``: when it sent the seat the message that opened the round (the room);
-* ``A``: when that seat's press arrived;
-* its own pings of that seat (``Ping``/``Pong``, answered at once): each a round
-  trip ``r``, of which it keeps the smallest, ``r_min`` (a minimum-delay
-  filter, as NTP's), and the spread of the recent ones above it, ``j`` (their
-  second largest minus the smallest, so one lost and resent datagram does not
-  count). Until its pings have answered (the first room is dealt at once) it
-  takes the channel's own estimate of the round trip, and the widest spread.
+**The bound, worked out.** Every seat measures its own reaction time ``c`` from
+the moment its terminal drew the room, so latency costs an honest player
+nothing; the host settles the round by those times. The host cannot see a
+seat's clock, only its own:
 
-An honest press took the room's way down, the player's reaction and the press's
-way up, plus the frame ``f`` the terminal took to draw the room::
+* ``T``, and ``R``: when the room left for that seat;
+* ``A``: when the seat's press arrived (the kernel's receive time where the
+  platform tells it, so the host's own busy moments do not count against the
+  seat);
+* its own pings of that seat (``Ping``/``Pong``, answered at once): each a
+  round trip, of which it keeps the smallest, ``r`` (a minimum-delay filter,
+  as NTP's), and the spread of the recent ones above it, ``j`` (their second
+  largest, so one lost and resent datagram does not count). Each answer says
+  how long it waited in the seat's program before it left (``held``: a busy
+  terminal's delay, not the link's); the spread is taken without it, the
+  smallest round trip with it. Until the pings have answered (the first room
+  is dealt at once) the host takes the channel's estimate of the round trip,
+  and the widest spread.
 
-    A - S = d_down + f + c + d_up = r + f + c        (r: this round trip)
+An honest seat draws the room at ``T`` (its estimate of it, off by at most
+``e``), or when the room arrives if that is later, then a frame ``f`` later
+starts its clock; its press takes the way up, at most half the round trip and
+the spread::
 
-so ``c = A - S - r - f`` with ``r`` somewhere in ``[r_min, r_min + j]``. The host
-believes no claim below
+    A <= max(T + e + f + c + r/2 + j,  R + r + j + f + c)
 
-    ``bound = A - S - r_min - j - FRAME_MS``
+so the host believes no claim below
 
-and raises any lower claim to it (the game's pure ``clamp``; the public log says
-so). An honest claim is never below it while its round trip is within the spread
-the host has seen and its frame within ``FRAME_MS``. A lying client that waits
-``W`` after the room reached it and claims 0 ms is counted at
-``W + (r - r_min) - j - FRAME_MS`` at the least: it gains at most ``j +
-FRAME_MS`` (the jitter of its own link, and a frame), whatever it claims. It cannot
-learn the room before ``S`` (the next room is sent only when it opens), nor shrink
-``r_min`` (a ping cannot come back before it was sent). It can make its link look
-more jittery by answering some pings late: that is why the spread counts at most
-``JITTER_CAP_MS``, which is then all such a client can gain. A press that arrives
-after a lost datagram was resent is clamped like a late shout.
+    ``bound = A - max(T + e + r/2 + j, R + r + j) - FRAME_MS``
 
-Every terminal draws a room when it arrives, so rooms appear ``d_down`` apart on
-fast and slow links; each reaction is timed from its own terminal's drawing, so
-that costs nobody a race.
+with ``e = CLOCK_SLACK_MS + j/2``, and raises any lower claim to it (the game's
+pure ``clamp``; the public log says so). An honest claim is never below it
+while its link keeps within the spread the host has seen, half of it each way,
+and its frame within ``FRAME_MS``. A lying client that knew the room from its
+arrival (``R`` plus the way down) and claims less than it took gains at most
+``lead + e + j + FRAME_MS - r/2 = 2j + FRAME_MS + 3 ms``: **twice its own link's
+spread, a frame and three milliseconds**, whatever it claims (on a steady 2 ms
+link, about 20 ms). It cannot learn the room sooner (it is sent at ``R``), nor shrink
+``r`` (a ping cannot come back before it was sent; ``held`` only ever lowers
+the spread). It can make its link look more jittery by answering some pings
+late, or saying it held them less than it did: that is why the spread counts
+at most ``JITTER_CAP_MS``. A press that arrives after a lost datagram was
+resent is clamped like a late shout.
 
 Must not touch: sockets, clocks, games. Times are handed in by the host session.
 """
@@ -57,16 +73,27 @@ from collections import deque
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 
-#: milliseconds allowed for a client's frame: from the room's arrival to its drawing
+#: milliseconds allowed for a client's frame: from the room's instant to its drawing
 FRAME_MS = 15.0
 #: the most of a link's spread of round trips the bound allows for (milliseconds)
 JITTER_CAP_MS = 60.0
+#: milliseconds a seat's estimate of the host's clock may be off beyond half its link's spread
+CLOCK_SLACK_MS = 2.0
 #: how many of a link's recent round trips count toward its spread
 SAMPLES = 32
 #: seconds between two pings of one peer
 PING_EVERY = 0.5
 #: a ping unanswered for this long is forgotten (seconds)
 PING_LOST = 5.0
+#: seconds a room is sent ahead of its instant beyond the way down and half the spread
+AHEAD = 0.001
+#: the least seconds from a round's opening to its instant when a remote peer races: the host
+#: makes every peer's view first, then sends each its room from a moment with nothing else to do
+HOST_WORK = 0.005
+#: the most seconds a room's instant may lie after the round opened (a slower peer draws late)
+MAX_LEAD = 0.25
+#: seconds the first room waits for the pings of a peer not measured yet (two of them answered)
+FIRST_WAIT = 2 * PING_EVERY + 0.1
 
 Peer = Hashable
 
@@ -75,13 +102,16 @@ Peer = Hashable
 class Link:
     """The round trips to one peer, as the host's own pings measured them (seconds)."""
 
+    #: recent round trips, less the time each ping waited in the peer's program
     recent: deque[float] = field(default_factory=lambda: deque(maxlen=SAMPLES))
     smallest: float = math.inf
     #: the channel's smoothed estimate, until the host's own pings have answered
     channel: float | None = None
 
-    def add(self, rtt: float) -> None:
-        self.recent.append(rtt)
+    def add(self, rtt: float, held: float = 0.0) -> None:
+        """One ping's round trip, of which the peer says it held it ``held`` (never trusted to
+        shorten the smallest round trip: only the spread is taken without it)."""
+        self.recent.append(max(0.0, rtt - min(max(held, 0.0), rtt)))
         self.smallest = min(self.smallest, rtt)
 
     @property
@@ -102,48 +132,85 @@ class Link:
         high = sorted(self.recent)[-2]
         return min(JITTER_CAP_MS / 1000, max(0.0, high - self.smallest))
 
+    @property
+    def settled(self) -> bool:
+        """Whether the host's own pings have answered often enough to tell a spread."""
+        return len(self.recent) >= 2
+
+    @property
+    def lead(self) -> float:
+        """How long before a room's instant it must leave to arrive just in time (seconds)."""
+        return self.least / 2 + self.spread / 2 + AHEAD
+
 
 class RaceClock:
-    """The host's side of fair races: round openings, pings, and the bound on claims."""
+    """The host's side of fair races: pings, each round's instant, and the bound on claims."""
 
     def __init__(self) -> None:
         self.links: dict[Peer, Link] = {}
-        #: seat -> when the message that opened its round was sent
-        self.opened: dict[int, float] = {}
-        self._pings: dict[Peer, dict[int, float]] = {}
+        #: the instant (host clock) the open round's room is drawn everywhere; None between rounds
+        self.room_at: float | None = None
+        #: peer -> when the open round's room left for it
+        self.sent: dict[Peer, float] = {}
+        #: peer -> ping number -> [the time it is stamped with, the time it left]
+        self._pings: dict[Peer, dict[int, list[float]]] = {}
+        #: peer -> its last answered ping and round trip, echoed in the next ping
+        self._answered: dict[Peer, list] = {}
         self._ids = itertools.count(1)
         self._next_ping: float | None = None
 
     # ------------------------------------------------------------ rounds
-    def open(self, seat: int, now: float) -> None:
-        """``seat`` was sent the opening of a round at ``now``."""
-        self.opened[seat] = now
+    def open_room(self, now: float, remote: Iterable[Peer]) -> tuple[float, dict[Peer, float]]:
+        """A real-time round opens at ``now``: the instant its room is drawn everywhere, and
+        when to send each remote peer its room (a local peer gets it at once)."""
+        links = {peer: self._link(peer) for peer in remote}
+        at = now
+        if links:
+            at += min(MAX_LEAD, HOST_WORK + max(link.lead for link in links.values()))
+            if not all(link.settled for link in links.values()):  # the first room: let the pings speak
+                at = max(at, now + FIRST_WAIT)
+        self.room_at, self.sent = at, {}
+        return at, {peer: self.send_at(peer, now) for peer in links}
 
-    def close(self, seat: int) -> None:
-        self.opened.pop(seat, None)
+    def send_at(self, peer: Peer, now: float) -> float:
+        """When to send ``peer`` the open round's room, as its link is known at ``now``."""
+        assert self.room_at is not None
+        return max(now + HOST_WORK, self.room_at - self._link(peer).lead)
 
-    def earliest_ms(self, seat: int, peer: Peer, now: float) -> int | None:
-        """The smallest reaction time (ms) the host can believe of ``seat``'s claim arriving
-        at ``now`` from ``peer``; None while the host knows no bound (no round open, no
-        round trip measured)."""
-        opened = self.opened.get(seat)
-        link = self.links.get(peer)
-        if opened is None or link is None or not link.measured:
+    def room_sent(self, peer: Peer, now: float) -> None:
+        """The open round's room left for ``peer`` at ``now``."""
+        self.sent[peer] = now
+
+    def close_room(self) -> None:
+        self.room_at, self.sent = None, {}
+
+    def earliest_ms(self, peer: Peer, arrived: float) -> int | None:
+        """The smallest reaction time (ms) the host can believe of a claim from ``peer`` that
+        arrived at ``arrived``; None while the host knows no bound (no round open, the room
+        not sent, no round trip measured)."""
+        at, sent, link = self.room_at, self.sent.get(peer), self.links.get(peer)
+        if at is None or sent is None or link is None or not link.measured:
             return None
-        allowed = link.least + link.spread
-        return max(0, math.floor((now - opened - allowed) * 1000 - FRAME_MS))
+        r, j = link.least, link.spread
+        clock = CLOCK_SLACK_MS / 1000 + j / 2
+        latest = max(at + clock + r / 2 + j, sent + r + j)
+        return max(0, math.floor((arrived - latest) * 1000 - FRAME_MS))
 
     def allowance_ms(self, peer: Peer) -> float | None:
-        """What the bound allows ``peer`` beyond its smallest round trip (ms)."""
+        """What the bound allows ``peer`` beyond the room's instant and half its smallest round
+        trip (ms): the clock slack, the spread and a frame."""
         link = self.links.get(peer)
-        return None if link is None or not link.measured else link.spread * 1000 + FRAME_MS
+        if link is None or not link.measured:
+            return None
+        return round(CLOCK_SLACK_MS + link.spread * 1500 + FRAME_MS, 1)
 
     # ------------------------------------------------------------ pings
     def next_ping(self) -> float | None:
         return self._next_ping
 
-    def pings(self, peers: Iterable[Peer], now: float) -> list[tuple[Peer, int]]:
-        """The pings due at ``now`` (one to each of ``peers``), or none before it is time."""
+    def pings(self, peers: Iterable[Peer], now: float) -> list[tuple[Peer, int, list | None]]:
+        """The pings due at ``now`` (one to each of ``peers``: its number, and the echo of the
+        peer's last answered ping), or none before it is time."""
         peers = list(peers)
         if not peers:
             self._next_ping = None
@@ -154,25 +221,40 @@ class RaceClock:
         out = []
         for peer in peers:
             waiting = self._pings.setdefault(peer, {})
-            for n in [n for n, sent in waiting.items() if now - sent > PING_LOST]:
+            for n in [n for n, (stamped, _) in waiting.items() if now - stamped > PING_LOST]:
                 del waiting[n]
             n = next(self._ids)
-            waiting[n] = now
-            out.append((peer, n))
+            waiting[n] = [now, now]
+            out.append((peer, n, self._answered.get(peer)))
         return out
 
     def channel_rtt(self, peer: Peer, rtt: float) -> None:
         """The channel's own estimate of ``peer``'s round trip: the bound's until pings answer."""
-        self.links.setdefault(peer, Link()).channel = rtt
+        self._link(peer).channel = rtt
 
-    def pong(self, peer: Peer, n: int, now: float) -> bool:
-        """``peer`` answered ping ``n``; False if it was never asked (dropped by the caller)."""
-        sent = self._pings.get(peer, {}).pop(n, None)
-        if sent is None:
+    def ping_left(self, peer: Peer, n: int, now: float) -> None:
+        """Ping ``n`` actually left for ``peer`` at ``now`` (the host's program may have been kept
+        from sending it the moment it was stamped): its round trip counts from then."""
+        times = self._pings.get(peer, {}).get(n)
+        if times is not None:
+            times[1] = max(times[0], now)
+
+    def pong(self, peer: Peer, n: int, arrived: float, held: float = 0.0) -> bool:
+        """``peer`` answered ping ``n`` (its answer arrived at ``arrived``, having waited
+        ``held`` in the peer's program); False if it was never asked (dropped by the caller).
+        The link counts the round trip from when the ping left; the echo (for the peer's
+        reading of the host's clock) from the time the ping was stamped with."""
+        times = self._pings.get(peer, {}).pop(n, None)
+        if times is None:
             return False
-        self.links.setdefault(peer, Link()).add(now - sent)
+        stamped, left = times
+        self._link(peer).add(max(0.0, arrived - left), held)
+        self._answered[peer] = [n, min(max(0.0, arrived - stamped), 60.0)]
         return True
 
     def forget(self, peer: Peer) -> None:
-        self._pings.pop(peer, None)
-        self.links.pop(peer, None)
+        for kept in (self._pings, self.links, self._answered, self.sent):
+            kept.pop(peer, None)
+
+    def _link(self, peer: Peer) -> Link:
+        return self.links.setdefault(peer, Link())

@@ -3,16 +3,19 @@
 Owns: one seat's (or a spectator's) state at a hosted table, as a state
 machine fed the host's messages (``receive(message, now)``) and the news that
 the host is gone (``host_lost``); the messages a seat sends (``hello``,
-``act``, ``here``, ``bye``, the nonce when the host deals, and the answer to
-each of the host's pings, at once); and the events
-for whoever shows the table: seated, turned away, updated, an action's
-verdict, the end, the host lost.
+``act``, ``press`` (one input of a real-time round, as it is made), ``here``,
+``bye``, the nonce when the host deals, and the answer to each of the host's
+pings, at once); and the events for whoever shows the table: seated, turned
+away, updated, a shout heard, an action's verdict, the end, the host lost.
 
 What it keeps: the welcome (my seat, the game, the table's settings, my
 rejoin token), my view (assembled from the host's whole views and deltas),
 my legal actions, who acts, the public log in order, the roster, the clocks
 (when each seat to act must have acted, in my own clock), the result and the
-final message.
+final message; and, in a real-time game, the host's clock as the pings tell
+it (``netcode.session.clock``), the open round's number, the moment (my clock)
+its room is to be drawn (``room_at``: the host's instant, where the estimate is
+good; else as it arrived), and the shouts heard in it.
 
 Fair play: the seat commits to a nonce in ``Hello`` and reveals it when the
 host deals; a ``Verifier`` keeps every card commitment and checks every face
@@ -35,6 +38,7 @@ from typing import Any
 from netcode import delta
 from netcode.channel import Delivered, PeerGone
 from netcode.fairplay import Verifier, final_signed
+from netcode.session.clock import HostClock
 from netcode.session.messages import (
     VERSION,
     Act,
@@ -52,9 +56,12 @@ from netcode.session.messages import (
     Message,
     Nonce,
     NonceTaken,
+    Opens,
     Ping,
     Pong,
+    Press,
     Refused,
+    Shout,
     Snap,
     Verdict,
     Welcome,
@@ -80,6 +87,15 @@ class TurnedAway:
 @dataclass(frozen=True)
 class Updated:
     """My view, the log, the roster or the clocks changed."""
+
+
+@dataclass(frozen=True)
+class Heard:
+    """In the open real-time round, ``seat`` pressed ``shout`` (plain data) at ``ms``."""
+
+    seat: int
+    shout: Any
+    ms: int
 
 
 @dataclass(frozen=True)
@@ -125,7 +141,8 @@ class HostLost:
     why: str
 
 
-SeatEvent = Seated | TurnedAway | Updated | Answered | Ended | HostSilent | HandedOver | HostChanged | HostLost
+SeatEvent = (Seated | TurnedAway | Updated | Heard | Answered | Ended | HostSilent | HandedOver | HostChanged
+             | HostLost)
 
 #: what a player is told when the host went away, by the channel's reason
 HOST_GONE = {
@@ -205,6 +222,13 @@ class SeatSession:
         #: every message received, when ``keep_received`` (leak tests, audits)
         self.received: list[Message] = []
         self.keep_received = False
+        #: the host's clock against mine; the open real-time round, when to draw its room (my
+        #: clock), and what was heard in it: ``(seat, shout, ms)``
+        self.clock = HostClock()
+        self.race = 0
+        self.room_at: float | None = None
+        self.shouts: list[tuple[int, Any, int]] = []
+        self._arrived = 0.0
         self._ids = itertools.count(1)
 
     # ------------------------------------------------------------ facts
@@ -235,6 +259,11 @@ class SeatSession:
         """My action (wire form); its ``id`` comes back in an ``Answered`` event."""
         return Act(next(self._ids), action, seat)
 
+    def press(self, action: Any) -> Press:
+        """One input of my real-time round (wire form), the moment it is made; its ``id`` comes
+        back in an ``Answered`` event."""
+        return Press(next(self._ids), action)
+
     def here(self) -> Here:
         return Here()
 
@@ -242,13 +271,15 @@ class SeatSession:
         return Bye()
 
     # ------------------------------------------------------------ what I receive
-    def receive(self, raw: Any, now: float) -> SeatOutput:
-        """A message from the host; a malformed one is dropped and counted in ``drops``."""
+    def receive(self, raw: Any, now: float, arrived: float | None = None) -> SeatOutput:
+        """A message from the host; a malformed one is dropped and counted in ``drops``.
+        ``arrived``: when its datagram reached this machine, if the runner knows (else ``now``)."""
         out = SeatOutput()
         try:
             message = parse_host_message(raw)
             if self.keep_received:
                 self.received.append(message)
+            self._arrived = now if arrived is None else min(arrived, now)
             self._take(message, now, out)
         except BadMessage as bad:
             self.drops[bad.reason] += 1
@@ -264,16 +295,21 @@ class SeatSession:
             out.events.append(HostLost(self.gone))
         return out
 
-    def on_channel(self, event: Any, now: float) -> SeatOutput:
+    def on_channel(self, event: Any, now: float, arrived: float | None = None) -> SeatOutput:
         """A channel event from the host's connection: its message, or that it is gone."""
         if isinstance(event, Delivered):
-            return self.receive(event.payload, now)
+            return self.receive(event.payload, now, arrived)
         if isinstance(event, PeerGone):
             return self.host_lost(event.reason)
         return SeatOutput()
 
     def _take(self, message: Message, now: float, out: SeatOutput) -> None:
-        if isinstance(message, Snap):
+        arrived = self._arrived  # when the message's datagram came (``receive``)
+        if isinstance(message, Shout):
+            if message.race == self.race:
+                self.shouts.append((message.seat, message.shout, message.ms))
+                out.events.append(Heard(message.seat, message.shout, message.ms))
+        elif isinstance(message, Snap):
             self._snap(message, now)
             out.events.append(Updated())
         elif isinstance(message, Verdict):
@@ -331,11 +367,20 @@ class SeatSession:
             self.refused = message.why
             out.events.append(TurnedAway(message.why))
         elif isinstance(message, Ping):
-            out.sends.append(Pong(message.n))
+            held = now - arrived
+            self.clock.pinged(message.n, message.at, arrived, held)
+            if message.echo is not None:
+                self.clock.echoed(*message.echo)
+            out.sends.append(Pong(message.n, held))
+        elif isinstance(message, Opens):
+            self.race, self.shouts = message.race, []
+            self.room_at = self.clock.local(message.at, arrived)
 
     def _welcome(self, welcome: Welcome) -> None:
         if self.welcome is not None and welcome.term > self.welcome.term:
             self._forget_sealed()
+            self.clock = HostClock()  # another machine, another clock: learnt afresh from its pings
+            self.race, self.room_at, self.shouts = 0, None, []
         self.keys[welcome.term] = welcome.host_key
         verifier = self.verifier
         if verifier.game and verifier.game != welcome.game:

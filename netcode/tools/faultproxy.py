@@ -3,7 +3,10 @@
 Owns: a front socket that clients send to, one upstream socket per client
 toward the real server, and the seeded faults (`netcode.tools.faults`) applied to
 each direction: loss (optionally bursty), delay, jitter, duplication and
-reordering. It stands in for netem, which this machine does not have. With
+reordering. It stands in for netem, which this machine does not have. A
+datagram's delay counts from when it reached the proxy's socket (the kernel's
+receive time, ``netcode.arrival``), not from when the proxy's program got to
+it, so a busy machine stretches the emulated link as little as it can. With
 ``record``, it is also the LAN observer of the tests: every datagram it
 relays is handed to that callback as it arrives (``"up"`` toward the
 server, ``"down"`` toward a client), before any fault is applied.
@@ -35,6 +38,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from netcode.arrival import ArrivalClock
 from netcode.tools.faults import FaultyLink, LinkFaults
 
 Addr = tuple[str, int]
@@ -53,17 +57,19 @@ def require_loopback(address: Addr) -> Addr:
 
 
 class _Relay(asyncio.DatagramProtocol):
-    """Receives on one socket and hands datagrams to a callback."""
+    """Receives on one socket and hands datagrams to a callback, with when each arrived."""
 
     def __init__(self, on_datagram) -> None:  # noqa: ANN001 - a plain callable
         self.on_datagram = on_datagram
         self.transport: asyncio.DatagramTransport | None = None
+        self.arrival = ArrivalClock(None)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        self.arrival = ArrivalClock.of_transport(transport)
 
     def datagram_received(self, data: bytes, addr: Addr) -> None:
-        self.on_datagram(data, addr)
+        self.on_datagram(data, addr, self.arrival())
 
     def error_received(self, exc: Exception) -> None:  # ICMP errors on loopback: ignore
         pass
@@ -136,7 +142,7 @@ class FaultProxy:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def _from_client(self, data: bytes, addr: Addr) -> None:
+    def _from_client(self, data: bytes, addr: Addr, arrived: float | None = None) -> None:
         client = self._clients.get(addr)
         if client is None:
             waiting = self._opening.get(addr)
@@ -153,13 +159,13 @@ class FaultProxy:
             self._pending.add(fut)
             fut.add_done_callback(self._pending.discard)
             return
-        self._relay(client.up, client.upstream, data, None, "up")
+        self._relay(client.up, client.upstream, data, None, "up", arrived)
 
     async def _open_client(self, addr: Addr) -> None:
         assert self._loop is not None
         index = len(self._clients)
         transport, _ = await self._loop.create_datagram_endpoint(
-            lambda: _Relay(lambda data, _src: self._from_server(addr, data)),
+            lambda: _Relay(lambda data, _src, arrived: self._from_server(addr, data, arrived)),
             local_addr=(self.upstream[0], 0),
             remote_addr=self.upstream,
         )
@@ -174,11 +180,11 @@ class FaultProxy:
         for data in self._opening.pop(addr):
             self._relay(client.up, client.upstream, data, None, "up")
 
-    def _from_server(self, client_addr: Addr, data: bytes) -> None:
+    def _from_server(self, client_addr: Addr, data: bytes, arrived: float | None = None) -> None:
         client = self._clients.get(client_addr)
         if client is None or self._front is None:
             return
-        self._relay(client.down, self._front, data, client_addr, "down")
+        self._relay(client.down, self._front, data, client_addr, "down", arrived)
 
     def _relay(
         self,
@@ -187,13 +193,15 @@ class FaultProxy:
         data: bytes,
         addr: Addr | None,
         direction: str,
+        arrived: float | None = None,
     ) -> None:
         assert self._loop is not None
         loop = self._loop
         self.stats[f"{direction}_received"] += 1
         if self.record is not None:
             self.record(direction, data)
-        times = link.schedule(loop.time())
+        now = loop.time()
+        times = link.schedule(now if arrived is None else min(arrived, now))
         if not times:
             self.stats[f"{direction}_lost"] += 1
             return

@@ -1,6 +1,7 @@
 """A Dragons & Chickens player with human reaction times and human mistakes.
 
-It reads the revealed cards from its own view, works out the answer (a dragon:
+Burned by the dragon with a chicken in its loot, it gives the dragon the cheaper
+of the two (the first offered). It reads the revealed cards from its own view, works out the answer (a dragon:
 the shield; a tie: the chest; else the most abundant treasure, counting its own
 slap of a dark room first), and presses with a simulated reaction time: a mean
 for its skill, a little longer for every extra card to read, and jitter. Now
@@ -77,8 +78,8 @@ class SmartBot(Bot):
     # -------------------------------------------------------------- choosing
     def choose(self, view: View | None, legal: Sequence[Action]) -> Action:
         assert view is not None
-        if view["phase"] == "pause":
-            return Ready()
+        if view["phase"] == "pause":  # ready; or, burned with a chicken, the cheaper offer first
+            return legal[0] if legal else Ready()
         revealed: dict[int, str] = {}
         for seat in range(len(view["players"])):
             for handle in view.zone(table_zone(seat))[-1:]:

@@ -8,13 +8,16 @@ The engine never reads a clock. A round is: the cards are revealed (public),
 then every seat submits one sealed ``Presses`` action carrying its timed
 inputs for the round, in milliseconds since the reveal. When every seat has
 submitted, the presses are opened together and the round is settled by the
-pure function ``resolve_round`` (and ``dragon_takes`` for a burned player's
-loot). The last round's record, who pressed what and when and why the cards
+pure function ``resolve_round`` (and ``dragon_offers`` for what a burned player
+may give up). The last round's record, who pressed what and when and why the cards
 went where they did, is the public field ``last_round``
 (``RoundRecord.from_plain`` reads it back). Then comes the pause between
 rounds: every seat says ``Ready`` (a table's host gives a seat that says
-nothing in time its silent ``Ready``), and the next room is revealed at once,
-so nobody learns a room before the moment it opens.
+nothing in time its silent action), and the next room is revealed at once,
+so nobody learns a room before the moment it opens. A player the dragon
+burned whose loot holds a chicken says ``Feed`` instead: the chicken, or the
+treasures the dragon wants (``dragon_offers``, the cheaper first; the silent
+action gives the cheaper).
 
 A claimed time is the seat's own word; whoever runs the table may know a
 bound on it (a network host does: ``netcode.session.races``). ``clamp_presses``
@@ -40,6 +43,7 @@ from .engine import (
     BaseState,
     Event,
     Game,
+    IllegalAction,
     InvalidAction,
     Result,
     Ruling,
@@ -161,6 +165,7 @@ TIE_MS = 10
 #: the spread of their round trips, at most this, and a frame), for the rulings' text.
 NETWORK_JITTER_CAP_MS = 60
 NETWORK_FRAME_MS = 15
+NETWORK_CLOCK_SLACK_MS = 2
 #: The bots' reaction times to a room of two cards, about two standard deviations either
 #: side of their mean (the bots' own ``SKILLS``), for the rulings' text.
 BOT_REACTIONS = {"easy": (400, 1400), "sensible": (330, 970), "hard": (270, 630)}
@@ -245,6 +250,19 @@ class Ready(Action):
     """Between rounds: I have seen the last round; the next room may open."""
 
     kind = "ready"
+
+
+@dataclass(frozen=True)
+class Feed(Action):
+    """Between rounds, burned by the dragon with a chicken in my loot: give it the chicken
+    (``chicken`` 1) or the treasures it wants (0); then I am ready for the next room."""
+
+    kind = "feed"
+    chicken: int
+
+    def __post_init__(self) -> None:
+        if self.chicken not in (0, 1):
+            raise InvalidAction("feed 1 gives the dragon a chicken, feed 0 the treasures it wants")
 
 
 class Clamp(NamedTuple):
@@ -498,19 +516,34 @@ def resolve_round(
     )
 
 
-def dragon_takes(loot: Sequence[str], dragon_face: str) -> tuple[tuple[int, ...], bool]:
-    """What a burned player gives up: indices into their loot, and whether it was a chicken.
+class Offer(NamedTuple):
+    """One thing a burned player may give the dragon: indices into their loot, and whether it
+    is a chicken given instead of the treasures."""
 
-    Every loot card showing a treasure of the dragon's card goes; but when that
-    is two or more cards and the loot holds a chicken, the most recently won
-    chicken goes instead (our ruling: automatic, in the player's favour).
+    lost: tuple[int, ...]
+    chicken: bool
+
+
+def dragon_offers(loot: Sequence[str], dragon_face: str) -> tuple[Offer, ...]:
+    """What a burned player may give up, the cheaper first: one offer when there is no choice.
+
+    The dragon wants every loot card showing a treasure of its card. A player whose loot
+    holds a chicken may give the most recently won chicken instead ("Just give away the
+    chicken and the Dragon will be satisfied"). Cheaper means fewer cards, then fewer
+    chickens (the tie-break); on a tie the treasures come first. There is no choice when
+    the dragon wants nothing, or wants that very chicken alone.
     """
     wanted = set(card(dragon_face).treasures)
-    lost = tuple(i for i, f in enumerate(loot) if wanted & set(card(f).treasures))
+    treasures = Offer(tuple(i for i, f in enumerate(loot) if wanted & set(card(f).treasures)), False)
     chickens = [i for i, f in enumerate(loot) if card(f).chicken]
-    if len(lost) >= 2 and chickens:
-        return (chickens[-1],), True
-    return lost, False
+    if not treasures.lost or not chickens or treasures.lost == (chickens[-1],):
+        return (treasures,)
+    instead = Offer((chickens[-1],), True)
+
+    def cost(offer: Offer) -> tuple[int, int]:
+        return len(offer.lost), sum(card(loot[i]).chicken for i in offer.lost)
+
+    return (instead, treasures) if cost(instead) < cost(treasures) else (treasures, instead)
 
 
 # ---------------------------------------------------------------- the record of a round
@@ -522,6 +555,25 @@ class Loss:
     dragon: int  # handle of the dragon card that counted
     cards: tuple[int, ...]  # handles that went under the Dragon card
     chicken: bool  # True when a chicken was given instead
+    #: True while the player still chooses between a chicken and the treasures (``Choice``)
+    choosing: bool = False
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A burned player's choice, between rounds: what each ``Feed`` gives the dragon (handles),
+    the cheaper first. Public, like the loot it comes from."""
+
+    seat: int
+    dragon: int  # handle of the dragon card that counted
+    offers: tuple[tuple[tuple[int, ...], bool], ...]  # (handles, a chicken instead), cheaper first
+
+    def handles(self, chicken: bool) -> tuple[int, ...]:
+        return next(lost for lost, instead in self.offers if instead == chicken)
+
+    @classmethod
+    def from_plain(cls, raw: Mapping[str, Any]) -> Choice:
+        return cls(raw["seat"], raw["dragon"], tuple((tuple(lost), instead) for lost, instead in raw["offers"]))
 
 
 @dataclass(frozen=True)
@@ -563,10 +615,19 @@ class RoundRecord:
             taken=tuple(raw["taken"]),
             to_room=tuple(raw["to_room"]),
             losses=tuple(
-                Loss(x["seat"], x["dragon"], tuple(x["cards"]), x["chicken"]) for x in raw["losses"]
+                Loss(x["seat"], x["dragon"], tuple(x["cards"]), x["chicken"], x["choosing"]) for x in raw["losses"]
             ),
             lines=tuple(raw["lines"]),
         )
+
+
+def choice_of(public: Mapping[str, Any], seat: int) -> Choice | None:
+    """``seat``'s choice for the dragon from a view (or a state's public fields), while it is
+    still to make."""
+    for raw in public.get("choices", ()):
+        if raw["seat"] == seat:
+            return Choice.from_plain(raw)
+    return None
 
 
 def last_round(public: Mapping[str, Any]) -> RoundRecord | None:
@@ -585,6 +646,8 @@ class State(BaseState):
     round: int = 0
     #: the seats ready for the next room (in the pause)
     ready: list[int] = dataclasses.field(default_factory=list)
+    #: burned players still choosing what the dragon gets (``Choice`` as plain data), in the pause
+    choices: list[dict] = dataclasses.field(default_factory=list)
     #: The last round's ``RoundRecord``, as plain data (empty before the first round ends).
     last_round: dict | None = None
 
@@ -614,7 +677,7 @@ class DragonsChickens(Game):
     title = "Dragons & Chickens"
     min_players = 2
     max_players = 5
-    actions = (Presses, Ready)
+    actions = (Presses, Ready, Feed)
     max_actions = 1200
     open_actions = True
     race_window = WINDOW_MS / 1000
@@ -644,16 +707,16 @@ When every pile is empty the game ends: most cards wins, then most chickens.
     rulings = (
         Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
         Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl on 37 cards each, the others on 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon: large on ring+diamond, pearl+gold, crown+chalice; medium on ring+crown, pearl+diamond, gold+chalice; small on ring+gold, pearl+chalice, crown+diamond (each treasure once per size). The chickens of ring+pearl, crown+gold and diamond+chalice sit in dark rooms, and so do the dragons of crown+chalice, pearl+diamond and ring+gold; no card shows both a chicken and a dragon."),
-        Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order. On a screen the clock starts once the revealed cards have been drawn there, and each key counts from when it arrived; a key pressed before does not count. Your presses are sealed {LINGER_MS / 1000:g} s after your first one (with a dragon out, {LINGER_MS / 1000:g} s after your hand is on the shield), at the latest {WINDOW_MS / 1000:g} s after the reveal; a second press of the same kind does nothing. Bots seal theirs as the room is revealed, and nobody's presses are shown before the round is settled. Between rounds the last round stays on screen for three times the pace (+/-), or until Enter. Up to three people may share one keyboard, each with their own keys (see Keys), counted in the order they arrive: everything a race shows is public, so one screen for all of them hides nothing."),
+        Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order. On a screen the clock starts once the revealed cards have been drawn there, and each key counts from when it arrived; a key pressed before does not count. Your presses are sealed {LINGER_MS / 1000:g} s after your first one (with a dragon out, {LINGER_MS / 1000:g} s after your hand is on the shield), at the latest {WINDOW_MS / 1000:g} s after the reveal; a second press of the same kind does nothing. Every press is heard by the whole table the moment the one who runs it has it (“Pablo: Chalice!”), so anyone may answer a shout, as the rulebook's examples do; bots seal theirs as the room is revealed and are heard each at its own time; the round is still settled by the times. Between rounds the last round stays on screen for three times the pace (+/-), or until Enter. Up to three people may share one keyboard, each with their own keys (see Keys), counted in the order they arrive: everything a race shows is public, so one screen for all of them hides nothing."),
         Ruling("Between rounds", "The next room is revealed only when every player is ready: each has seen the last round (Enter, or its pause ran out). At a networked table the host makes a player who says nothing ready once its intermission has passed. So no program learns a room before the moment it opens."),
-        Ruling("Claims over a network", f"Each terminal times its own player from the moment it drew the room, so a slow link costs nothing. The host believes no claim faster than what it saw itself: the time from sending the room to receiving the press, less the smallest round trip it has measured to that player, the spread of their recent round trips (at most {NETWORK_JITTER_CAP_MS} ms) and {NETWORK_FRAME_MS} ms for drawing the frame. A faster claim counts at that bound, and the log says so. A modified program that lies about its times can still gain about its own link's jitter and a frame, no more; an honest player is never clamped while their link stays within the jitter it has shown."),
+        Ruling("Claims over a network", f"Every terminal draws a new room at the same instant: the host names it on its own clock, each terminal reads the host's clock off its pings, and each is sent its room just in time for it (half its round trip and half their spread before the instant). Each terminal times its own player from the moment it drew the room, so a slow link costs nothing. The host believes no claim faster than what it saw itself: the time from the instant (or from sending the room, if it came late) to receiving the press, less half the smallest round trip it measured to that player, the spread of their recent round trips (at most {NETWORK_JITTER_CAP_MS} ms), half that spread and {NETWORK_CLOCK_SLACK_MS} ms for their reading of the host's clock, and {NETWORK_FRAME_MS} ms for drawing the frame. A faster claim counts at that bound, and the log says so. A modified program that lies about its times can still gain about twice its own link's jitter, a frame and 3 ms, no more (on a steady link, about 20 ms); an honest player is never clamped while their link stays within the jitter it has shown."),
         Ruling("Bot levels", f"Easy bots react in about {bot_range('easy')}, sensible ones in {bot_range('sensible')}, hard ones in {bot_range('hard')} to a room of two cards, {BOT_PER_CARD} more for each card beyond two, and see a dragon a tenth sooner; easy bots shout a wrong treasure or miss a tie in 15 rounds of 100, sensible ones in 7, hard ones in 2. Random bots press anything."),
         Ruling("Easiest to see", "Dragons are small, medium or large; the largest dragon is the easiest to see. Between dragons of the same size, the one nearest the burned player counts for them: their own card, then the next player's clockwise."),
         Ruling("A wrong shout or grab", "Shouting a treasure that is not the most abundant, or grabbing the chest when one treasure is the most abundant, puts you out of that round's race for the cards: your later shout or grab is ignored. Naming one of the tied treasures in a tie simply does not count and costs nothing. While a dragon is out, shouts and grabs do nothing."),
         Ruling("Within 10 ms", f"Inputs racing for the same prize (the room, one dark room, the top of the shield) less than {TIE_MS + 1} ms apart are simultaneous: a seat order drawn at random each round, shown with the round, breaks the tie (its first seat wins a tie, and its last is on top of the shield). A hand (on a dark room, the shield or the chest) and a shout at the very same millisecond: the hand landed first."),
         Ruling("Cards nobody wins", "When nobody names the right treasure or grabs the chest in time, or a dragon is out, the round's cards (but stolen dark rooms) stay face up in the room. They go, with the next room, to the next player who wins one by naming or by the chest; they never count toward abundance. Cards still in the room at the end go under the Dragon card."),
         Ruling("Out of reach of the shield", f"Everyone who has no hand on the shield within {WINDOW_MS} ms is burned. If every player made it, the last hand (top of the stack) is burned. The dragon takes from the loot as it was before the round's cards were shared out."),
-        Ruling("Chickens", "Giving up a chicken is automatic and in the player's favour: when the dragon would take two or more cards and the loot holds a chicken, the most recently won chicken card goes under the Dragon card instead. When the dragon would take one card or none, chickens are kept."),
+        Ruling("Chickens", "A player the dragon burns, with a chicken in their loot, chooses between rounds: give the dragon their most recently won chicken, or every card it wants. The cheaper is offered first (fewer cards, then fewer chickens) and is what a player who says nothing in time gives. There is nothing to choose when the dragon wants no card, or wants that very chicken alone.", quote="you can still avoid giving part of your treasures to the dragon if one of your treasures is a chicken. Just give away the chicken and the Dragon will be satisfied."),
         Ruling("Dark rooms", "The first hand on a dark room steals that card alone into the thief's loot, whether it lands before or after the shout; only before does the card stop counting. A later hand on the same card gets nothing; a slap on a card without an unlit torch misses and costs nothing. A dragon on a stolen card still woke up. If every card has been stolen, there is nothing left to name."),
         Ruling("An empty pile", "A player whose pile is empty reveals nothing but still races: they may shout, grab, slap, and must reach the shield. (With an equal deal every pile empties in the same round.)"),
         Ruling("Ties", "Most cards in the loot wins; then most chickens; if still tied, the tied players share the win."),
@@ -706,14 +769,24 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         if seat not in self.to_act(state):
             return []
         if state.phase == "pause":
-            return [Ready()]
+            choice = self.choice(state, seat)
+            if choice is None:
+                return [Ready()]
+            return [Feed(int(chicken)) for _, chicken in choice.offers]
         revealed = self.revealed(state)
         darks = tuple(s for s, f in sorted(revealed.items()) if card(f).torch)
         return list(representatives(any(card(f).dragon for f in revealed.values()), darks))
 
     def silent_action(self, state: State, seat: int) -> Action:
-        """A seat that pressed nothing in the round: no input at all; between rounds: ready."""
-        return Ready() if state.phase == "pause" else Presses()
+        """A seat that pressed nothing in the round: no input at all; between rounds: ready,
+        giving the dragon the cheaper offer if it has a choice to make."""
+        if state.phase != "pause":
+            return Presses()
+        return self.legal_actions(state, seat)[0] if self.choice(state, seat) is not None else Ready()
+
+    def choice(self, state: State, seat: int) -> Choice | None:
+        """``seat``'s choice between a chicken and the treasures, while it is still to make."""
+        return choice_of({"choices": state.choices}, seat)
 
     def clamp(self, state: State, seat: int, action: Action, earliest_ms: int) -> tuple[Action, tuple[Clamp, ...]]:
         """Presses with no time below ``earliest_ms`` (see ``clamp_presses``)."""
@@ -721,11 +794,53 @@ When every pile is empty the game ends: most cards wins, then most chickens.
             return action, ()
         return clamp_presses(action, earliest_ms)
 
+    def press(self, state: State, seat: int, so_far: Action | None, press: Action,
+              earliest_ms: int | None = None) -> tuple[Presses, tuple[Clamp, ...]]:
+        """The presses so far with one more, made as it happens, its time no sooner than
+        ``earliest_ms`` (see ``Game.press``): one voice and two hands, within the window, a slap
+        on a card that is there."""
+        if not isinstance(press, Presses) or len(press.codes) != 3:
+            raise IllegalAction("A press is one input: a shout, the chest, the shield or a slap.")
+        earlier = list(so_far.codes) if isinstance(so_far, Presses) else []
+        if press.codes[0] in earlier[0::3]:
+            kind = INPUT_NAMES[press.codes[0]]
+            raise IllegalAction(f"One voice and two hands: one of each a round, and '{kind}' is already in.")
+        bounded, clamps = (press, ()) if earliest_ms is None else clamp_presses(press, earliest_ms)
+        merged = self._in_time_order(earlier + list(bounded.codes))
+        if not self.is_legal(state, seat, merged):
+            raise IllegalAction(self.why_illegal(state, seat, merged))
+        return merged, clamps
+
+    def merge(self, state: State, seat: int, so_far: Action | None, action: Action,
+              earliest_ms: int | None = None) -> tuple[Action, tuple[Clamp, ...]]:
+        """What was pressed so far stands; ``action`` adds the inputs of kinds not pressed yet,
+        each no sooner than ``earliest_ms``."""
+        if not isinstance(action, Presses):
+            return action, ()
+        pressed = so_far.codes[0::3] if isinstance(so_far, Presses) else ()
+        fresh = Presses.of(*((i.kind, i.target, i.ms) for i in action.inputs(seat) if i.kind not in pressed))
+        bounded, clamps = (fresh, ()) if earliest_ms is None else clamp_presses(fresh, earliest_ms)
+        earlier = list(so_far.codes) if isinstance(so_far, Presses) else []
+        return self._in_time_order(earlier + list(bounded.codes)), clamps
+
+    @staticmethod
+    def _in_time_order(codes: Sequence[int]) -> Presses:
+        triples = sorted((tuple(codes[i : i + 3]) for i in range(0, len(codes), 3)), key=lambda t: t[2])
+        return Presses.of(*triples)  # type: ignore[arg-type]
+
+    def heard(self, action: Action) -> list[tuple[int, Any]]:
+        """Each input of the presses: ``(ms, [input, target])``; nothing of a ready or a feed."""
+        if not isinstance(action, Presses):
+            return []
+        return [(i.ms, [i.kind, i.target]) for i in sorted(action.inputs(0), key=lambda i: i.ms)]
+
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
         if seat not in self.to_act(state):
             return False
         if state.phase == "pause":
-            return isinstance(action, Ready)
+            if isinstance(action, Feed):
+                return self.choice(state, seat) is not None
+            return isinstance(action, Ready) and self.choice(state, seat) is None
         return isinstance(action, Presses) and not self._broken(state, action)
 
     def why_illegal(self, state: State, seat: int, action: Action) -> str:
@@ -736,8 +851,13 @@ When every pile is empty the game ends: most cards wins, then most chickens.
                 return "Between rounds: you are ready; the next room opens when everyone is."
             return "My Treasure: you have already made your moves this round."
         if state.phase == "pause":
+            if isinstance(action, Feed):
+                return "Chickens: only a player the dragon burned, with a chicken in their loot, feeds it."
+            if isinstance(action, Ready):
+                return ("Chickens: the dragon is waiting. Give it your chicken (feed 1) or the treasures "
+                        "it wants (feed 0), then the next room can open.")
             return "Between rounds: the next room is not open yet."
-        if isinstance(action, Ready):
+        if isinstance(action, (Ready, Feed)):
             return "The room is open: press, or let the window close."
         return self._broken(state, action) or "That is not a move in Dragons & Chickens."
 
@@ -785,9 +905,11 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 
     # -------------------------------------------------------------- apply
     def _apply(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
-        if isinstance(action, Ready):
-            state.ready.append(seat)
+        if isinstance(action, (Ready, Feed)):
             log: list[Event] = []
+            if isinstance(action, Feed):
+                self._feed(state, seat, bool(action.chicken), log)
+            state.ready.append(seat)
             if not self.to_act(state):
                 self.reveal(state, log)
             return log
@@ -813,14 +935,19 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         outcome = resolve_round(revealed, inputs, priority)
 
         losses: list[Loss] = []
-        for burn in outcome.burns:
+        choices: list[Choice] = []
+        for burn in outcome.burns:  # from the loot as it was before this round's cards are shared
             loot = list(cards.zone(loot_zone(burn.seat)))
             dragon = handles[burn.dragon]
-            lost, chicken = dragon_takes([cards.face(h) for h in loot], cards.face(dragon))
-            taken = tuple(loot[i] for i in lost)
+            offers = dragon_offers([cards.face(h) for h in loot], cards.face(dragon))
+            if len(offers) > 1:  # the player chooses between rounds
+                choices.append(Choice(burn.seat, dragon, tuple((tuple(loot[i] for i in o.lost), o.chicken) for o in offers)))
+                losses.append(Loss(burn.seat, dragon, (), False, choosing=True))
+                continue
+            taken = tuple(loot[i] for i in offers[0].lost)
             for handle in taken:
                 cards.move(handle, DRAGON, visible=EVERYONE)
-            losses.append(Loss(burn.seat, dragon, taken, chicken))
+            losses.append(Loss(burn.seat, dragon, taken, False))
         for theft in outcome.thefts:
             cards.move(handles[theft.owner], loot_zone(theft.thief), visible=EVERYONE)
         left = [h for s, h in sorted(handles.items()) if cards.where(h) == table_zone(s)]
@@ -848,11 +975,31 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         lines = describe(record, state.players, cards.face)
         record = dataclasses.replace(record, lines=tuple(lines))
         state.last_round = plain(record)
+        state.choices = [plain(choice) for choice in choices]
         log += [Event("round", line) for line in lines]
-        if any(cards.zone(pile_zone(s)) for s in range(n)):
+        if choices or any(cards.zone(pile_zone(s)) for s in range(n)):
             state.phase, state.ready = "pause", []  # the next room opens when everyone is ready
         else:
             self.reveal(state, log)
+
+    def _feed(self, state: State, seat: int, chicken: bool, log: list[Event]) -> None:
+        """``seat`` gives the dragon its chicken or the treasures; the round's record says which."""
+        choice = self.choice(state, seat)
+        assert choice is not None
+        cards = state.cards
+        taken = choice.handles(chicken)
+        for handle in taken:
+            cards.move(handle, DRAGON, visible=EVERYONE)
+        state.choices = [raw for raw in state.choices if raw["seat"] != seat]
+        record = last_round({"last_round": state.last_round})
+        assert record is not None
+        losses = tuple(Loss(seat, choice.dragon, taken, chicken) if loss.seat == seat else loss for loss in record.losses)
+        record = dataclasses.replace(record, losses=losses)
+        lines = describe(record, state.players, cards.face)
+        state.last_round = plain(dataclasses.replace(record, lines=tuple(lines)))
+        loss = next(loss for loss in losses if loss.seat == seat)
+        log.append(Event("feed", _loss_text(state.players[seat], loss, cards.face), seat,
+                         {"chicken": chicken, "cards": len(taken)}))
 
     def reveal(self, state: State, log: list[Event]) -> None:
         """Reveal every top card at once, or end the game when every pile is empty."""
@@ -935,19 +1082,25 @@ def describe(record: RoundRecord, names: Sequence[str], face_of: Any) -> list[st
             where = "is last on the shield" if burn.why == "top" else "never reached the shield"
             kinds = " or ".join(TREASURE_NAMES[t] for t in card(face_of(loss.dragon)).treasures)
             seen = "their own card" if burn.dragon == burn.seat else f"{names[burn.dragon]}'s card"
-            if loss.chicken:
-                lost = f"{who} gives up a chicken instead of {kinds}"
-            elif loss.cards:
-                lost = f"{who} loses {_cards(len(loss.cards))} showing {kinds}"
-            else:
-                lost = f"{who} has nothing showing {kinds} to lose"
-            lines.append(f"{who} {where}; burned by the dragon on {seen}, {lost}.")
+            lines.append(f"{who} {where}; burned by the dragon on {seen}, {_loss_text(who, loss, face_of, kinds)}.")
     if o.how == "nobody" and (record.to_room or o.verdicts):
         lines.append("Nobody named the right treasure or grabbed the chest in time.")
     if record.to_room:
         n = len(record.to_room)
         lines.append(f"{_cards(n).capitalize()} stay{'s' * (n == 1)} in the room for the next winner.")
     return lines
+
+
+def _loss_text(who: str, loss: Loss, face_of: Any, kinds: str | None = None) -> str:
+    """``"Marta gives up a chicken instead of Ring or Diamond"``: what the dragon got."""
+    kinds = kinds or " or ".join(TREASURE_NAMES[t] for t in card(face_of(loss.dragon)).treasures)
+    if loss.choosing:
+        return f"{who} chooses: a chicken, or the cards showing {kinds}"
+    if loss.chicken:
+        return f"{who} gives up a chicken instead of {kinds}"
+    if loss.cards:
+        return f"{who} loses {_cards(len(loss.cards))} showing {kinds}"
+    return f"{who} has nothing showing {kinds} to lose"
 
 
 def _cards(n: int) -> str:

@@ -492,6 +492,28 @@ class Game(ABC):
         return the action as it is."""
         return action, ()
 
+    def press(self, state: Any, seat: int, so_far: Action | None, press: Action,
+              earliest_ms: int | None = None) -> tuple[Action, tuple[Any, ...]]:
+        """``seat``'s real-time action so far (None at first) with one more input, ``press``,
+        made the moment it happens, no sooner than ``earliest_ms`` (see ``clamp``); and what was
+        raised. Raises ``IllegalAction`` naming the rule it breaks; pure. Games without live
+        inputs refuse it."""
+        raise IllegalAction(f"{self.title} has no presses made as they happen.")
+
+    def merge(self, state: Any, seat: int, so_far: Action | None, action: Action,
+              earliest_ms: int | None = None) -> tuple[Action, tuple[Any, ...]]:
+        """The action that closes ``seat``'s real-time round: the inputs pressed so far stand,
+        ``action`` adds any it had not (no sooner than ``earliest_ms``); and what was raised;
+        pure. Games without live inputs take ``action`` (clamped)."""
+        if earliest_ms is None:
+            return action, ()
+        return self.clamp(state, seat, action, earliest_ms)
+
+    def heard(self, action: Action) -> list[tuple[int, Any]]:
+        """What the table hears of a real-time action as it happens: each input (plain data,
+        never a face) with its time in ms from the room's opening, in time order; pure."""
+        return []
+
     def why_waiting(self, state: Any, seat: int) -> str:
         """Why ``seat`` may not act now, while others may. Games may say more."""
         return "It is not your turn."

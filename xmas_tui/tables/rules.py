@@ -119,15 +119,32 @@ class GameRules:
     def racing(self) -> bool:
         return self.game.racing(self.state)
 
-    def clamp(self, seat: int, action: Any, earliest_ms: int) -> tuple[Any, list[Any]]:
-        """The game's own pure clamp of a claim; a malformed action goes on as it is, for
-        ``act`` to refuse in words."""
+    def press(self, seat: int, so_far: Any | None, press: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
+        try:
+            before = self.game.parse_action(so_far) if so_far is not None else None
+            pressed, clamped = self.game.press(self.state, seat, before, self.game.parse_action(press), earliest_ms)
+        except ActionError as refused:
+            raise RuleError(str(refused)) from None
+        return pressed.to_wire(), [list(c) for c in clamped]
+
+    def merge(self, seat: int, so_far: Any | None, action: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
+        """What ``seat`` pressed so far with ``action``; an action refused here is refused in
+        words (``RuleError``), as ``act`` would."""
         try:
             parsed = self.game.parse_action(action)
+            before = self.game.parse_action(so_far) if so_far is not None else None
+            merged, clamped = self.game.merge(self.state, seat, before, parsed, earliest_ms)
+        except ActionError as refused:
+            raise RuleError(str(refused)) from None
+        if not self.game.is_legal(self.state, seat, merged):
+            raise RuleError(self.game.why_illegal(self.state, seat, merged))
+        return merged.to_wire(), [list(c) for c in clamped]
+
+    def heard(self, seat: int, action: Any) -> list[tuple[int, Any]]:
+        try:
+            return self.game.heard(self.game.parse_action(action))
         except ActionError:
-            return action, []
-        bounded, clamped = self.game.clamp(self.state, seat, parsed, earliest_ms)
-        return bounded.to_wire(), [list(c) for c in clamped]
+            return []
 
     def digest(self) -> str:
         return public_digest(self.view(None))

@@ -1,8 +1,10 @@
 """The seam between the UI and whoever runs the rules: a ``Table``.
 
-Owns: the ``Table`` the UI talks to (send my action, receive my view, who is
-at the table, how long a seat has left to act), its ``Snapshot`` (everything
-one seat may know right now), and ``SessionTable``, the one kind of table
+Owns: the ``Table`` the UI talks to (send my action, press one input of a
+real-time round as it is made, receive my view, who is at the table, how long
+a seat has left to act), its ``Snapshot`` (everything one seat may know right
+now: in a real-time round, also what was heard in it and when its room is to
+be drawn), and ``SessionTable``, the one kind of table
 there is: a seat's session at a table session, whether the host runs in this
 process (a game against bots, or the host's own seat) or across the network.
 The UI cannot tell which, and never holds the full state.
@@ -17,7 +19,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 from netcode.runners import Listeners
 from netcode.session.messages import Message
@@ -39,12 +41,24 @@ MIN_PACE = 0.05
 MAX_PACE = 4.0
 
 
+class Heard(NamedTuple):
+    """A press heard in the open real-time round: who, what (the game's plain data), when (ms
+    after the room was drawn, as the host counts it)."""
+
+    seat: int
+    shout: Any
+    ms: int
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """What my seat may know now: my view, my legal actions, who acts, the log, the result.
 
     ``seats`` lists every seat played from this terminal when several people
     share it (the view's seat first); empty means the view's seat alone.
+    ``heard``: the presses heard so far in the open real-time round, in the order
+    heard. ``room_in``: in how many seconds (from when the snapshot was made) this
+    round's room is to be drawn, so that every terminal draws it at one instant.
     """
 
     view: View
@@ -53,6 +67,8 @@ class Snapshot:
     log: tuple[Event, ...]
     result: Result | None
     seats: tuple[int, ...] = ()
+    heard: tuple[Heard, ...] = ()
+    room_in: float = 0.0
 
     @property
     def seat(self) -> int | None:
@@ -147,6 +163,11 @@ class Table(ABC):
     async def send(self, action: Action, seat: int | None = None) -> None:
         """Play my action (or, with ``seat``, that of another player at this terminal);
         raises ``ActionError`` (with the rule broken) if it is refused."""
+
+    async def press(self, action: Action, seat: int | None = None) -> None:  # noqa: B027 - most games have none
+        """One input of my real-time round (an action of that one input), the moment it is made:
+        everyone hears it at once; my sealed ``send`` closes the round later. Raises
+        ``ActionError`` if it is refused."""
 
     @abstractmethod
     async def run(self) -> None:
@@ -261,6 +282,7 @@ class SessionTable(Table):
         session = self.session
         if session.view is None:
             raise RuntimeError("the game has not been dealt yet")
+        room_at = session.room_at
         return Snapshot(
             view=View.from_wire(session.view),
             legal=tuple(self.game.parse_action(a) for a in session.legal),
@@ -268,6 +290,8 @@ class SessionTable(Table):
             log=tuple(self._log()),
             result=Result.from_wire(session.result) if session.result is not None else None,
             seats=self.seats if len(self.links) > 1 else (),
+            heard=tuple(Heard(*shout) for shout in session.shouts),
+            room_in=max(0.0, room_at - self.clock()) if room_at is not None else 0.0,
         )
 
     def _log(self) -> list[Event]:
@@ -290,9 +314,17 @@ class SessionTable(Table):
     async def send(self, action: Action, seat: int | None = None) -> None:
         index, link = self._link_for(seat)
         session = link.session
+        await self._answered(index, link, session.act(action.to_wire()))
+
+    async def press(self, action: Action, seat: int | None = None) -> None:
+        index, link = self._link_for(seat)
+        await self._answered(index, link, link.session.press(action.to_wire()))
+
+    async def _answered(self, index: int, link: SeatLink, message: Any) -> None:
+        """Post ``message`` (an action or a press) and wait for the host's verdict on it."""
+        session = link.session
         if session.gone:
             raise IllegalAction(session.gone)
-        message = session.act(action.to_wire())
         key = (index, message.id)
         verdict: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending[key] = verdict

@@ -16,8 +16,8 @@ Figures: ``races`` (rooms both honest seats raced), ``true_first_wins`` (the
 share in which the honest seat that truly reacted first was counted first),
 ``honest_clamped`` (honest claims the host raised), ``max_forger_gain_ms``
 (the most the forger's counted time fell short of its real wait),
-``stalled_round_s`` (the longest round with a stalled seat, from its opening
-to its settling), ``tie_window_ms``, ``reveal_spread_p99_ms`` (across the 4
+``stalled_round_s`` (the longest round with a stalled seat, from the instant
+its room was drawn to its settling), ``tie_window_ms``, ``reveal_spread_p99_ms`` (across the 4
 peers: the last arrival of a room less the first, its 99th percentile, beside
 the links' own one-way spread as the baseline) and ``links``. The last line
 printed is one JSON object.
@@ -48,7 +48,6 @@ from xmas_tui.games.dragons_chickens import (
     SHIELD,
     TIE_MS,
     Presses,
-    Ready,
     card,
     counts_of,
     most_abundant,
@@ -101,17 +100,34 @@ async def seat_main(role: str, address: tuple[str, int], code: str, name: str, s
     assert runner is not None
     loop = asyncio.get_running_loop()
     done = asyncio.Event()
-    records: list[dict] = []
+    records: dict[int, dict] = {}  # round -> what this seat saw and did
     state = {"round": 0, "ready_for": 0}
 
-    def press(rnd: int, arrived: float, kind: int, target: int) -> None:
+    def press(rnd: int, since: float, kind: int, target: int) -> None:
+        """The scripted press: live, then sealed at once (as a terminal does when its window
+        closes; the host counts the live one)."""
         view = session.view
         if view is None or view["public"]["round"] != rnd or view["public"]["phase"] != "race":
             return
-        waited = round((time.monotonic() - arrived) * 1000)
+        waited = round((time.monotonic() - since) * 1000)
         claimed = 0 if role == "forger" else waited
-        runner.post(session.act(Presses.of((kind, target, claimed)).to_wire()))
-        records.append({"round": rnd, "arrived": arrived, "true_ms": waited, "claimed_ms": claimed})
+        presses = Presses.of((kind, target, claimed)).to_wire()
+        runner.post(session.press(presses))
+        sent = time.monotonic()
+        runner.post(session.act(presses))
+        records.setdefault(rnd, {"round": rnd}).update(true_ms=waited, claimed_ms=claimed, sent=sent)
+
+    def drawn(rnd: int, arrived: float, planned: float) -> None:
+        """The room is drawn (at the table's instant): the honest seats' clocks start now."""
+        now = time.monotonic()
+        records.setdefault(rnd, {"round": rnd}).update(arrived=arrived, drawn=now, planned=planned)
+        if role == "watcher":
+            runner.post(session.act(Presses().to_wire()))
+            return
+        if role == "forger":  # it knew the room when it arrived: its wait counts from then
+            return
+        kind, target = answer(session.view)
+        loop.call_later(schedule(seed, rnd)[role] / 1000, press, rnd, now, kind, target)
 
     def heard(events: list) -> None:
         if any(isinstance(e, (Ended, HostLost)) for e in events):
@@ -125,21 +141,20 @@ async def seat_main(role: str, address: tuple[str, int], code: str, name: str, s
             return
         if phase == "race" and rnd != state["round"] and session.seat in session.to_act:
             state["round"] = rnd
-            arrived = time.monotonic()
-            if role == "watcher":
-                records.append({"round": rnd, "arrived": arrived})
-                runner.post(session.act(Presses().to_wire()))
-                return
-            kind, target = answer(session.view)
-            loop.call_later(schedule(seed, rnd)[role] / 1000, press, rnd, arrived, kind, target)
-        elif phase == "pause" and state["ready_for"] != rnd and session.seat in session.to_act:
-            state["ready_for"] = rnd
-            runner.post(session.act(Ready().to_wire()))
+            arrived = min(time.monotonic(), session._arrived)  # (when its datagram came, where known)
+            planned = session.room_at if session.room_at is not None else arrived
+            loop.call_at(max(planned, arrived), drawn, rnd, arrived, planned)
+            if role == "forger":  # a modified program: it reacts from the room's arrival
+                kind, target = answer(session.view)
+                loop.call_later(schedule(seed, rnd)[role] / 1000, press, rnd, arrived, kind, target)
+        elif phase == "pause" and state["ready_for"] != rnd and session.seat in session.to_act and session.legal:
+            state["ready_for"] = rnd  # ready (or, burned with a chicken, the cheaper offer)
+            runner.post(session.act(session.legal[0]))
 
     runner.listeners.add(heard)
     await done.wait()
     await joined.close()
-    print(json.dumps({"role": role, "records": records}), flush=True)
+    print(json.dumps({"role": role, "records": list(records.values())}), flush=True)
 
 
 # ---------------------------------------------------------------- the bench
@@ -183,6 +198,8 @@ class Game:
     seat_of: dict[str, int] = field(default_factory=dict)  # role -> seat
     #: the smallest round trip the host's pings measured, per role (ms)
     least_rtt_ms: dict[str, float] = field(default_factory=dict)
+    #: every bound the host set, and what from (for ``--details``)
+    bounds: list[dict] = field(default_factory=list)
 
 
 async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed: int,
@@ -203,8 +220,8 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
             return
         state = rules.state
         now = time.monotonic()
-        if state.phase == "race":
-            game.opened.setdefault(state.round, now)
+        if state.phase == "race":  # the round opens at the instant every terminal draws its room
+            game.opened.setdefault(state.round, hosted.host.live.at or now)
         elif state.phase == "pause":
             game.settled.setdefault(state.round, now)
         if rounds is not None and len(game.settled) >= rounds:
@@ -219,6 +236,20 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
                 game.least_rtt_ms[guest.name.lower()] = link.smallest * 1000
 
     hosted.subscribe(news)
+    bounds = game.bounds
+    races = hosted.host.races
+    believe = races.earliest_ms
+
+    def earliest_ms(peer, arrived):  # every bound the host sets, with what it was set from
+        result = believe(peer, arrived)
+        link = races.links.get(peer)
+        guest = hosted.host.guests.get(peer)
+        if result is not None and link is not None and guest is not None:
+            bounds.append({"seat": guest.seat, "arrived": arrived, "at": races.room_at, "sent": races.sent.get(peer),
+                           "r": link.least, "j": link.spread, "bound": result})
+        return result
+
+    races.earliest_ms = earliest_ms
     procs = [start_seat(role, through, seed) for role, through in seats]
     try:
         await asyncio.wait_for(enough.wait(), timeout=900)
@@ -258,14 +289,17 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-async def bench(races_wanted: int, seed: int) -> dict[str, Any]:
+async def bench(races_wanted: int, seed: int, details: dict | None = None) -> dict[str, Any]:
+    """The figures; ``details`` (if given) receives every clamp and every forger's gain."""
     port = free_udp_port()
     proxies = {name: start_proxy(port, args, seed + i) for i, (name, args) in enumerate(LINKS.items())}
     through = {name: p for name, (_, p) in proxies.items()}
     order = [role for role, _ in SEATS]
     races = firsts = honest_clamped = 0
     gains: list[int] = []
-    spreads: list[float] = []
+    spreads: list[float] = []  # the rooms' drawing across the 4 peers
+    arrivals_spread: list[float] = []  # the rooms' arrival across the 4 peers
+    late: list[float] = []  # how far after the instant each room was drawn
     baseline: list[float] = []
     try:
         game_seed = seed
@@ -283,17 +317,29 @@ async def bench(races_wanted: int, seed: int) -> dict[str, Any]:
                     truly_first = fast if planned["fast"] < planned["slow"] else slow
                     counted_first = fast if counted[fast] < counted[slow] else slow
                     firsts += truly_first == counted_first
-            honest_clamped += sum(1 for c in game.clamps if c["clamped"] in (seat_of["fast"], seat_of["slow"]))
+            honest = [c for c in game.clamps if c["clamped"] in (seat_of["fast"], seat_of["slow"])]
+            honest_clamped += len(honest)
+            if details is not None:
+                details.setdefault("clamps", []).extend({"seed": game_seed, **c} for c in game.clamps)
+                details.setdefault("bounds", []).extend({"seed": game_seed, **b} for b in game.bounds)
+                details.setdefault("seats", {})[game_seed] = {"seat_of": seat_of, "outputs": outputs}
             forged = {r["round"]: r for r in outputs["forger"]["records"]}
             for rnd, record in forged.items():
                 ms = game.counted.get(rnd, {}).get(seat_of["forger"])
-                if ms is not None:
+                if ms is not None and "true_ms" in record:
                     gains.append(record["true_ms"] - ms)
-            arrivals: dict[int, list[float]] = {}
+                    if details is not None:
+                        details.setdefault("gains", []).append([game_seed, rnd, record["true_ms"], ms])
+            drawn: dict[int, list[float]] = {}
+            came: dict[int, list[float]] = {}
             for role in order:
                 for record in outputs[role]["records"]:
-                    arrivals.setdefault(record["round"], []).append(record["arrived"])
-            spreads += [(max(a) - min(a)) * 1000 for a in arrivals.values() if len(a) == len(order)]
+                    if "drawn" in record:
+                        drawn.setdefault(record["round"], []).append(record["drawn"])
+                        came.setdefault(record["round"], []).append(record["arrived"])
+                        late.append((record["drawn"] - record["planned"]) * 1000)
+            spreads += [(max(a) - min(a)) * 1000 for a in drawn.values() if len(a) == len(order)]
+            arrivals_spread += [(max(a) - min(a)) * 1000 for a in came.values() if len(a) == len(order)]
             game_seed += 1
         stalled, _ = await host_table(2, port, [("fast", through["fast"]), ("stalled", through["fast"])],
                                       seed, rounds=STALLED_ROUNDS)
@@ -316,6 +362,8 @@ async def bench(races_wanted: int, seed: int) -> dict[str, Any]:
         "tie_window_ms": TIE_MS,
         "reveal_spread_p99_ms": round(percentile(spreads, 99), 1),
         "reveal_spread_p50_ms": round(percentile(spreads, 50), 1),
+        "arrival_spread_p99_ms": round(percentile(arrivals_spread, 99), 1),
+        "drawn_after_instant_p99_ms": round(percentile(late, 99), 1),
         "baseline_one_way_difference_ms": round(sum(baseline) / len(baseline), 1) if baseline else None,
         "links": {"fast": "2 ms one way", "slow": "50 ± 10 ms one way", "forger": "2 ms one way",
                   "watcher": "50 ± 10 ms one way", "stalled": "2 ms one way, never seals"},
@@ -333,11 +381,16 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--races", type=int, default=200, help="rooms raced by both honest seats, at least")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--details", metavar="PATH", help="write every clamp and every forger's gain here (JSON)")
     args = parser.parse_args(argv)
     started = time.monotonic()
+    details: dict | None = {} if args.details else None
     with tempfile.TemporaryDirectory() as data:  # the seats' rejoin keys go here, not in the player's folder
         os.environ["XDG_DATA_HOME"] = data
-        figures = asyncio.run(bench(args.races, args.seed))
+        figures = asyncio.run(bench(args.races, args.seed, details))
+    if args.details:
+        with open(args.details, "w", encoding="utf-8") as out:
+            json.dump(details, out)
     figures["seconds"] = round(time.monotonic() - started, 1)
     print(json.dumps(figures, ensure_ascii=False), flush=True)
 

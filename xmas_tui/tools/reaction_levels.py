@@ -24,7 +24,6 @@ from xmas_tui.games.dragons_chickens import (
     NAME,
     SHIELD,
     Presses,
-    Ready,
     card,
     counts_of,
     last_round,
@@ -56,7 +55,7 @@ def measure(level: str, ms: int, players: int, games: int, seed: int = 0) -> dic
         while DC.to_act(state):
             for seat in sorted(DC.to_act(state)):
                 if state.phase == "pause":
-                    action = Ready()
+                    action = DC.silent_action(state, seat)  # ready (the cheaper offer, if burned)
                 elif seat == 0:
                     action = person(DC.revealed(state), ms)
                 else:
@@ -72,7 +71,7 @@ def measure(level: str, ms: int, players: int, games: int, seed: int = 0) -> dic
                 rooms += 1
                 won += outcome.winner == 0
             for seat in sorted(DC.to_act(state)):
-                DC.apply(state, seat, Ready(), rng)
+                DC.apply(state, seat, DC.silent_action(state, seat), rng)
     return {"level": level, "ms": ms, "players": players, "games": games, "rooms": round(won / rooms, 3) if rooms else 0,
             "fair": round(1 / players, 3), "dragon_rounds": dragons, "burned": burned}
 

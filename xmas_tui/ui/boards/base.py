@@ -99,6 +99,15 @@ class Board(Widget, can_focus=True):
             self.action = action
             self.seat = seat
 
+    class Pressed(Message):
+        """A player at this terminal made one input of a real-time round (``action``: an action of
+        that input alone), to be heard by everyone at once; ``seat`` as in ``ActionChosen``."""
+
+        def __init__(self, action: Action, seat: int | None = None) -> None:
+            super().__init__()
+            self.action = action
+            self.seat = seat
+
     def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.snapshot = snapshot

@@ -1,36 +1,42 @@
 """The Dragons & Chickens board: the revealed room, each player's keys, the last round.
 
-Owns: drawing a snapshot of the race (every revealed card, big and marked),
-timing the key presses of the players at this terminal from the moment the
-reveal has been painted, sealing each player's ``Presses`` when their window
-closes (our ruling, in "Timed presses"), the shared-keyboard key blocks,
-and the last round's result, shown in full between rounds.
+Owns: drawing a snapshot of the race (every revealed card, big and marked)
+at the instant the table names (``Snapshot.room_in``: every terminal draws
+it at once), timing the key presses of the players at this terminal from
+the moment the reveal has been painted, sending each press to the table as
+it is made (``Board.Pressed``: everyone hears it) and sealing each player's
+``Presses`` when their window closes (our ruling, in "Timed presses"), the
+shouts heard in the round, the shared-keyboard key blocks, the last round's
+result, shown in full between rounds (where a burned player chooses what
+the dragon gets, ruling "Chickens"), and the loots to look through (``v``).
 
 Must not touch: the engine state, or anyone's sealed presses. The board reads
-only the snapshot: the faces it may see, ``to_act`` and ``last_round``. A key
-is timed by Textual's event clock (``Message.time``: when the key arrived),
-against the same clock read once the frame with the new cards was drawn.
+only the snapshot: the faces it may see, ``to_act``, ``last_round``, the
+pending ``choices`` and what was heard. A key is timed by Textual's event
+clock (``Message.time``: when the key arrived), against the same clock read
+once the frame with the new cards was drawn.
 """
 
 from __future__ import annotations
 
 import math
-from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import NamedTuple
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Horizontal, Vertical
+from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.events import Click, Key
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from xmas_tui.games import count
+from xmas_tui.games import View, count
 from xmas_tui.games.dragons_chickens import (
     CHEST,
     DRAGON,
@@ -42,16 +48,23 @@ from xmas_tui.games.dragons_chickens import (
     SLAP,
     TREASURE_NAMES,
     WINDOW_MS,
+    Choice,
+    Feed,
     Presses,
     Ready,
     RoundRecord,
+    all_faces,
     card,
+    choice_of,
+    counts_of,
+    dragon_offers,
+    face_name,
     loot_zone,
     pile_zone,
     table_zone,
 )
 from xmas_tui.games.dragons_chickens import last_round as record_of
-from xmas_tui.tables.table import DEFAULT_PACE, Snapshot
+from xmas_tui.tables.table import DEFAULT_PACE, Heard, Snapshot
 
 from ..theme import Inks, inks
 from .base import Board, PlayerLine
@@ -65,6 +78,8 @@ DARK = "lilac"
 TORCH = "¡"
 #: Between rounds the last result stays up for this many times the table's pace.
 PAUSE_PER_PACE = 3.0
+#: ...or this many seconds, at least, for a player here to choose what the dragon gets
+CHOOSE_SECONDS = 10.0
 #: The countdown is shown once this little of the window is left (seconds).
 COUNTDOWN_FROM = 3
 NAME_WIDTH = 7
@@ -270,6 +285,24 @@ def press_text(ink: Inks, kind: int, target: int, names: Sequence[str]) -> Text:
     return Text(f"slap {short(names[target], 8)}", style=f"bold {ink[DARK]}")
 
 
+def shout_text(ink: Inks, heard: Heard, names: Sequence[str], mine: Iterable[int] = (), *, timed: bool = True) -> Text:
+    """A press heard as it happens: "Pablo: Ψ Chalice!" (after its time in ms, when ``timed``)."""
+    kind, target = heard.shout
+    text = Text(f"{heard.ms:>4} ms ", style=ink.leaf) if timed else Text()
+    text.append(f"{names[heard.seat]}: ", style="bold" if heard.seat in set(mine) or not timed else "")
+    if kind == NAME:
+        text.append_text(treasure_text(ink, target))
+    elif kind == CHEST:
+        text.append("the chest", style=f"bold {ink.gold}")
+    elif kind == SHIELD:
+        text.append("the shield", style=f"bold {ink.ice}")
+    else:
+        owner = "my own" if target == heard.seat else f"{short(names[target], 8)}'s"
+        text.append(f"slaps {owner} dark room", style=f"bold {ink[DARK]}")
+    text.append("!")
+    return text
+
+
 def headline(ink: Inks, record: RoundRecord, names: Sequence[str]) -> Text:
     """The round in one line: who took the room and how, or the dragon."""
     o = record.outcome
@@ -379,23 +412,43 @@ class Hands(Static):
             self.screen.query_one(DragonsChickensBoard).legend_clicked(offset.y, offset.x, event.time)
 
 
+def offer_text(ink: Inks, choice: Choice, offer: int, faces: Mapping[int, str]) -> Text:
+    """One thing a burned player may give the dragon, as a person reads it."""
+    handles, chicken = choice.offers[offer]
+    if chicken:
+        return Text.assemble(("your chicken", f"bold {ink[CHICKEN]}"), f" ({face_name(faces[handles[0]])}) · 1 card")
+    chickens = sum(card(faces[h]).chicken for h in handles)
+    also = f", {count(chickens, 'chicken')} among them" if chickens else ""
+    return Text(f"the {count(len(handles), 'card')} it wants{also}")
+
+
 class DragonsChickensRound(ModalScreen[None]):
     """The last round in full, between rounds: the cards and where they went, every press
     with its time and what came of it, and why. It hides the table (and its log, which
-    already tells the next room) until the next room is revealed."""
+    already tells the next room) until the next room is revealed.
+
+    A player here whom the dragon burned, with a chicken in their loot, chooses here what
+    the dragon gets (ruling "Chickens"): their first two treasure keys pick an offer, the
+    cheaper first; Enter, or the pause running out, gives the cheaper."""
 
     BINDINGS = [
         Binding("enter,space", "dismiss", "Next room", key_display="⏎", tooltip="Reveal the next room now", id="dc.next"),
         Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="dc.leave"),
     ]
 
-    def __init__(self, record: RoundRecord, names: Sequence[str], faces: Mapping[int, str], mine: Sequence[int], pause: float) -> None:
+    def __init__(self, record: RoundRecord, names: Sequence[str], faces: Mapping[int, str], mine: Sequence[int], pause: float,
+                 choices: Mapping[int, Choice] | None = None, feed: Callable[[int, bool], None] | None = None) -> None:
+        """``choices``: my seats' choices for the dragon (seat -> choice); ``feed(seat, chicken)``
+        sends one made."""
         super().__init__()
         self.record = record
         self.names = tuple(names)
         self.faces = dict(faces)
         self.mine = tuple(mine)
-        self.pause = pause
+        self.choices = dict(choices or {})
+        self.feed = feed
+        self.fed: dict[int, bool] = {}
+        self.pause = max(pause, CHOOSE_SECONDS) if self.choices else pause
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dc-result-box", classes="dialog"):
@@ -404,7 +457,44 @@ class DragonsChickensRound(ModalScreen[None]):
                     for seat in range(len(self.names)):
                         yield RoomCard(seat)
             yield Static(id="dc-result-text")
+            if self.choices:
+                yield Static(id="dc-choice")
             yield Static(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
+
+    def _keys(self, seat: int) -> tuple[str, ...]:
+        """The keys that pick ``seat``'s offers: its key block's first treasure keys."""
+        block = self.mine.index(seat) if seat in self.mine else 0
+        return BLOCKS[min(block, len(BLOCKS) - 1)].treasures[:2]
+
+    def _draw_choices(self) -> None:
+        ink = inks(self)
+        text = Text()
+        for seat, choice in sorted(self.choices.items()):
+            text.append("\n" * bool(text))
+            name = self.names[seat]
+            if seat in self.fed:
+                what = "a chicken" if self.fed[seat] else "the cards it wanted"
+                text.append(f"{name} gives the dragon {what}.", style=f"bold {ink.leaf}")
+                continue
+            text.append(f"{name}, the dragon is hungry. Give it", style=f"bold {ink[DRAGON_RED]}")
+            for i, key in enumerate(self._keys(seat)):
+                text.append("  ")
+                text.append(key, style="bold reverse")
+                text.append(" ")
+                text.append_text(offer_text(ink, choice, i, self.faces))
+                text.append(" (cheaper)" if i == 0 else "", style="dim")
+        self.query_one("#dc-choice", Static).update(text)
+
+    def on_key(self, event: Key) -> None:
+        for seat, choice in self.choices.items():
+            keys = self._keys(seat)
+            if seat not in self.fed and event.key in keys:
+                event.stop()
+                chicken = bool(choice.offers[keys.index(event.key)][1])
+                self.fed[seat] = chicken
+                if self.feed is not None:
+                    self.feed(seat, chicken)
+                self._draw_choices()
 
     def on_mount(self) -> None:
         ink = inks(self)
@@ -428,6 +518,8 @@ class DragonsChickensRound(ModalScreen[None]):
         for line in why_lines(record):
             text.append(f"\n{line}", style="italic")
         shown.first(Static).update(text)
+        if self.choices:
+            self._draw_choices()
         self.set_timer(self.pause, self.action_dismiss)
 
     def action_dismiss(self) -> None:  # type: ignore[override]
@@ -440,6 +532,78 @@ class DragonsChickensRound(ModalScreen[None]):
             leave(lobby)
 
 
+def dragon_faces() -> list[str]:
+    """The nine dragon cards, the largest (the easiest to see) first."""
+    return sorted({f for f in all_faces() if card(f).dragon}, key=lambda f: (-card(f).dragon, card(f).treasures))
+
+
+def loot_text(ink: Inks, loot: Sequence[str], who: str = "you") -> Text:
+    """A player's loot as a person looks through it: how many cards show each treasure, what
+    each dragon would take (or whether a chicken would do), and the cards themselves."""
+    chickens = sum(card(f).chicken for f in loot)
+    text = Text(f"{count(len(loot), 'card')}, {count(chickens, 'chicken')}\n", style="bold")
+    shows = counts_of(loot)
+    for t in range(len(TREASURE_NAMES)):
+        text.append_text(treasure_text(ink, t))
+        text.append(f" {shows[t]:<3} " if t % 3 < 2 else f" {shows[t]}\n")
+    text.append(f"\nIf a dragon burned {who} now:\n", style=f"bold {ink[DRAGON_RED]}")
+    for face in dragon_faces():
+        c = card(face)
+        offers = dragon_offers(loot, face)
+        text.append(f" {'▲' * c.dragon:<3} ", style=f"bold {ink[DRAGON_RED]}")
+        pair = Text.assemble(treasure_text(ink, c.treasures[0]), " & ", treasure_text(ink, c.treasures[1]))
+        pair.pad_right(22 - pair.cell_len)
+        text.append_text(pair)
+        wants = next(o for o in offers if not o.chicken)
+        text.append(f" takes {count(len(wants.lost), 'card')}")
+        if len(offers) > 1:
+            text.append(" · or a chicken", style=ink[CHICKEN])
+        text.append("\n")
+    text.append("\nThe cards, the newest last:\n", style="bold")
+    for face, n in Counter(face_name(f) for f in loot).items():
+        text.append(f" {n}× {face}\n")
+    return text
+
+
+class DragonsChickensLoot(ModalScreen[None]):
+    """Look through the loots (public, like every card won): a player's cards, how many show
+    each treasure, and what each dragon would take. Tab: the next player."""
+
+    BINDINGS = [
+        Binding("escape,v,enter", "dismiss", "Back", key_display="esc", tooltip="Back to the table", id="dc.loot.back"),
+        Binding("tab,right", "next(1)", "Next player", key_display="tab", tooltip="Another player's loot", id="dc.loot.next"),
+        Binding("shift+tab,left", "next(-1)", "Previous", show=False, id="dc.loot.previous"),
+    ]
+
+    def __init__(self, view: View, seat: int) -> None:
+        super().__init__()
+        self.view = view
+        self.seat = seat
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dc-loot-box", classes="dialog"):
+            with VerticalScroll(id="dc-loot-scroll"):
+                yield Static(id="dc-loot-text")
+            yield Static(Text("Tab: the next player's loot · Esc: back to the table", style="dim"), classes="hint")
+
+    def on_mount(self) -> None:
+        self._show()
+
+    def _show(self) -> None:
+        names = self.view["players"]
+        self.query_one("#dc-loot-box").border_title = f"{names[self.seat]}'s loot · what would a dragon take?"
+        who = "you" if self.seat == self.view.seat else names[self.seat]
+        self.query_one("#dc-loot-text", Static).update(loot_text(inks(self), self.view.faces_in(loot_zone(self.seat)), who))
+
+    def action_next(self, step: int) -> None:
+        self.seat = (self.seat + step) % len(self.view["players"])
+        self._show()
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        if self.is_current:
+            self.dismiss(None)
+
+
 # ---------------------------------------------------------------- the board
 
 
@@ -449,7 +613,10 @@ class DragonsChickensBoard(Board):
     local_players = len(BLOCKS)
     gate_keys = False  # a race: every block's keys work whenever a room is open
 
-    BINDINGS = _bindings()
+    BINDINGS = [
+        *_bindings(),
+        Binding("v", "loot", "Loot", tooltip="Look through the loots: what would a dragon take?", id="dc.loot"),
+    ]
 
     def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
         super().__init__(snapshot, id=id)
@@ -464,6 +631,7 @@ class DragonsChickensBoard(Board):
         self._hands_shown = Text()
         self._spots: list[Spot] = []
         self._between: DragonsChickensRound | None = None  # the last round, shown between rounds
+        self.fed: set[int] = set()  # the players here who chose what the dragon gets, this pause
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -498,7 +666,12 @@ class DragonsChickensBoard(Board):
                     self._ready()
                     return
                 faces = {h: f for h in dict(record.revealed).values() if (f := view.face(h)) is not None}
-                screen = DragonsChickensRound(record, view["players"], faces, snapshot.my_seats, self.pause())
+                choices = {s: c for s in snapshot.my_seats if (c := choice_of(view.public, s)) is not None}
+                for choice in choices.values():  # the loot on offer (public, like every loot)
+                    faces.update((h, f) for handles, _ in choice.offers for h in handles if (f := view.face(h)))
+                self.fed = set()
+                screen = DragonsChickensRound(record, view["players"], faces, snapshot.my_seats, self.pause(),
+                                              choices, self._feed)
                 self._between = screen
                 self.app.push_screen(screen, lambda _: self._ready())
                 return
@@ -508,20 +681,36 @@ class DragonsChickensBoard(Board):
             between, self._between = self._between, None
             if between is not None and between.is_current:  # the room opened: ready or not
                 between.dismiss(None)
-            self._reveal(rnd)
+            if snapshot.room_in > 0.001:  # every terminal draws it at one instant
+                self.redraw()
+                self.set_timer(snapshot.room_in, partial(self._reveal, rnd))
+            else:
+                self._reveal(rnd)
             return
         if snapshot.result is not None:
             self._close_window()
         self.redraw()
 
+    def action_loot(self) -> None:
+        """Look through the loots, mine first (the cards stay in play meanwhile)."""
+        seat = self.snapshot.seat if self.snapshot.seat is not None else 0
+        self.app.push_screen(DragonsChickensLoot(self.snapshot.view, seat))
+
+    def _feed(self, seat: int, chicken: bool) -> None:
+        """A player here chose what the dragon gets: that is being ready too."""
+        self.fed.add(seat)
+        self.choose(Feed(int(chicken)), seat=seat)
+
     def _ready(self) -> None:
-        """The last round has been seen: every player here is ready for the next room."""
+        """The last round has been seen: every player here is ready for the next room (one who
+        has not chosen what the dragon gets gives it the cheaper)."""
         snap = self.snapshot
         if snap.result is not None or snap.view["phase"] != "pause":
             return
         for seat in snap.my_seats:
-            if seat in snap.to_act:
-                self.choose(Ready(), seat=seat)
+            if seat in snap.to_act and seat not in self.fed:
+                choice = choice_of(snap.view.public, seat)
+                self.choose(Ready() if choice is None else Feed(int(choice.offers[0][1])), seat=seat)
 
     def pace_note(self, pace: float) -> str:
         # bots here react within the round's window; the pace only sets the pause between rounds
@@ -622,6 +811,9 @@ class DragonsChickensBoard(Board):
                 return
             target = darks[0]
         said = window.press(seat, kind, target, at)
+        if said == "ok":  # heard by everyone at once; sealed with the rest when the window closes
+            ms = window.hands[seat].inputs[kind][1]
+            self.post_message(self.Pressed(Presses.of((kind, target, ms)), None if seat == self.snapshot.seat else seat))
         self._note(seat, {
             "ok": "",
             "early": "too early: the cards were not on screen yet",
@@ -686,6 +878,9 @@ class DragonsChickensBoard(Board):
         else:
             room = len(view.zone(ROOM))
             text.append(f"· My-trea-sure!{f' · {room} more in the room' if room else ''}", style=ink.gold)
+        if shown and self.snapshot.heard and self.snapshot.result is None:  # the latest shout, loud
+            text.append("  ")
+            text.append_text(shout_text(ink, self.snapshot.heard[-1], view["players"], (), timed=False))
         self.query_one("#dc-head", Static).update(text)
 
     def _draw_hands(self) -> None:
@@ -777,6 +972,14 @@ class DragonsChickensBoard(Board):
         snap = self.snapshot
         names = snap.view["players"]
         last = self.query_one("#dc-last", Static)
+        if snap.heard and snap.result is None and self.revealed_round == snap.view["round"]:
+            last.border_title = f"Round {snap.view['round']} · heard"  # the shouts, as they come
+            text = Text()
+            for i, heard in enumerate(snap.heard):
+                text.append("\n" * bool(i))
+                text.append_text(shout_text(ink, heard, names, snap.my_seats))
+            last.update(text)
+            return
         record = record_of(snap.view.public)
         if record is None:
             last.border_title = "Last round"

@@ -190,9 +190,14 @@ class TableScreen(Screen[None]):
         message.stop()
         self.run_worker(self._send(message.action, message.seat), group="send")
 
-    async def _send(self, action: Action, seat: int | None) -> None:
+    @on(Board.Pressed)
+    def heard(self, message: Board.Pressed) -> None:
+        message.stop()
+        self.run_worker(self._send(message.action, message.seat, live=True), group="send")
+
+    async def _send(self, action: Action, seat: int | None, *, live: bool = False) -> None:
         try:
-            await self.table.send(action, seat=seat)
+            await (self.table.press if live else self.table.send)(action, seat=seat)
         except ActionError as error:
             self.app.clear_notifications()  # the newest refusal replaces the last: toasts never pile up
             self.notify(str(error), title="Not allowed", severity="error")
