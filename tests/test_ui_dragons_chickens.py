@@ -393,6 +393,17 @@ async def test_escape_between_rounds_leaves_for_the_lobby() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
 
+async def test_ctrl_q_quits_between_rounds_too() -> None:
+    """The footer promises ^q everywhere; the round's result is a dialog that hid the app's keys."""
+    table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
+    table.autoplay(before_round(3))
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await pilot.press("ctrl+q")  # a local game is kept: nothing is lost, nothing is asked
+        await wait_for(pilot, lambda: not app.is_running)
+
+
 async def test_the_pace_keys_say_what_they_change_in_a_real_time_game() -> None:
     """Bots here react within each round's window: +/- sets how long a result stays up."""
     table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=3.0)

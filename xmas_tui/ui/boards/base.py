@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.actions import parse
 from textual.binding import Binding
@@ -23,6 +23,8 @@ from textual.widgets import Static
 
 from xmas_tui.games import Action, Game
 from xmas_tui.tables.table import Snapshot
+
+W = TypeVar("W", bound=Widget)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,15 @@ class Board(Widget, can_focus=True):
         self.snapshot = snapshot
         #: the table's pace (seconds between bot moves), for boards that time things by it
         self.pace = 0.0
+        self._parts: dict[str, Widget] = {}
+
+    def part(self, id: str, kind: type[W] = Widget) -> W:  # type: ignore[assignment]
+        """One of the board's own widgets, by its id: looked up once, then kept (a board
+        redraws every part after every move)."""
+        found = self._parts.get(id)
+        if found is None:
+            found = self._parts[id] = self.query_one(f"#{id}", kind)
+        return found  # type: ignore[return-value]
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         """Draw a new snapshot (called after every change at the table)."""

@@ -53,6 +53,7 @@ from xmas_tui.games.dragons_chickens import (
 from xmas_tui.games.dragons_chickens import last_round as record_of
 from xmas_tui.tables.table import DEFAULT_PACE, Snapshot
 
+from .. import paint
 from ..theme import Inks, inks
 from .base import Board, PlayerLine
 
@@ -68,6 +69,8 @@ PAUSE_PER_PACE = 3.0
 #: The countdown is shown once this little of the window is left (seconds).
 COUNTDOWN_FROM = 3
 NAME_WIDTH = 7
+#: The looks of a revealed card, as classes (``app.tcss``).
+CARD_LOOKS = ("-hidden", "-empty", "-dragon", "-dark")
 
 
 def now() -> float:
@@ -348,22 +351,20 @@ class RoomCard(Static):
 
     def show(self, name: str, face: str | None, *, hidden: bool = False, note: str = "") -> None:
         ink = inks(self)
-        self.border_title = short(name, 6)
-        self.set_classes("dc-card")
+        paint.title(self, short(name, 6))
         if hidden:
-            self.update(Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style=ink.felt_line))
-            self.add_class("-hidden")
-            self.border_subtitle = note
+            paint.show(self, Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style=ink.felt_line))
+            paint.looks(self, CARD_LOOKS, {"-hidden"})
+            paint.subtitle(self, note)
             return
-        self.update(card_body(ink, face))
+        paint.show(self, card_body(ink, face))
         if face is None:
-            self.add_class("-empty")
-            self.border_subtitle = note
+            paint.looks(self, CARD_LOOKS, {"-empty"})
+            paint.subtitle(self, note)
             return
         c = card(face)
-        self.set_class(bool(c.dragon), "-dragon")
-        self.set_class(c.torch, "-dark")
-        self.border_subtitle = note or (f"{TORCH} dark" if c.torch else "")
+        paint.looks(self, CARD_LOOKS, {look for look, worn in (("-dragon", c.dragon), ("-dark", c.torch)) if worn})
+        paint.subtitle(self, note or (f"{TORCH} dark" if c.torch else ""))
 
     def on_click(self, event: Click) -> None:
         board = self.screen.query_one(DragonsChickensBoard)
@@ -387,6 +388,7 @@ class DragonsChickensRound(ModalScreen[None]):
     BINDINGS = [
         Binding("enter,space", "dismiss", "Next room", key_display="⏎", tooltip="Reveal the next room now", id="dc.next"),
         Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="dc.leave"),
+        Binding("ctrl+q", "app.quit", "Quit", key_display="^q", show=False, id="dc.quit"),  # (a modal hides the app's)
     ]
 
     def __init__(self, record: RoundRecord, names: Sequence[str], faces: Mapping[int, str], mine: Sequence[int], pause: float) -> None:
@@ -461,7 +463,6 @@ class DragonsChickensBoard(Board):
         self.slap_pending: set[int] = set()  # blocks whose slap waits for a seat key
         self._arrivals: dict[str, deque[float]] = {}
         self._ticker: Timer | None = None
-        self._hands_shown = Text()
         self._spots: list[Spot] = []
         self._between: DragonsChickensRound | None = None  # the last round, shown between rounds
 
@@ -506,9 +507,10 @@ class DragonsChickensBoard(Board):
             self.round_seen = rnd
             self._close_window()
             between, self._between = self._between, None
-            if between is not None and between.is_current:  # the room opened: ready or not
-                between.dismiss(None)
             self._reveal(rnd)
+            if between is not None and between.is_current:  # the room opened: ready or not
+                # (once the room is drawn underneath: the table comes back in one frame)
+                between.dismiss(None)
             return
         if snapshot.result is not None:
             self._close_window()
@@ -686,7 +688,7 @@ class DragonsChickensBoard(Board):
         else:
             room = len(view.zone(ROOM))
             text.append(f"· My-trea-sure!{f' · {room} more in the room' if room else ''}", style=ink.gold)
-        self.query_one("#dc-head", Static).update(text)
+        paint.show(self.part("dc-head", Static), text)
 
     def _draw_hands(self) -> None:
         if not self.is_mounted:
@@ -705,9 +707,7 @@ class DragonsChickensBoard(Board):
             text.append("\n")
             text.append_text(self._state(seat, window, names))
         self._spots = spots
-        if text != self._hands_shown:
-            self._hands_shown = text
-            self.query_one("#dc-hands", Hands).update(text)
+        paint.show(self.part("dc-hands", Hands), text)
 
     def _legend(self, block: int, name: str) -> tuple[Text, list[tuple[int, int, int, int, int]]]:
         """A player's keys in one line, and where each key is: (start, end, block, input, target)."""
@@ -776,20 +776,20 @@ class DragonsChickensBoard(Board):
         ink = inks(self)
         snap = self.snapshot
         names = snap.view["players"]
-        last = self.query_one("#dc-last", Static)
+        last = self.part("dc-last", Static)
         record = record_of(snap.view.public)
         if record is None:
-            last.border_title = "Last round"
-            last.update(Text("Nothing yet. Look at all the cards, count, press!", style="dim"))
+            paint.title(last, "Last round")
+            paint.show(last, Text("Nothing yet. Look at all the cards, count, press!", style="dim"))
             return
-        last.border_title = f"Round {record.round}"
+        paint.title(last, f"Round {record.round}")
         text = headline(ink, record, names)
         for row in round_rows(ink, record, names, snap.my_seats):
             text.append("\n")
             text.append_text(row)
         for line in why_lines(record):
             text.append(f"\n{line}", style="italic dim")
-        last.update(text)
+        paint.show(last, text)
 
     # -------------------------------------------------------------- the table screen's lines
     def status_line(self) -> str:

@@ -2,7 +2,9 @@
 
 Owns: the layout around a game's board (status bar, players, log, prompt),
 sending my chosen actions to the ``Table``, showing a refused action's rule,
-and the bot pace. Must not touch: the engine state (it holds a snapshot only).
+and the bot pace. Every snapshot is drawn whole, but a part is repainted only
+when what it shows changed (``paint``): a move costs the screen what it changed.
+Must not touch: the engine state (it holds a snapshot only).
 """
 
 from __future__ import annotations
@@ -16,11 +18,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from xmas_tui.games import Action, ActionError
+from xmas_tui.tables.network import HostedTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
+from xmas_tui.ui import paint
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.keybar import KeyBar
+from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
 
 
@@ -28,9 +34,23 @@ class PlayersPanel(Static):
     """Every player: name, score, a summary; who acts now is marked, and a seat's state
     (away with its countdown, idle, a bot) leads the second line, where it has room."""
 
+    _drawn: tuple = ()
+
+    def on_resize(self) -> None:
+        """The panel grows with its lines and never shrinks back: a summary that wraps one
+        line fewer after a move would otherwise move the log, and repaint it, after every move."""
+        height = self.outer_size.height
+        tallest = self.styles.min_height
+        if tallest is None or height > tallest.value:
+            self.styles.min_height = height
+
     def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
-        ink = inks(self)
         notes = notes or {}
+        drawn = (tuple(lines), me, tuple(sorted(notes.items())), self.app.theme)
+        if drawn == self._drawn:
+            return  # nothing new to say about anyone
+        self._drawn = drawn
+        ink = inks(self)
         grid = RichTable.grid(expand=True)  # a column for the arrow: the lines under a name hang under it
         grid.add_column(width=2, no_wrap=True)
         grid.add_column(ratio=1, overflow="fold")
@@ -51,6 +71,30 @@ class PlayersPanel(Static):
             if line.summary:
                 grid.add_row("", Text(line.summary, style="dim"))
         self.update(grid)
+
+
+class GameLog(RichLog):
+    """What happened, newest last. A move's lines are written, and the log scrolled to them,
+    in the move's own frame; it has no scroll bar (the bar would be repainted a frame later,
+    after every move), the mouse wheel scrolls it, and its border says when there is more."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=True, markup=False, auto_scroll=False, min_width=10)
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        return self.max_scroll_y > 0  # by the wheel, with no bar shown
+
+    def add(self, lines: list[Text]) -> None:
+        laid_out = bool(self.size.width)  # (before the first layout, lines wait, then scroll)
+        for line in lines:
+            self.write(line, scroll_end=not laid_out)
+        if lines and laid_out:
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        paint.subtitle(self, "↑ scroll up for more" if new_value >= 1 else "")
 
 
 def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], str]) -> str | None:
@@ -91,23 +135,32 @@ class TableScreen(Screen[None]):
         self._warned = False
 
     def compose(self) -> ComposeResult:
-        board_cls = BOARDS[self.table.game.id]
         yield Static(id="status")
         with Horizontal(id="table-main"):
-            yield board_cls(self.snapshot, id="board")
+            yield self.make_board()
             with Vertical(id="side"):
                 yield PlayersPanel(id="players-panel")
-                yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
+                yield Static(id="failed-joins")
+                yield GameLog(id="log")
         yield Static(id="prompt")
-        yield Footer(compact=True)
+        yield KeyBar()
+
+    def make_board(self) -> Board:
+        """The game's board, showing the first snapshot."""
+        self._board = BOARDS[self.table.game.id](self.snapshot, id="board")
+        return self._board
 
     @property
     def board(self) -> Board:
-        return self.query_one("#board", Board)
+        return self._board
 
     def on_mount(self) -> None:
-        self.query_one("#players-panel").border_title = "Players"
-        self.query_one("#log").border_title = "What happened"
+        self._status = self.query_one("#status", Static)
+        self._players = self.query_one("#players-panel", PlayersPanel)
+        self._log = self.query_one("#log", GameLog)
+        self._prompt = self.query_one("#prompt", Static)
+        self._players.border_title = "Players"
+        self._log.border_title = "What happened"
         self.board.pace = self.table.pace
         self.table.subscribe(self._on_table_changed)
         self.app.theme_changed_signal.subscribe(self, lambda _: self.show_snapshot(self.snapshot))  # new inks
@@ -115,13 +168,35 @@ class TableScreen(Screen[None]):
         self.board.focus()
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
         self.run_worker(self.table.run, name="table", exclusive=True)
+        self.call_after_refresh(paint.settle_memory)
+        hosting = self.my_hosting()
+        if hosting is not None and self.query("#failed-joins"):
+            hosting.subscribe_failed_joins(self.show_failed_joins)
+            self.show_failed_joins()
+
+    def my_hosting(self) -> HostedTable | None:
+        """The table this machine hosts, if this screen shows it (the host's own seat)."""
+        hosting = getattr(self.app, "hosting", None)
+        return hosting if hosting is not None and hosting.table is self.table else None
+
+    def show_failed_joins(self, *_: object) -> None:
+        """The host's quiet line, under the players: attempts to join without the code."""
+        hosting = self.my_hosting()
+        if hosting is None or not self.is_attached:
+            return
+        line = self.query_one("#failed-joins", Static)
+        paint.show(line, failed_joins_line(hosting.failed_joins()))
+        line.display = hosting.failed_joins_total > 0
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
+        hosting = self.my_hosting()
+        if hosting is not None:
+            hosting.unsubscribe_failed_joins(self.show_failed_joins)
 
     def _on_table_changed(self, snapshot: Snapshot) -> None:
         # (a bot may move while this screen is being taken down: its board may be gone already)
-        if self.is_attached and self.query("#board"):
+        if self.is_attached and self._board.is_attached:
             self.show_snapshot(snapshot)
             if self.table.problem and not self._warned:
                 self._warned = True
@@ -132,16 +207,16 @@ class TableScreen(Screen[None]):
         board = self.board
         board.show_snapshot(snapshot)
         self._show_status()
-        panel = self.query_one("#players-panel", PlayersPanel)
+        panel = self._players
         panel.show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
-        hosting = getattr(self.app, "hosting", None)  # the host sees who watches their table
-        watchers = hosting.spectators() if hosting is not None and hosting.table is self.table else []
-        panel.border_subtitle = f"{len(watchers)} watching" if watchers else ""
+        hosting = self.my_hosting()  # the host sees who watches their table
+        watchers = hosting.spectators() if hosting is not None else []
+        paint.subtitle(panel, f"{len(watchers)} watching" if watchers else "")
         self._show_prompt()
-        log = self.query_one("#log", RichLog)
-        for event in snapshot.log[self._logged :]:
-            mine = event.seat is not None and event.seat == snapshot.seat
-            log.write(Text(event.text, style="bold" if mine else ""))
+        self._log.add([
+            Text(event.text, style="bold" if event.seat is not None and event.seat == snapshot.seat else "")
+            for event in snapshot.log[self._logged :]
+        ])
         self._logged = len(snapshot.log)
         if snapshot.result is not None and not self._ended:
             self._ended = True
@@ -149,15 +224,15 @@ class TableScreen(Screen[None]):
 
     def _show_prompt(self) -> None:
         """What I can do now; or who we wait for, and why; or, the host gone, what happened."""
-        prompt = self.query_one("#prompt", Static)
+        prompt = self._prompt
         gone = self.table.host_gone
         if gone and self.snapshot.result is None:
-            prompt.update(f"{gone}\nPress Esc to go back to the lobby.")
+            paint.show(prompt, f"{gone}\nPress Esc to go back to the lobby.")
             prompt.set_class(False, "-my-turn")
             prompt.set_class(True, "-gone")
             return
         board = self.board
-        prompt.update(waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
+        paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
         prompt.set_class(self.snapshot.my_turn, "-my-turn")
 
     def _show_status(self) -> None:
@@ -173,8 +248,8 @@ class TableScreen(Screen[None]):
                 if left is not None and not self.table.game.race_window:
                     who = "you" if seat == self.snapshot.seat else self.board.player_name(seat)
                     text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
-        status = self.query_one("#status", Static)
-        status.update(text)
+        status = self._status
+        paint.show(status, text)
         status.set_class(bool(problem), "-problem")
         if self.table.networked:
             self._show_prompt()  # an away player's countdown, the host gone
