@@ -12,7 +12,13 @@ from xmas_tui.games.engine import pack, unpack
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
-from xmas_tui.ui.boards.christmas_game import LOOK, ChristmasGameBoard, ring_position, token_spot
+from xmas_tui.ui.boards.christmas_game import (
+    LOOK,
+    RING_LINES,
+    ChristmasGameBoard,
+    ring_position,
+    token_spot,
+)
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 
@@ -28,6 +34,11 @@ from .uikit import (
 
 XGAME = get_game("christmas-game")
 SIZE = (80, 24)
+
+
+def ring_lines(app: XmasApp) -> list[str]:
+    """The ring as drawn, a line of text for each of its lines."""
+    return [text_of(app, f"#cg-ring-{number}") for number in range(RING_LINES)]
 
 
 def keys_for(action: Action, board: ChristmasGameBoard, presses: Counter[str]) -> list[str]:
@@ -123,7 +134,7 @@ async def test_the_ring_shows_every_token_on_its_square() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         view = app.screen.snapshot.view
-        ring = text_of(app, "#cg-ring").splitlines()
+        ring = ring_lines(app)
         for seat, square in enumerate(view["position"]):
             line, col = token_spot(square)
             cell = ring[line][col : col + 4]
@@ -153,7 +164,7 @@ async def test_every_square_of_the_top_and_bottom_rows_reads_on_its_own_at_80x24
         app = XmasApp(table=table, theme=theme)
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda app=app: isinstance(app.screen, TableScreen))
-            ring = text_of(app, "#cg-ring").splitlines()
+            ring = ring_lines(app)
             for line, squares in rows.items():
                 assert len(ring[line].split()) == len(squares) == 11, (theme, ring[line])
                 for col, square in squares:

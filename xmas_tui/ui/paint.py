@@ -6,24 +6,22 @@ part shows, and these helpers touch a widget only when what it shows has changed
 a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
-tooltip), ``looks`` (classes), ``settle_memory`` (no frame waits for a full garbage collection), ``same`` (whether two contents draw alike) and ``Memo`` (a value worked out again
-only when what it depends on changes). Must not touch: what is drawn (the screens and boards
-decide that), tables, games.
+tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike) and ``settle_memory``
+(no frame waits for a full garbage collection). Must not touch: what is drawn (the screens and
+boards decide that), tables, games.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Collection, Hashable, Iterable
-from typing import Any, Generic, TypeVar
+from collections.abc import Collection, Iterable
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from rich.text import Text
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
-
-T = TypeVar("T")
 
 #: what each widget was last given, by what it was given (content, title, subtitle, tip)
 _shown: WeakKeyDictionary[Widget, dict[str, object]] = WeakKeyDictionary()
@@ -108,19 +106,3 @@ def settle_memory() -> None:
     first frame of a game."""
     gc.collect()
     gc.freeze()
-
-
-class Memo(Generic[T]):
-    """A value worked out by ``make`` again only when its key changes (a text built once per
-    layout, say, not once per move)."""
-
-    def __init__(self, make: Callable[..., T]) -> None:
-        self._make = make
-        self._key: Hashable = _NOTHING
-        self._value: T | None = None
-
-    def __call__(self, key: Hashable, *args: Any) -> T:
-        if key != self._key:
-            self._value = self._make(*args)
-            self._key = key
-        return self._value  # type: ignore[return-value]

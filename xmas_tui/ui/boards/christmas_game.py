@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.events import Click, MouseMove
 from textual.widgets import Static
 
@@ -51,6 +52,7 @@ SIDE = 9  # squares down each side, between the corners
 ACROSS = SIDE + 2  # squares along the top and the bottom, corners included
 WIDTH = ACROSS * CELL
 INNER = WIDTH - 4 * CELL  # the infield, between the side squares and their tokens
+RING_LINES = SIDE + 4  # the top row and its tokens, the sides, the bottom row's tokens and the row
 #: Slots in the bar of choices.
 SLOTS = 7
 #: Each seat's token colour.
@@ -233,12 +235,15 @@ class ChristmasGameBoard(Board):
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
-        yield Static(id="cg-ring")
+        with Vertical(id="cg-ring"):
+            for number in range(RING_LINES):
+                yield Static(id=f"cg-ring-{number}", classes="cg-ring-line")
         yield Static(id="cg-mine")
         yield Static(id="cg-card")
         yield ChoiceBar()
 
     def on_mount(self) -> None:
+        self.part("cg-ring").border_title = "Clockwise from GO · gift prices in $"
         self.redraw()
 
     # -------------------------------------------------------------- reading the snapshot
@@ -305,23 +310,10 @@ class ChristmasGameBoard(Board):
                 text.pad_right(CELL - text.cell_len)
             put(line, col, text)
         infield = self._infield()
-        ring = Text()
-        for number, cells in enumerate(lines):
-            if number:
-                ring.append("\n")
+        for number, cells in enumerate(lines):  # a line at a time: a move repaints the lines it changed
             if 2 <= number <= 10:
-                ring.append_text(cells[0])
-                ring.append_text(cells[1])
-                ring.append_text(infield[number - 2])
-                ring.append_text(cells[-2])
-                ring.append_text(cells[-1])
-            else:
-                for cell in cells:
-                    ring.append_text(cell)
-        box = self.part("cg-ring", Static)
-        paint.show(box, ring)
-        paint.title(box, "Clockwise from GO · gift prices in $")
-        paint.subtitle(box, f"{players[turn]} · {BOARD[here].name}" if view["phase"] != "over" else "")
+                cells = [cells[0], cells[1], infield[number - 2], cells[-2], cells[-1]]
+            paint.show(self.part(f"cg-ring-{number}", Static), Text("").join(cells))
 
     def _infield(self) -> list[Text]:
         """The nine lines inside the ring: title, CHRISTMAS CLUB, the dice, a key to the squares."""

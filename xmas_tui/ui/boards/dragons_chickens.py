@@ -14,6 +14,7 @@ against the same clock read once the frame with the new cards was drawn.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -391,13 +392,14 @@ class DragonsChickensRound(ModalScreen[None]):
         Binding("ctrl+q", "app.quit", "Quit", key_display="^q", show=False, id="dc.quit"),  # (a modal hides the app's)
     ]
 
-    def __init__(self, record: RoundRecord, names: Sequence[str], faces: Mapping[int, str], mine: Sequence[int], pause: float) -> None:
+    def __init__(self, names: Sequence[str]) -> None:
         super().__init__()
-        self.record = record
         self.names = tuple(names)
-        self.faces = dict(faces)
-        self.mine = tuple(mine)
-        self.pause = pause
+        self.record: RoundRecord | None = None
+        self.faces: dict[int, str] = {}
+        self.mine: tuple[int, ...] = ()
+        self.pause = 0.0
+        self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dc-result-box", classes="dialog"):
@@ -408,13 +410,23 @@ class DragonsChickensRound(ModalScreen[None]):
             yield Static(id="dc-result-text")
             yield Static(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
 
+    def show_round(self, record: RoundRecord, faces: Mapping[int, str], mine: Sequence[int], pause: float) -> None:
+        """The round to show next time this screen is shown (it is made once a game, and
+        shown after every round: pushing it again costs a repaint, not a new screen)."""
+        self.record, self.faces, self.mine, self.pause = record, dict(faces), tuple(mine), pause
+        if self.is_mounted:
+            self._fill()
+
     def on_mount(self) -> None:
-        ink = inks(self)
+        self._fill()
+
+    def _fill(self) -> None:
         record, names = self.record, self.names
         shown = self.query("#dc-result-text")
-        if not shown:
-            return  # already taken down: the app closed as the round ended
-        self.query_one("#dc-result-box").border_title = f"Round {record.round} · what happened"
+        if record is None or not shown:
+            return  # (already taken down: the app closed as the round ended)
+        ink = inks(self)
+        paint.title(self.query_one("#dc-result-box"), f"Round {record.round} · what happened")
         handles = dict(record.revealed)
         where = fates(record, names)
         for room_card in self.query(RoomCard):
@@ -429,8 +441,15 @@ class DragonsChickensRound(ModalScreen[None]):
             text.append_text(row)
         for line in why_lines(record):
             text.append(f"\n{line}", style="italic")
-        shown.first(Static).update(text)
-        self.set_timer(self.pause, self.action_dismiss)
+        paint.show(shown.first(Static), text)
+
+    def on_screen_resume(self) -> None:
+        self._timer = self.set_timer(self.pause, self.action_dismiss)
+
+    def on_screen_suspend(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         if self.is_current:
@@ -499,9 +518,10 @@ class DragonsChickensBoard(Board):
                     self._ready()
                     return
                 faces = {h: f for h in dict(record.revealed).values() if (f := view.face(h)) is not None}
-                screen = DragonsChickensRound(record, view["players"], faces, snapshot.my_seats, self.pause())
+                screen = self._round_screen()
+                screen.show_round(record, faces, snapshot.my_seats, self.pause())
                 self._between = screen
-                self.app.push_screen(screen, lambda _: self._ready())
+                self.app.push_screen(self._round_name, lambda _: self._ready())
                 return
         if snapshot.result is None and view["phase"] == "race" and rnd != self.round_seen:
             self.round_seen = rnd
@@ -515,6 +535,22 @@ class DragonsChickensBoard(Board):
         if snapshot.result is not None:
             self._close_window()
         self.redraw()
+
+    @property
+    def _round_name(self) -> str:
+        return f"dc-round-{id(self)}"
+
+    def _round_screen(self) -> DragonsChickensRound:
+        """The screen of a round's result: made and installed once, shown after every round."""
+        if not self.app.is_screen_installed(self._round_name):
+            self.app.install_screen(DragonsChickensRound(self.snapshot.view["players"]), self._round_name)
+        screen = self.app.get_screen(self._round_name)
+        assert isinstance(screen, DragonsChickensRound)
+        return screen
+
+    def on_unmount(self) -> None:
+        with contextlib.suppress(Exception):  # (still shown as the app closes: it goes with the app)
+            self.app.uninstall_screen(self._round_name)
 
     def _ready(self) -> None:
         """The last round has been seen: every player here is ready for the next room."""
