@@ -68,24 +68,24 @@ class Board(Widget, can_focus=True):
     #: belong to several people, or to a race, says False)
     gate_keys: bool = True
 
+    #: the actions of the keys the footer shows (worked out once, for every class of board)
+    _shown_actions: frozenset[str] = frozenset()
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
+        bindings = [b for b in cls.BINDINGS if isinstance(b, Binding)]
+        cls._shown_actions = frozenset(parse(b.action)[1] for b in bindings if b.show)
         if cls.__dict__.get("gate_keys", Board.gate_keys) and "BINDINGS" in cls.__dict__:
-            bindings = [b for b in cls.BINDINGS if isinstance(b, Binding)]
-            shown = {parse(b.action)[1] for b in bindings if b.show}
             twins = [
                 Binding(b.key, f"anyway({b.action!r})", show=False, id=f"{b.id}.anyway" if b.id else None)
-                for b in bindings if parse(b.action)[1] in shown
+                for b in bindings if parse(b.action)[1] in cls._shown_actions
             ]
             cls.BINDINGS = [*cls.BINDINGS, *twins]
         super().__init_subclass__(**kwargs)  # (Textual merges the bindings here)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.gate_keys and action != "anyway" and f"action_{action}" in type(self).__dict__ and self._shown(action):
+        if self.gate_keys and action in self._shown_actions and f"action_{action}" in type(self).__dict__:
             return self.snapshot.my_turn
         return True
-
-    def _shown(self, action: str) -> bool:
-        return any(isinstance(b, Binding) and b.show and parse(b.action)[1] == action for b in self.BINDINGS)
 
     def action_anyway(self, action: str) -> None:
         """A game key pressed when it does nothing now: send it all the same (the rules say why)."""
