@@ -70,11 +70,16 @@ async def test_the_log_shows_the_newest_line_and_the_wheel_scrolls_it_back() -> 
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         log = app.screen.query_one(GameLog)
-        await wait_for(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y)
+        newest = app.screen.snapshot.log[-1].text
+        await wait_for(pilot, lambda: newest.split()[-1] in str(log.render()).splitlines()[-1])
         assert log.border_subtitle == "↑ scroll up for more"
-        end = log.scroll_y
-        log.post_message(events.MouseScrollUp(log, 2, 2, 0, -1, 0, False, False, False))
-        await wait_for(pilot, lambda: log.scroll_y < end)
+        shown = str(log.render())
+        for _ in range(3):
+            log.post_message(events.MouseScrollUp(log, 2, 2, 0, -1, 0, False, False, False))
+        await wait_for(pilot, lambda: log.back == 3 and str(log.render()) != shown)
+        assert str(log.render()).splitlines()[-1] == shown.splitlines()[-4]  # three lines back
+        log.post_message(events.MouseScrollDown(log, 2, 2, 0, 1, 0, False, False, False))
+        await wait_for(pilot, lambda: log.back == 2)
 
 
 async def test_a_widget_is_repainted_only_when_what_it_shows_changes() -> None:
@@ -88,3 +93,20 @@ async def test_a_widget_is_repainted_only_when_what_it_shows_changes() -> None:
         assert not paint.show(status, Text("Round 1", style="bold"))  # the same words, the same ink
         assert paint.show(status, Text("Round 1", style="dim"))  # another ink is another picture
         assert paint.show(status, Text("Round 2", style="dim"))
+
+
+@pytest.mark.parametrize("game_id", ["christmas-carol", "christmas-tree", "christmas-game"])
+async def test_the_key_bar_follows_the_turn_on_every_turn_based_board(game_id: str) -> None:
+    """The game's keys appear in the key bar when my turn comes, and leave when it goes."""
+    table = table_at(get_game(game_id), 3, 7, lambda s: not s.my_turn and s.result is None and len(s.log) > 4)
+    app = XmasApp(table=table)
+    app.pace = 0.05
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        table.set_pace(0.05)
+        bar = screen.query_one(KeyBar)
+        shown = {b.description for b in type(screen.board).BINDINGS if b.show}
+        assert not any(f" {words}" in str(bar.render()) for words in shown)
+        await wait_for(pilot, lambda: screen.snapshot.my_turn, 60)
+        await wait_for(pilot, lambda: any(f" {words}" in str(bar.render()) for words in shown))

@@ -116,11 +116,18 @@ class Board(Widget, can_focus=True):
             found = self._parts[id] = self.query_one(f"#{id}", kind)
         return found  # type: ignore[return-value]
 
+    @property
+    def drawable(self) -> bool:
+        """Whether the board can draw: its parts are there and the app is not closing (a board
+        taken down as it came up, the app quitting, draws nothing)."""
+        return bool(self.children) and self.app.is_running
+
     def show_snapshot(self, snapshot: Snapshot) -> None:
         """Draw a new snapshot (called after every change at the table)."""
         turn_changed = snapshot.my_turn != self.snapshot.my_turn
         self.snapshot = snapshot
-        self.redraw()
+        if self.drawable:
+            self.redraw()
         if turn_changed:
             self.refresh_bindings()  # the footer shows the game's keys only on my turn
 

@@ -161,12 +161,8 @@ class ChipNDaleBoard(Board):
                 yield TreasureChip(classes="chip -empty")
 
     def on_mount(self) -> None:
-        self._slots = [self.query_one(f"#slot-{slot}", SlotCard) for slot in range(len(SLOT_ZONES))]
-        self._star = self.query_one("#star-top", Static)
-        self._piles = self.query_one("#piles", Static)
-        self._mine_title = self.query_one("#mine-title", Static)
-        self._mine = self.query_one("#mine", Grid)
-        self._chips = list(self._mine.query_children(TreasureChip))
+        if not self.drawable:
+            return
         self.redraw()
 
     # -------------------------------------------------------------- drawing
@@ -178,7 +174,8 @@ class ChipNDaleBoard(Board):
         phase = view["phase"]
         flipped = set(view["flipped"])
         peeked = set(view["peeked"])
-        for slot, (zone, card) in enumerate(zip(SLOT_ZONES, self._slots, strict=True)):
+        for slot, zone in enumerate(SLOT_ZONES):
+            card = self.part(f"slot-{slot}", SlotCard)
             cards = view.cards(zone)
             looks = set()
             if not cards:
@@ -200,9 +197,9 @@ class ChipNDaleBoard(Board):
             paint.looks(card, SLOT_LOOKS, looks)
         star = view["star"]
         if star is None:
-            paint.show(self._star, Text("★", style=f"bold {ink.gold}"))
+            paint.show(self.part("star-top", Static), Text("★", style=f"bold {ink.gold}"))
         else:
-            paint.show(self._star, Text(f"★ with {'you' if star == me else self.player_name(star)}", style=ink.gold))
+            paint.show(self.part("star-top", Static), Text(f"★ with {'you' if star == me else self.player_name(star)}", style=ink.gold))
         deck = len(view.zone("deck"))
         discard = view.faces_in("discard")
         counting = phase in ("flip", "collect")
@@ -214,12 +211,13 @@ class ChipNDaleBoard(Board):
         offered = view.faces_in("swap")
         if offered:
             piles.append(f" · Offered: {NAMES[treasure(offered[0])[0]]}", style=ink.gold)
-        paint.show(self._piles, piles)
+        paint.show(self.part("piles", Static), piles)
         mine = view.cards(f"collection.{me}") if me is not None else []
         faces = [f for _, f in mine if f]
         points = score(faces).total
-        self._mine_title.display = self._mine.display = me is not None  # (a spectator)
-        paint.show(self._mine_title, Text.assemble(
+        title, grid = self.part("mine-title", Static), self.part("mine", Grid)
+        title.display = grid.display = me is not None  # (a spectator)
+        paint.show(title, Text.assemble(
             ("Your Treasures ", "bold"), (count(points, "point"), f"bold {ink.gold}"), f" · {count(len(mine), 'card')}"
         ))
         if mine:
@@ -228,15 +226,16 @@ class ChipNDaleBoard(Board):
         self._ordered = [h for h, _ in ordered]
         picking = any(hasattr(a, "card") for a in snap.legal)
         self._draw_chips(ordered, picking, ink)
-        self._mine.set_class(picking, "-picking")
+        grid.set_class(picking, "-picking")
 
     def _draw_chips(self, ordered: list[tuple[int, str | None]], picking: bool, ink: Inks) -> None:
         """My Treasures in their places: only a place whose Treasure changed is drawn again."""
-        while len(self._chips) < len(ordered):
-            chip = TreasureChip(classes="chip -empty")
-            self._chips.append(chip)
-            self._mine.mount(chip)
-        for i, chip in enumerate(self._chips):
+        grid = self.part("mine", Grid)
+        chips = list(grid.query_children(TreasureChip))
+        while len(chips) < len(ordered):
+            chips.append(TreasureChip(classes="chip -empty"))
+            grid.mount(chips[-1])
+        for i, chip in enumerate(chips):
             if i < len(ordered):
                 handle, face = ordered[i]
                 chip.show(handle, face or "acorn/0", picking and i == self.selected, ink)
@@ -322,7 +321,7 @@ class ChipNDaleBoard(Board):
     def action_move(self, step: int) -> None:
         if self._ordered:
             self.selected = (self.selected + step) % len(self._ordered)
-            for i, chip in enumerate(self._chips[: len(self._ordered)]):
+            for i, chip in enumerate(list(self.part("mine", Grid).query_children(TreasureChip))[: len(self._ordered)]):
                 chip.set_class(i == self.selected, "-selected")
 
     def action_pick(self) -> None:

@@ -217,6 +217,8 @@ class ChristmasCarolBoard(Board):
             yield Static(id="cc-moment")
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
         paint.title(self.part("cc-clock"), "Clock")
         self.redraw()
 
@@ -238,13 +240,17 @@ class ChristmasCarolBoard(Board):
     # -------------------------------------------------------------- drawing
     def show_snapshot(self, snapshot: Snapshot) -> None:
         drawn = {h for h, _ in self.tiles()}
+        turn_changed = snapshot.my_turn != self.snapshot.my_turn
         self.snapshot = snapshot
         if not snapshot.my_turn or snapshot.view["phase"] != "choose":
             self.picked = []
         self.picked = [h for h in self.picked if h in {h for h, _ in self.tiles()}]
         if drawn != {h for h, _ in self.tiles()}:
             self.cursor = 0
-        self.redraw()
+        if self.drawable:
+            self.redraw()
+        if turn_changed:
+            self.refresh_bindings()  # the key bar shows the game's keys only on my turn
 
     def redraw(self) -> None:
         view = self.snapshot.view

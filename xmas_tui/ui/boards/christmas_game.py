@@ -243,6 +243,8 @@ class ChristmasGameBoard(Board):
         yield ChoiceBar()
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
         self.part("cg-ring").border_title = "Clockwise from GO · gift prices in $"
         self.redraw()
 

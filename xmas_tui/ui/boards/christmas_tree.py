@@ -242,6 +242,8 @@ class ChristmasTreeBoard(Board):
                     yield SetLine(slot)
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
         self.redraw()
 
     # -------------------------------------------------------------- reading the snapshot

@@ -500,6 +500,8 @@ class DragonsChickensBoard(Board):
         yield Static(id="dc-last")
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
         self._ticker = self.set_interval(0.05, self._tick, pause=True)
         self.redraw()
 
@@ -689,7 +691,7 @@ class DragonsChickensBoard(Board):
         return out
 
     def redraw(self) -> None:
-        if not self.is_mounted:
+        if not (self.is_mounted and self.drawable):
             return
         snap = self.snapshot
         view = snap.view

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rich.table import Table as RichTable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.events import MouseScrollDown, MouseScrollUp
 from textual.screen import Screen
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
 from xmas_tui.tables.network import HostedTable
@@ -30,30 +31,42 @@ from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
 
 
+def hanging(first: Content, body: Content, width: int | None) -> list[Content]:
+    """``body`` wrapped to ``width`` cells (None: as it is), ``first`` before its first line and
+    as many blanks before the others, so that they hang under it."""
+    if width is None:
+        return [first + body]
+    lines = body.wrap(max(1, width - first.cell_length), overflow="fold") or [Content("")]
+    indent = Content(" " * first.cell_length)
+    return [(first if number == 0 else indent) + line for number, line in enumerate(lines)]
+
+
 class PlayersPanel(Static):
     """Every player: name, score, a summary; who acts now is marked, and a seat's state
-    (away with its countdown, idle, a bot) leads the second line, where it has room."""
+    (away with its countdown, idle, a bot) leads the second line, where it has room.
+
+    Its lines are wrapped here, so it knows its height: it grows when they need more room and
+    never shrinks back, and a move that changes its words repaints it without laying out the
+    screen again."""
 
     _drawn: tuple = ()
+    _said: tuple | None = None
 
     def on_resize(self) -> None:
-        """The panel grows with its lines and never shrinks back: a summary that wraps one
-        line fewer after a move would otherwise move the log, and repaint it, after every move."""
-        height = self.outer_size.height
-        tallest = self.styles.min_height
-        if tallest is None or height > tallest.value:
-            self.styles.min_height = height
+        if self._said is not None:
+            self.show_lines(*self._said)  # (wrapped again to the new width)
 
     def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
         notes = notes or {}
-        drawn = (tuple(lines), me, tuple(sorted(notes.items())), self.app.theme)
+        self._said = (lines, me, notes)
+        width = self.content_size.width or None
+        drawn = (tuple(lines), me, tuple(sorted(notes.items())), self.app.theme, width)
         if drawn == self._drawn:
             return  # nothing new to say about anyone
         self._drawn = drawn
         ink = inks(self)
-        grid = RichTable.grid(expand=True)  # a column for the arrow: the lines under a name hang under it
-        grid.add_column(width=2, no_wrap=True)
-        grid.add_column(ratio=1, overflow="fold")
+        rows: list[Content] = []
+        blank = Content("  ")
         for line in lines:
             head = Text()
             style = f"bold {ink.gold}" if line.acting else "bold"
@@ -65,36 +78,80 @@ class PlayersPanel(Static):
             urgent = bool(note) and note.startswith(("away", "idle"))
             if note and not urgent:
                 head.append(f"  {note}", style="dim")
-            grid.add_row(Text("▶" if line.acting else "", style=ink.gold), head)
+            arrow = Content.styled("▶ ", ink.gold) if line.acting else blank
+            rows += hanging(arrow, Content.from_rich_text(head), width)
             if urgent:  # on a line of its own: never cut
-                grid.add_row("", Text(note, style=f"bold {ink.ember}"))
+                rows += hanging(blank, Content.styled(note, f"bold {ink.ember}"), width)
             if line.summary:
-                grid.add_row("", Text(line.summary, style="dim"))
-        self.update(grid)
+                rows += hanging(blank, Content.styled(line.summary, "dim"), width)
+        if width is not None:
+            height = len(rows) + self.styles.gutter.height
+            now = self.styles.height
+            if now is None or now.is_auto or height > now.value:
+                self.styles.height = height
+        paint.show(self, Content("\n").join(rows))
 
 
-class GameLog(RichLog):
-    """What happened, newest last. A move's lines are written, and the log scrolled to them,
-    in the move's own frame; it has no scroll bar (the bar would be repainted a frame later,
-    after every move), the mouse wheel scrolls it, and its border says when there is more."""
+class GameLog(Static):
+    """What happened, newest last: as many lines as fit, wrapped here to the log's width, and
+    written in a move's own frame without laying the screen out again (the log's size does not
+    change). The mouse wheel scrolls back; the border says when there is more above."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, wrap=True, markup=False, auto_scroll=False, min_width=10)
-
-    @property
-    def allow_vertical_scroll(self) -> bool:
-        return self.max_scroll_y > 0  # by the wheel, with no bar shown
+        super().__init__(id=id)
+        self._entries: list[Content] = []
+        self._wrapped: list[list[Content]] = []  # each entry's lines, at ``_width``
+        self._width = 0
+        #: how many of the newest lines are scrolled out of view (0: the newest is shown)
+        self.back = 0
 
     def add(self, lines: list[Text]) -> None:
-        laid_out = bool(self.size.width)  # (before the first layout, lines wait, then scroll)
         for line in lines:
-            self.write(line, scroll_end=not laid_out)
-        if lines and laid_out:
-            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+            entry = Content.from_rich_text(line)
+            self._entries.append(entry)
+            if self._width:
+                self._wrapped.append(entry.wrap(self._width))
+        if lines:
+            self.back = 0
+            self._show()
 
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        paint.subtitle(self, "↑ scroll up for more" if new_value >= 1 else "")
+    def on_resize(self) -> None:
+        width = self.content_size.width
+        if width != self._width:
+            self._width = width
+            self._wrapped = [entry.wrap(width) for entry in self._entries] if width else []
+        self._show()
+
+    def _show(self) -> None:
+        height = self.content_size.height
+        if not height or not self._width:
+            return
+        total = sum(len(lines) for lines in self._wrapped)
+        self.back = max(0, min(self.back, total - height))
+        shown: list[Content] = []
+        skip = self.back
+        for lines in reversed(self._wrapped):
+            for line in reversed(lines):
+                if skip:
+                    skip -= 1
+                elif len(shown) < height:
+                    shown.append(line)
+            if len(shown) == height:
+                break
+        paint.show(self, Content("\n").join(reversed(shown)))
+        above = total - self.back - len(shown)
+        paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        event.stop()
+        self.back += 1
+        self._show()
+
+    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+        event.stop()
+        if self.back:
+            self.back -= 1
+            self._show()
 
 
 def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], str]) -> str | None:
@@ -133,6 +190,7 @@ class TableScreen(Screen[None]):
         self._logged = 0
         self._ended = False
         self._warned = False
+        self._hosting: HostedTable | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -169,9 +227,9 @@ class TableScreen(Screen[None]):
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
         self.run_worker(self.table.run, name="table", exclusive=True)
         self.call_after_refresh(paint.settle_memory)
-        hosting = self.my_hosting()
-        if hosting is not None and self.query("#failed-joins"):
-            hosting.subscribe_failed_joins(self.show_failed_joins)
+        self._hosting = self.my_hosting()  # (the app forgets it when the table closes)
+        if self._hosting is not None and self.query("#failed-joins"):
+            self._hosting.subscribe_failed_joins(self.show_failed_joins)
             self.show_failed_joins()
 
     def my_hosting(self) -> HostedTable | None:
@@ -190,9 +248,8 @@ class TableScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
-        hosting = self.my_hosting()
-        if hosting is not None:
-            hosting.unsubscribe_failed_joins(self.show_failed_joins)
+        if self._hosting is not None:
+            self._hosting.unsubscribe_failed_joins(self.show_failed_joins)
 
     def _on_table_changed(self, snapshot: Snapshot) -> None:
         # (a bot may move while this screen is being taken down: its board may be gone already)
