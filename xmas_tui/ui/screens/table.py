@@ -248,6 +248,7 @@ class TableScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
+        self.app.theme_changed_signal.unsubscribe(self)  # (else the app keeps every table screen alive)
         if self._hosting is not None:
             self._hosting.unsubscribe_failed_joins(self.show_failed_joins)
 
