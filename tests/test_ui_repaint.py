@@ -110,3 +110,27 @@ async def test_the_key_bar_follows_the_turn_on_every_turn_based_board(game_id: s
         assert not any(f" {words}" in str(bar.render()) for words in shown)
         await wait_for(pilot, lambda: screen.snapshot.my_turn, 60)
         await wait_for(pilot, lambda: any(f" {words}" in str(bar.render()) for words in shown))
+
+
+async def test_a_game_left_for_the_next_does_not_stay_in_memory() -> None:
+    """A party plays game after game in one app: each game's screen is freed once the next
+    one starts (it used to stay alive, listening for a change of theme)."""
+    import gc
+    import weakref
+
+    from xmas_tui.ui.screens.lobby import GameConfig
+
+    tree = get_game("christmas-tree")
+    app = XmasApp(GameConfig(tree, 3, "Ann", "smart", 1, 4.0, {}))
+    screens: weakref.WeakSet[TableScreen] = weakref.WeakSet()
+    async with app.run_test(size=SIZE) as pilot:
+        for seed in range(2, 6):
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen not in screens)
+            screens.add(app.screen)
+            app.start_game(GameConfig(tree, 3, "Ann", "smart", seed, 4.0, {}))
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen not in screens)
+        await pilot.pause(0.2)
+        gc.unfreeze()
+        gc.collect()
+        assert len(screens) == 0  # the four games left behind, gone
+        gc.freeze()
