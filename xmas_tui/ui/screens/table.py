@@ -1,9 +1,11 @@
 """The table screen: one seat's view of a game in progress, for any game.
 
-Owns: the layout around a game's board (status bar, players, log, prompt),
-sending my chosen actions to the ``Table``, showing a refused action's rule,
-and the bot pace. Every snapshot is drawn whole, but a part is repainted only
-when what it shows changed (``paint``): a move costs the screen what it changed.
+Owns: the layout around a game's board (status bar, the players panel, the
+log, the prompt, the host's line about failed join attempts), sending my chosen
+actions to the ``Table``, showing a refused action's rule, and the bot pace.
+Every snapshot is drawn whole, but a part is repainted only when what it shows
+changed (``paint``), and the panel and the log wrap their own lines, so that a
+move costs the screen what it changed, in one frame, with no new layout.
 Must not touch: the engine state (it holds a snapshot only).
 """
 
