@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from netcode.aio import AioEndpoint
-from netcode.channel import Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
+from netcode.channel import Endpoint, HandshakeFailed, JoinAttemptFailed, PeerClosed, SendQueueFull
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.fairplay import Signer
 from netcode.session.host import SteppedDown
@@ -116,6 +116,8 @@ class HostRunner:
         self.host_listeners = Listeners()
         #: called with a local seat's events after each step, per local seat
         self.seat_listeners: dict[LocalPeer, Listeners] = {}
+        #: called with each ``JoinAttemptFailed``: someone tried to join without the code
+        self.join_failures = Listeners()
         self.closed = False
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
@@ -164,6 +166,9 @@ class HostRunner:
         return moved
 
     def _on_channel(self, event: Any) -> None:
+        if isinstance(event, JoinAttemptFailed):  # (no session's business: the channel refused it)
+            self.join_failures(event)
+            return
         self._deliver(self.node.on_channel(event, _now()))
 
     def _on_timer(self) -> None:
