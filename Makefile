@@ -54,7 +54,8 @@ start-bench: $(STAMP)
 race-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.race_bench --races 200
 
-# Keypress to repaint on each board at 80x24, beside a bare Textual app (goal: p99 <= 16 ms).
+# Keypress to repaint on each board at 80x24, each key the next move of a recorded game, beside a bare
+# Textual app (goal: p99 <= 16 ms).
 ui-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.ui_bench
 

@@ -26,7 +26,14 @@ from typing import Any
 
 from netcode.aio import AioEndpoint
 from netcode.arrival import ArrivalClock
-from netcode.channel import Delivered, Endpoint, HandshakeFailed, PeerClosed, SendQueueFull
+from netcode.channel import (
+    Delivered,
+    Endpoint,
+    HandshakeFailed,
+    JoinAttemptFailed,
+    PeerClosed,
+    SendQueueFull,
+)
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.fairplay import Signer
 from netcode.session.host import SteppedDown
@@ -121,6 +128,8 @@ class HostRunner:
         self.host_listeners = Listeners()
         #: called with a local seat's events after each step, per local seat
         self.seat_listeners: dict[LocalPeer, Listeners] = {}
+        #: called with each ``JoinAttemptFailed``: someone tried to join without the code
+        self.join_failures = Listeners()
         self.closed = False
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
@@ -171,6 +180,9 @@ class HostRunner:
         return moved
 
     def _on_channel(self, event: Any) -> None:
+        if isinstance(event, JoinAttemptFailed):  # (no session's business: the channel refused it)
+            self.join_failures(event)
+            return
         arrived = self._arrival() if isinstance(event, Delivered) else None
         self._deliver(self.node.on_channel(event, _now(), arrived))
 

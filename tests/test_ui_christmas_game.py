@@ -12,7 +12,13 @@ from xmas_tui.games.engine import pack, unpack
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
-from xmas_tui.ui.boards.christmas_game import ChristmasGameBoard, ring_position, token_spot
+from xmas_tui.ui.boards.christmas_game import (
+    LOOK,
+    RING_LINES,
+    ChristmasGameBoard,
+    ring_position,
+    token_spot,
+)
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
 
@@ -28,6 +34,11 @@ from .uikit import (
 
 XGAME = get_game("christmas-game")
 SIZE = (80, 24)
+
+
+def ring_lines(app: XmasApp) -> list[str]:
+    """The ring as drawn, a line of text for each of its lines."""
+    return [text_of(app, f"#cg-ring-{number}") for number in range(RING_LINES)]
 
 
 def keys_for(action: Action, board: ChristmasGameBoard, presses: Counter[str]) -> list[str]:
@@ -82,9 +93,9 @@ async def test_the_mouse_rolls_and_buys_from_the_bar() -> None:
         screen = app.screen
         offer = screen.snapshot.view["offer"]
         assert len(offer) == 1
-        assert f"Buy the ${offer[0]} gift" in text_of(app, "#cg-slot-0")
-        assert "No thanks" in text_of(app, "#cg-slot-1")
-        await pilot.click("#cg-slot-0")
+        bar = text_of(app, "#cg-bar")
+        assert bar.index(f"Buy the ${offer[0]} gift") < bar.index("No thanks")
+        await pilot.click("#cg-bar", offset=(2, 0))  # the first choice
         await wait_for(pilot, lambda: offer[0] in screen.snapshot.view["gifts"][0])
         assert any(e.kind == "buy" and e.seat == 0 for e in screen.snapshot.log)
         assert f"${offer[0]}" in text_of(app, "#cg-mine")
@@ -123,7 +134,7 @@ async def test_the_ring_shows_every_token_on_its_square() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         view = app.screen.snapshot.view
-        ring = text_of(app, "#cg-ring").splitlines()
+        ring = ring_lines(app)
         for seat, square in enumerate(view["position"]):
             line, col = token_spot(square)
             cell = ring[line][col : col + 4]
@@ -131,12 +142,39 @@ async def test_the_ring_shows_every_token_on_its_square() -> None:
         # Every square's label sits where the ring puts it (START bottom-right).
         assert ring_position(0) == (12, 40) and ring[12][40:44] == " GO "
         assert ring_position(10)[1] == 0 and ring[12][0:4] == "JAM "
-        assert BOARD[20].kind == "club" and ring[0][0:4] == "CLUB"
+        assert BOARD[20].kind == "club" and ring[0][0:4] == "CLB "
         assert "CHRISTMAS CLUB" in "\n".join(ring) and f"${view['club']}" in "\n".join(ring)
         # The dice say who rolled them, though the turn has passed on.
         roller = view["players"][view["roller"]]
         assert view["roller"] != view["turn"] and f"{roller} rolled" in "\n".join(ring)
         assert "Round" in text_of(app, "#status")
+
+
+async def test_every_square_of_the_top_and_bottom_rows_reads_on_its_own_at_80x24() -> None:
+    """At 80 columns the top row ran together ("$100WRAPSUPR"): now each square of a row is
+    three columns and a blank one, its label a price or a word of at most three letters that
+    the infield's key explains, in every theme."""
+    table = table_at(XGAME, 4, 5, lambda s: s.my_turn and s.view["phase"] == "roll")
+    rows: dict[int, list[tuple[int, int]]] = {0: [], 12: []}
+    for square in range(len(BOARD)):
+        line, col = ring_position(square)
+        if line in rows:
+            rows[line].append((col, square))
+    for theme in ("dark", "light", "projector"):
+        app = XmasApp(table=table, theme=theme)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda app=app: isinstance(app.screen, TableScreen))
+            ring = ring_lines(app)
+            for line, squares in rows.items():
+                assert len(ring[line].split()) == len(squares) == 11, (theme, ring[line])
+                for col, square in squares:
+                    cell = ring[line][col : col + 4]
+                    assert cell[3] == " " and cell[:3].strip(), (theme, square, cell)
+                    kind = BOARD[square].kind
+                    assert cell[:3].strip() == (str(BOARD[square].value) if kind == "gift" else LOOK[kind][0])
+            key = "\n".join(ring)
+            assert all(words in key for words in ("CLB Club", "WRP Wrap", "SUP Super", "★ Santa"))
+            assert "gift prices in $" in app.screen.query_one("#cg-ring").border_title
 
 
 class WireTable(LocalTable):

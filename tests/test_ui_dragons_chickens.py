@@ -406,16 +406,28 @@ async def test_the_lobby_deals_dragons_and_chickens_against_bots() -> None:
         assert board_of(app).snapshot.view.game == DC.id
 
 
-async def test_escape_between_rounds_leaves_for_the_lobby() -> None:
+def in_the_lobby(app: XmasApp) -> bool:
     from xmas_tui.ui.screens.lobby import LobbyScreen
 
+    return isinstance(app.screen, LobbyScreen)
+
+
+@pytest.mark.parametrize(
+    ("keys", "done"),
+    [
+        (("escape", "y"), in_the_lobby),  # leaving a game in play is asked first
+        (("ctrl+q",), lambda app: not app.is_running),  # a local game is kept: nothing is asked
+    ],
+    ids=["escape-leaves-for-the-lobby", "ctrl-q-quits-though-the-result-is-a-dialog"],
+)
+async def test_between_rounds_the_keys_of_the_table_still_work(keys, done) -> None:
     table = LocalTable(DC, seat_names("Ann", 4), 0, seed=1, pace=4.0)
     table.autoplay(before_round(3))
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
-        await pilot.press("escape", "y")  # leaving a game in play is asked first
-        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press(*keys)
+        await wait_for(pilot, lambda: done(app))
 
 
 async def test_the_pace_keys_say_what_they_change_in_a_real_time_game() -> None:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from netcode.session.seats import SeatState
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.tables.headless import summary
+from xmas_tui.tables.network import JoinError
 from xmas_tui.tables.seatbot import play_seat
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, HandOverScreen
@@ -208,3 +211,38 @@ async def test_the_host_hands_a_seat_to_a_bot_and_back_and_every_peer_sees_it(mo
             assert "The host hands Bob's seat to a bot." in [e[1] for e in bob.session.log]
         finally:
             await bob.close()
+
+
+async def test_the_host_sees_each_failed_join_attempt_in_the_waiting_room_and_at_the_table(monkeypatch) -> None:
+    """Issue 13: guessing is visible. A real joiner with a wrong code, on loopback: the host's
+    waiting room says so at once ("1 failed join attempt from 127.0.0.1"), and so does the
+    host's table, quietly under the players, as further attempts come in."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
+    host.pace = 5.0
+
+    async def guess(code: str) -> None:
+        intruder = joiner(host.hosting, "Grinch", code=code, address=("127.0.0.1", host.hosting.address[1]))
+        try:
+            with pytest.raises(JoinError, match="could not prove it knows the code"):
+                await intruder.join(timeout=5.0)
+        finally:
+            await intruder.close()
+
+    def shown(selector: str) -> str:
+        return str(host.screen.query_one(selector).render())
+
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        assert shown("#host-failed") == ""  # nobody has tried yet: nothing is said
+        await guess("WRONG-CODE")
+        await until((pilot,), lambda: "1 failed join attempt from 127.0.0.1" in shown("#host-failed"), 5)
+        await guess("HOLY-2346")
+        await until((pilot,), lambda: "2 failed join attempts from 127.0.0.1" in shown("#host-failed"), 5)
+        await pilot.press("ctrl+s")  # a bot takes the open seat
+        await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
+        line = host.screen.query_one("#failed-joins")
+        assert line.display and "2 failed join attempts from 127.0.0.1" in str(line.render())
+        await guess("HOLY-2347")
+        await until((pilot,), lambda: "3 failed join attempts from 127.0.0.1" in str(line.render()), 5)
+        assert host.hosting.failed_joins_total == 3

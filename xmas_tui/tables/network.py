@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from netcode.channel import Endpoint
+from netcode.channel import Endpoint, JoinAttemptFailed
 from netcode.discovery import (
     Announcements,
     Heard,
@@ -113,6 +113,7 @@ class HostedTable:
         )  # fmt: skip
         self.me: LocalSeat | None = None
         self.table: SessionTable | None = None
+        self._failed_join_callbacks: dict[Callable[[str], None], Callable[[JoinAttemptFailed], None]] = {}
 
     @property
     def host(self) -> HostSession:
@@ -174,6 +175,30 @@ class HostedTable:
 
     def unsubscribe(self, callback: Callable[[list], None]) -> None:
         self.runner.host_listeners.remove(callback)
+
+    # ------------------------------------------------------------ failed joins
+    def failed_joins(self) -> list[str]:
+        """Who tried to join without the code, one line per address, the most attempts first:
+        "3 failed join attempts from 127.0.0.1" (empty if nobody)."""
+        endpoint = self.runner.endpoint
+        return endpoint.describe_failed_attempts() if endpoint is not None else []
+
+    @property
+    def failed_joins_total(self) -> int:
+        """Failed join attempts at this table, from every address."""
+        endpoint = self.runner.endpoint
+        return endpoint.failed_attempts_total if endpoint is not None else 0
+
+    def subscribe_failed_joins(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback`` as each join attempt fails, with what it says of its address
+        ("2 failed join attempts from 127.0.0.1")."""
+        self._failed_join_callbacks[callback] = lambda event: callback(event.text)
+        self.runner.join_failures.add(self._failed_join_callbacks[callback])
+
+    def unsubscribe_failed_joins(self, callback: Callable[[str], None]) -> None:
+        wrapped = self._failed_join_callbacks.pop(callback, None)
+        if wrapped is not None:
+            self.runner.join_failures.remove(wrapped)
 
     # ------------------------------------------------------------ the host's commands
     def start(self) -> None:

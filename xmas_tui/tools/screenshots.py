@@ -23,7 +23,7 @@ from xmas_tui.games import get_game
 from xmas_tui.games.christmas_game import CARD_ZONE
 from xmas_tui.serve.registry import record
 from xmas_tui.tables.local import LocalTable
-from xmas_tui.tables.network import HostedTable, JoinedTable
+from xmas_tui.tables.network import HostedTable, JoinedTable, JoinError
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, HandOverScreen
@@ -194,6 +194,30 @@ def hosting() -> XmasApp:
                              discovery=("127.0.0.1", 47474)))
 
 
+class Guessed(XmasApp):
+    """The host's waiting room after someone on this machine tried the code WRONG-CODE."""
+
+    def on_mount(self) -> None:  # (Textual runs the app's own on_mount too: it opens the host's screen)
+        self.run_worker(self.guess())
+
+    async def guess(self) -> None:
+        while self.hosting is None or self.hosting.table is None:
+            await asyncio.sleep(0.02)
+        port = self.hosting.address[1]
+        intruder = JoinedTable(("127.0.0.1", port), "WRONG-CODE", "Grinch", info=self.hosting.info(),
+                               bind_host="127.0.0.1")
+        try:
+            with contextlib.suppress(JoinError):
+                await intruder.join(timeout=2.0)
+        finally:
+            await intruder.close()
+
+
+def guessed() -> XmasApp:
+    return Guessed(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
+                             discovery=("127.0.0.1", 47474)))
+
+
 def joining() -> XmasApp:
     return XmasApp(join=dict(code="SNOW-7315", name="Bob", discovery=("127.0.0.1", 47474)))
 
@@ -239,6 +263,7 @@ SCENES: tuple[Scene, ...] = (
     Scene("lobby-serving", "A machine that serves guests (xmas-tui serve): the lobby says how to join",
           serving_lobby),
     Scene("host", "Hosting a table: the join code, shown large, and the seats", hosting, snapshot=False),
+    Scene("host-failed-join", "Hosting: someone tried to join with a wrong code", guessed, snapshot=False),
     Scene("join", "Joining: tables heard on the LAN, the code, or a typed address", joining, snapshot=False),
     Scene(
         "chip-n-dale-table",

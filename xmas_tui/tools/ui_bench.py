@@ -3,10 +3,14 @@
 ``python -m xmas_tui.tools.ui_bench [--presses N] [--json]`` runs each app in a process of its
 own on a pseudo-terminal of 80×24 with Textual's real terminal driver (as a player's terminal
 would), types a key, and times from the key written to the last byte of the frame it caused
-(the repaint is over when the terminal has been quiet for a moment). The key makes each board
-draw its whole snapshot again (what every move costs the screen); in the bare Textual app it
-changes one line of text. p50 and p99 of each are printed; the goal is p99 ≤ 16 ms, one frame
-at 60 Hz.
+(the repaint is over when the terminal has been quiet for a moment).
+
+Each key is a move: the board's process first plays a game with bots at every seat and keeps
+every snapshot my seat saw, then shows them on the table screen through a ``Replay`` table;
+the key makes that table publish the next one, the way a table publishes a move (the screen
+redraws whatever the move changed: the board, the players, the log, the status, the prompt,
+the footer when the turn changes). In the bare Textual app the key changes one line of text.
+p50 and p99 of each are printed; the goal is p99 ≤ 16 ms, one frame at 60 Hz.
 
 Owns nothing of the product: it stands beside it, as a terminal would (Linux only).
 """
@@ -14,6 +18,7 @@ Owns nothing of the product: it stands beside it, as a terminal would (Linux onl
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import pty
@@ -23,38 +28,83 @@ import subprocess
 import sys
 import time
 
+from textual.binding import Binding
+
+from xmas_tui.games import Action, get_game
 from xmas_tui.serve.guests import set_size
+from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.table import Snapshot, Table
+from xmas_tui.ui.app import XmasApp, seat_names
 
 SIZE = (80, 24)
 #: the terminal is quiet this long after a frame: the repaint is over
 QUIET = 0.03
+#: a key whose frame has not begun after this long drew nothing (a slow frame is still timed)
+FIRST_BYTE = 2.0
 GOAL_MS = 16.0
 #: the key each app answers with a repaint (F5: a terminal sends ESC [ 1 5 ~)
 KEY = b"\x1b[15~"
+#: snapshots of the recorded game shown in turn (then from the first again)
+MOVES = 60
+
+
+class Replay(Table):
+    """A game played already, shown again one move at a time: ``step`` publishes the next
+    snapshot my seat saw, as a table does after a move."""
+
+    def __init__(self, played: LocalTable, history: list[Snapshot]) -> None:
+        super().__init__()
+        self.game, self.seat, self.players, self.pace = played.game, played.seat, played.players, played.pace
+        self.history = history
+        self.at = 0
+
+    def snapshot(self) -> Snapshot:
+        return self.history[self.at]
+
+    def step(self) -> None:
+        self.at = (self.at + 1) % len(self.history)
+        self._publish()
+
+    async def send(self, action: Action, seat: int | None = None) -> None:
+        """The recorded game goes on as it went: a move chosen here changes nothing."""
+
+    async def run(self) -> None:
+        await asyncio.Event().wait()
+
+
+def recorded(game_id: str, moves: int = MOVES) -> Replay:
+    """A game of ``game_id`` with bots at every seat (mine too), as my seat saw it: its first
+    ``moves`` snapshots, the end left out (it opens the end screen)."""
+    played = LocalTable(get_game(game_id), seat_names("Ann", 3), 0, seed=7, pace=4.0)
+    history: list[Snapshot] = []
+
+    def record(snapshot: Snapshot) -> bool:
+        if snapshot.result is None:
+            history.append(snapshot)
+        return len(history) >= moves
+
+    played.autoplay(record)
+    return Replay(played, history)
+
+
+class BoardBench(XmasApp):
+    """The table screen over a ``Replay``: F5 shows the next move."""
+
+    BINDINGS = [Binding("f5", "next_move", "Next move", show=False, priority=True)]
+
+    def __init__(self, replay: Replay) -> None:
+        super().__init__(table=replay, theme="dark")
+        self.replay = replay
+
+    def action_next_move(self) -> None:
+        self.replay.step()
+
 
 BOARD = """
 import sys
-from textual.binding import Binding
-from xmas_tui.games import get_game
-from xmas_tui.tables.local import LocalTable
-from xmas_tui.ui.app import XmasApp, seat_names
-from xmas_tui.ui.screens.table import TableScreen
+from xmas_tui.tools.ui_bench import BoardBench, recorded
 
-game = get_game(sys.argv[1])
-table = LocalTable(game, seat_names("Ann", 3), 0, seed=7, pace=4.0)
-table.autoplay(lambda s: s.my_turn and len(s.log) > 6)
-
-
-class Bench(XmasApp):
-    BINDINGS = [Binding("f5", "redraw", "Redraw", show=False, priority=True)]
-
-    def action_redraw(self) -> None:
-        screen = self.screen
-        if isinstance(screen, TableScreen):
-            screen.show_snapshot(screen.snapshot)  # the whole board again, as after a move
-
-
-Bench(table=table, theme="dark").run()
+BoardBench(recorded(sys.argv[1])).run()
 """
 
 BARE = """
@@ -120,7 +170,8 @@ class Terminal:
         self.drain(quiet=0.005, most=1.0)  # nothing of an earlier frame left to read
         sent = time.perf_counter()
         os.write(self.master, KEY)
-        done = self.drain()
+        ready, _, _ = select.select([self.master], [], [], FIRST_BYTE)  # however slow the frame
+        done = self.drain() if ready else None
         return None if done is None else (done - sent) * 1000
 
     def close(self) -> None:
@@ -139,12 +190,13 @@ def measure(code: str, *args: str, presses: int) -> dict:
         terminal.settle()
         for _ in range(5):  # warm up
             terminal.press()
-        times = [t for t in (terminal.press() for _ in range(presses)) if t is not None]
+        timed = [terminal.press() for _ in range(presses)]
     finally:
         terminal.close()
-    times.sort()
+    times = sorted(t for t in timed if t is not None)
     p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
-    return {"p50_ms": round(statistics.median(times), 2), "p99_ms": round(p99, 2), "samples": len(times)}
+    return {"p50_ms": round(statistics.median(times), 2), "p99_ms": round(p99, 2), "samples": len(times),
+            "drew_nothing": presses - len(times)}
 
 
 def main(argv: list[str] | None = None) -> int:

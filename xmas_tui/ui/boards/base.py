@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.actions import parse
 from textual.binding import Binding
@@ -23,6 +23,8 @@ from textual.widgets import Static
 
 from xmas_tui.games import Action, Game
 from xmas_tui.tables.table import Snapshot
+
+W = TypeVar("W", bound=Widget)
 
 
 @dataclass(frozen=True)
@@ -66,24 +68,24 @@ class Board(Widget, can_focus=True):
     #: belong to several people, or to a race, says False)
     gate_keys: bool = True
 
+    #: the actions of the keys the footer shows (worked out once, for every class of board)
+    _shown_actions: frozenset[str] = frozenset()
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
+        bindings = [b for b in cls.BINDINGS if isinstance(b, Binding)]
+        cls._shown_actions = frozenset(parse(b.action)[1] for b in bindings if b.show)
         if cls.__dict__.get("gate_keys", Board.gate_keys) and "BINDINGS" in cls.__dict__:
-            bindings = [b for b in cls.BINDINGS if isinstance(b, Binding)]
-            shown = {parse(b.action)[1] for b in bindings if b.show}
             twins = [
                 Binding(b.key, f"anyway({b.action!r})", show=False, id=f"{b.id}.anyway" if b.id else None)
-                for b in bindings if parse(b.action)[1] in shown
+                for b in bindings if parse(b.action)[1] in cls._shown_actions
             ]
             cls.BINDINGS = [*cls.BINDINGS, *twins]
         super().__init_subclass__(**kwargs)  # (Textual merges the bindings here)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.gate_keys and action != "anyway" and f"action_{action}" in type(self).__dict__ and self._shown(action):
+        if self.gate_keys and action in self._shown_actions and f"action_{action}" in type(self).__dict__:
             return self.snapshot.my_turn
         return True
-
-    def _shown(self, action: str) -> bool:
-        return any(isinstance(b, Binding) and b.show and parse(b.action)[1] == action for b in self.BINDINGS)
 
     def action_anyway(self, action: str) -> None:
         """A game key pressed when it does nothing now: send it all the same (the rules say why)."""
@@ -113,12 +115,28 @@ class Board(Widget, can_focus=True):
         self.snapshot = snapshot
         #: the table's pace (seconds between bot moves), for boards that time things by it
         self.pace = 0.0
+        self._parts: dict[str, Widget] = {}
+
+    def part(self, id: str, kind: type[W] = Widget) -> W:  # type: ignore[assignment]
+        """One of the board's own widgets, by its id: looked up once, then kept (a board
+        redraws every part after every move)."""
+        found = self._parts.get(id)
+        if found is None:
+            found = self._parts[id] = self.query_one(f"#{id}", kind)
+        return found  # type: ignore[return-value]
+
+    @property
+    def drawable(self) -> bool:
+        """Whether the board can draw: its parts are there and the app is not closing (a board
+        taken down as it came up, the app quitting, draws nothing)."""
+        return bool(self.children) and self.app.is_running
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         """Draw a new snapshot (called after every change at the table)."""
         turn_changed = snapshot.my_turn != self.snapshot.my_turn
         self.snapshot = snapshot
-        self.redraw()
+        if self.drawable:
+            self.redraw()
         if turn_changed:
             self.refresh_bindings()  # the footer shows the game's keys only on my turn
 

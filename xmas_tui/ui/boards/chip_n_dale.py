@@ -39,10 +39,16 @@ from xmas_tui.games.chip_n_dale import (
     treasure,
 )
 
+from .. import paint
 from ..theme import Inks, inks
 from .base import Board, BoardClick, PlayerLine, legal_where
 
 PLUTO = "☻"
+#: The looks of a place in the tree, as classes (``app.tcss``): one of them at a time, or none.
+SLOT_LOOKS = ("-empty", "-down", "-flipped", "-peeked", "-choosable")
+CHIP_LOOKS = ("-empty", "-selected")
+#: Places for my Treasures, four a row (more are made if a collection ever outgrows them).
+CHIP_PLACES = 16
 #: What pressing a slot key or choosing one of my Treasures means in each phase.
 SLOT_ACTIONS = {"flip": Flip, "collect": Collect, "peek": Peek, "take": Take}
 CARD_ACTIONS = {"discard": Discard, "give": Give, "pass": Pass}
@@ -101,17 +107,25 @@ class SlotCard(BoardClick):
 
 
 class TreasureChip(Static):
-    """One of my Treasures. Click to choose it (discard, swap, pass)."""
+    """A place for one of my Treasures. Click it to choose its Treasure (discard, swap, pass).
+    The places stay (empty ones show nothing), so a Treasure won or lost moves nothing else."""
 
-    def __init__(self, handle: int, face: str, selected: bool, ink: Inks) -> None:
+    handle: int | None = None
+
+    def show(self, handle: int, face: str, selected: bool, ink: Inks) -> None:
         kind, plutos = treasure(face)
-        label = Text(f"{SHORT[kind]}{PLUTO * plutos}", style=ink[LOOK[kind][0]])
-        super().__init__(label, classes="chip -selected" if selected else "chip")
         self.handle = handle
+        paint.show(self, Text(f"{SHORT[kind]}{PLUTO * plutos}", style=ink[LOOK[kind][0]]))
+        paint.looks(self, CHIP_LOOKS, {"-selected"} if selected else set())
+
+    def empty(self) -> None:
+        self.handle = None
+        paint.show(self, "")
+        paint.looks(self, CHIP_LOOKS, {"-empty"})
 
     def on_click(self, event: Click) -> None:
-        board = self.screen.query_one(ChipNDaleBoard)
-        board.pick_card(self.handle)
+        if self.handle is not None:
+            self.screen.query_one(ChipNDaleBoard).pick_card(self.handle)
 
 
 class ChipNDaleBoard(Board):
@@ -142,9 +156,13 @@ class ChipNDaleBoard(Board):
                             yield SlotCard(slot)
         yield Static(id="piles")
         yield Static(id="mine-title")
-        yield Grid(id="mine")
+        with Grid(id="mine"):
+            for _ in range(CHIP_PLACES):
+                yield TreasureChip(classes="chip -empty")
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
         self.redraw()
 
     # -------------------------------------------------------------- drawing
@@ -157,30 +175,31 @@ class ChipNDaleBoard(Board):
         flipped = set(view["flipped"])
         peeked = set(view["peeked"])
         for slot, zone in enumerate(SLOT_ZONES):
-            card = self.query_one(f"#slot-{slot}", SlotCard)
+            card = self.part(f"slot-{slot}", SlotCard)
             cards = view.cards(zone)
-            card.set_classes("card")
+            looks = set()
             if not cards:
-                card.update(Text("\n  empty", style="dim"))
-                card.add_class("-empty")
-                continue
-            _, face = cards[0]
-            if face is None:
-                card.update(Text("░░░░░░░░░\n░░░░░░░░░", style=ink.felt_line))
-                card.add_class("-down")
+                paint.show(card, Text("\n  empty", style="dim"))
+                looks.add("-empty")
             else:
-                card.update(card_text(face, ink))
-                if slot in flipped:
-                    card.add_class("-flipped")
-                if slot in peeked and me == view["turn"]:
-                    card.add_class("-peeked")
-            if any(getattr(a, "slot", None) == slot for a in snap.legal):
-                card.add_class("-choosable")
+                face = cards[0][1]
+                if face is None:
+                    paint.show(card, Text("░░░░░░░░░\n░░░░░░░░░", style=ink.felt_line))
+                    looks.add("-down")
+                else:
+                    paint.show(card, card_text(face, ink))
+                    if slot in flipped:
+                        looks.add("-flipped")
+                    if slot in peeked and me == view["turn"]:
+                        looks.add("-peeked")
+                if any(getattr(a, "slot", None) == slot for a in snap.legal):
+                    looks.add("-choosable")
+            paint.looks(card, SLOT_LOOKS, looks)
         star = view["star"]
         if star is None:
-            self.query_one("#star-top", Static).update(Text("★", style=f"bold {ink.gold}"))
+            paint.show(self.part("star-top", Static), Text("★", style=f"bold {ink.gold}"))
         else:
-            self.query_one("#star-top", Static).update(Text(f"★ with {'you' if star == me else self.player_name(star)}", style=ink.gold))
+            paint.show(self.part("star-top", Static), Text(f"★ with {'you' if star == me else self.player_name(star)}", style=ink.gold))
         deck = len(view.zone("deck"))
         discard = view.faces_in("discard")
         counting = phase in ("flip", "collect")
@@ -192,25 +211,36 @@ class ChipNDaleBoard(Board):
         offered = view.faces_in("swap")
         if offered:
             piles.append(f" · Offered: {NAMES[treasure(offered[0])[0]]}", style=ink.gold)
-        self.query_one("#piles", Static).update(piles)
+        paint.show(self.part("piles", Static), piles)
         mine = view.cards(f"collection.{me}") if me is not None else []
         faces = [f for _, f in mine if f]
         points = score(faces).total
-        self.query_one("#mine-title").display = self.query_one("#mine").display = me is not None  # (a spectator)
-        self.query_one("#mine-title", Static).update(
-            Text.assemble(("Your Treasures ", "bold"), (count(points, "point"), f"bold {ink.gold}"), f" · {count(len(mine), 'card')}")
-        )
+        title, grid = self.part("mine-title", Static), self.part("mine", Grid)
+        title.display = grid.display = me is not None  # (a spectator)
+        paint.show(title, Text.assemble(
+            ("Your Treasures ", "bold"), (count(points, "point"), f"bold {ink.gold}"), f" · {count(len(mine), 'card')}"
+        ))
         if mine:
             self.selected = min(self.selected, len(mine) - 1)
-        grid = self.query_one("#mine", Grid)
-        grid.remove_children()
         ordered = sorted(mine, key=lambda hf: (ORDER.index(treasure(hf[1] or "acorn/0")[0]), hf[0]))
         self._ordered = [h for h, _ in ordered]
         picking = any(hasattr(a, "card") for a in snap.legal)
-        grid.mount_all(
-            TreasureChip(h, f or "acorn/0", picking and i == self.selected, ink) for i, (h, f) in enumerate(ordered)
-        )
+        self._draw_chips(ordered, picking, ink)
         grid.set_class(picking, "-picking")
+
+    def _draw_chips(self, ordered: list[tuple[int, str | None]], picking: bool, ink: Inks) -> None:
+        """My Treasures in their places: only a place whose Treasure changed is drawn again."""
+        grid = self.part("mine", Grid)
+        chips = list(grid.query_children(TreasureChip))
+        while len(chips) < len(ordered):
+            chips.append(TreasureChip(classes="chip -empty"))
+            grid.mount(chips[-1])
+        for i, chip in enumerate(chips):
+            if i < len(ordered):
+                handle, face = ordered[i]
+                chip.show(handle, face or "acorn/0", picking and i == self.selected, ink)
+            else:
+                chip.empty()
 
     def status_line(self) -> str:
         view = self.snapshot.view
@@ -291,7 +321,7 @@ class ChipNDaleBoard(Board):
     def action_move(self, step: int) -> None:
         if self._ordered:
             self.selected = (self.selected + step) % len(self._ordered)
-            for i, chip in enumerate(self.query(TreasureChip)):
+            for i, chip in enumerate(list(self.part("mine", Grid).query_children(TreasureChip))[: len(self._ordered)]):
                 chip.set_class(i == self.selected, "-selected")
 
     def action_pick(self) -> None:

@@ -44,6 +44,7 @@ from xmas_tui.games.christmas_carol import (
 )
 from xmas_tui.tables.table import Snapshot
 
+from .. import paint
 from ..theme import Inks, inks
 from .base import Board, BoardClick, PlayerLine
 
@@ -63,6 +64,9 @@ CLOCK_AT: dict[int, tuple[int, int]] = {
     6: (6, 8), 7: (5, 3), 8: (4, 1), 9: (3, 0), 10: (2, 1), 11: (1, 3),
 }
 CLOCK_ROWS, CLOCK_COLS = 7, 17
+#: The looks of a drawn tile, as classes (``app.tcss``): its puzzle's colour, chosen, highlighted.
+TILE_LOOKS = (*(f"-p{puzzle}" for puzzle in COLOURS), "-picked", "-cursor", "-empty")
+LEGEND = Text.assemble(("In order: Scrooge −1\n", "dim"), ("Early: + its number", "dim"))
 #: Events worth repeating under the tiles: Scrooge moved, a puzzle was finished, a turn again.
 NEWS = frozenset({"clock", "complete", "again", "special", "ignore", "over"})
 
@@ -199,7 +203,7 @@ class ChristmasCarolBoard(Board):
             with Vertical(id="cc-puzzles"):
                 for index in range(4):
                     yield PuzzleLine(index)
-                yield Static(id="cc-legend")
+                yield Static(LEGEND, id="cc-legend")
         yield BagLine()
         with Vertical(id="cc-turn"):
             with Horizontal(id="cc-tiles"):
@@ -213,7 +217,9 @@ class ChristmasCarolBoard(Board):
             yield Static(id="cc-moment")
 
     def on_mount(self) -> None:
-        self.query_one("#cc-clock").border_title = "Clock"
+        if not self.drawable:
+            return
+        paint.title(self.part("cc-clock"), "Clock")
         self.redraw()
 
     # -------------------------------------------------------------- reading the snapshot
@@ -234,17 +240,21 @@ class ChristmasCarolBoard(Board):
     # -------------------------------------------------------------- drawing
     def show_snapshot(self, snapshot: Snapshot) -> None:
         drawn = {h for h, _ in self.tiles()}
+        turn_changed = snapshot.my_turn != self.snapshot.my_turn
         self.snapshot = snapshot
         if not snapshot.my_turn or snapshot.view["phase"] != "choose":
             self.picked = []
         self.picked = [h for h in self.picked if h in {h for h, _ in self.tiles()}]
         if drawn != {h for h, _ in self.tiles()}:
             self.cursor = 0
-        self.redraw()
+        if self.drawable:
+            self.redraw()
+        if turn_changed:
+            self.refresh_bindings()  # the key bar shows the game's keys only on my turn
 
     def redraw(self) -> None:
         view = self.snapshot.view
-        self.query_one("#cc-clock", ClockFace).update(clock_face(view["scrooge"], inks(self)))
+        paint.show(self.part("cc-clock", ClockFace), clock_face(view["scrooge"], inks(self)))
         self._draw_puzzles()
         self._draw_bag()
         self._draw_turn()
@@ -256,7 +266,7 @@ class ChristmasCarolBoard(Board):
         open_ = [p for p in view["puzzles"] if p not in completed]
         lowest = open_[0] if open_ else None
         for index, puzzle in enumerate(view["puzzles"]):
-            line = self.query_one(f"#cc-puzzle-{index}", PuzzleLine)
+            line = self.part(f"cc-puzzle-{index}", PuzzleLine)
             colour = ink[COLOURS[puzzle]]
             placed = len(view.zone(f"puzzle.{puzzle}"))
             text = Text(f"{puzzle} ", style=f"bold {colour}")
@@ -272,16 +282,13 @@ class ChristmasCarolBoard(Board):
                 text.append(f"⚠ early +{puzzle}", style=f"bold {ink.berry}")
             else:
                 text.append(f"early +{puzzle}", style=ink.faded)
-            line.update(text)
-            line.tooltip = (
+            paint.show(line, text)
+            paint.tip(line, (
                 f"Puzzle {puzzle}: {placed} of {TILES_PER_PUZZLE} tiles. "
                 + ("Complete." if puzzle in completed else "Finishing it now moves Scrooge back 1." if puzzle == lowest
                    else f"Finishing it before the lower puzzles moves Scrooge {puzzle} spaces clockwise.")
-            )
-        self.query_one("#cc-legend", Static).update(Text.assemble(
-            ("In order: Scrooge −1\n", "dim"), ("Early: + its number", "dim")
-        ))
-        self.query_one("#cc-puzzles").border_title = f"Puzzles · {len(completed)} of 4 done"
+            ))
+        paint.title(self.part("cc-puzzles"), f"Puzzles · {len(completed)} of 4 done")
 
     def _draw_bag(self) -> None:
         ink = inks(self)
@@ -294,9 +301,9 @@ class ChristmasCarolBoard(Board):
         text.append(f"{wakers} ◷", style=f"bold {ink.berry}" if wakers else "dim")
         text.append(", ", style="dim")
         text.append(f"{bag[IGNORE]} ⊘", style=f"bold {ink.ice}" if bag[IGNORE] else "dim")
-        line = self.query_one("#cc-bag", BagLine)
-        line.update(text)
-        line.tooltip = f"Draw a tile from the bag: {puzzles} puzzle tiles, {wakers} Move Scrooge (◷), {bag[IGNORE]} Ignore (⊘)"
+        line = self.part("cc-bag", BagLine)
+        paint.show(line, text)
+        paint.tip(line, f"Draw a tile from the bag: {puzzles} puzzle tiles, {wakers} Move Scrooge (◷), {bag[IGNORE]} Ignore (⊘)")
 
     def _draw_turn(self) -> None:
         ink = inks(self)
@@ -307,21 +314,23 @@ class ChristmasCarolBoard(Board):
         if tiles:
             self.cursor = min(self.cursor, len(tiles) - 1)
         for slot in range(MAX_DRAW):
-            card = self.query_one(f"#cc-tile-{slot}", TileCard)
-            card.set_classes("cc-tile")
+            card = self.part(f"cc-tile-{slot}", TileCard)
             if slot < len(tiles):
                 handle, face = tiles[slot]
-                card.update(tile_card(face, ink))
-                card.border_title = str(slot + 1)
-                card.add_class(f"-p{puzzle_of(face)}")
-                card.set_class(handle in self.picked, "-picked")
-                card.set_class(choosing and slot == self.cursor, "-cursor")
-                card.tooltip = f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else "")
+                paint.show(card, tile_card(face, ink))
+                paint.title(card, str(slot + 1))
+                worn = {f"-p{puzzle_of(face)}"}
+                if handle in self.picked:
+                    worn.add("-picked")
+                if choosing and slot == self.cursor:
+                    worn.add("-cursor")
+                paint.looks(card, TILE_LOOKS, worn)
+                paint.tip(card, f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else ""))
             else:
-                card.update(Text("\n   ?", style=ink.felt_empty))
-                card.border_title = ""
-                card.add_class("-empty")
-                card.tooltip = None
+                paint.show(card, Text("\n   ?", style=ink.felt_empty))
+                paint.title(card, "")
+                paint.looks(card, TILE_LOOKS, {"-empty"})
+                paint.tip(card, None)
         aside = self.set_aside()
         aside_text = Text()
         if aside:
@@ -331,21 +340,21 @@ class ChristmasCarolBoard(Board):
             aside_text.append(f" {counts[IGNORE]} ⊘", style=f"bold {ink.ice}")
             if wakers:
                 aside_text.append(f" {wakers} ◷", style=f"bold {ink.berry}")
-        self.query_one("#cc-aside", Static).update(aside_text)
+        paint.show(self.part("cc-aside", Static), aside_text)
         drawing = snap.my_turn and self.phase == "draw"
-        self.query_one("#cc-draw").set_class(drawing, "-live")
-        self.query_one("#cc-stop").set_class(drawing and any(isinstance(a, Stop) for a in snap.legal), "-live")
-        self.query_one("#cc-play").set_class(choosing and len(self.picked) == self.need(), "-live")
-        box = self.query_one("#cc-turn")
+        self.part("cc-draw").set_class(drawing, "-live")
+        self.part("cc-stop").set_class(drawing and any(isinstance(a, Stop) for a in snap.legal), "-live")
+        self.part("cc-play").set_class(choosing and len(self.picked) == self.need(), "-live")
+        box = self.part("cc-turn")
         whose = "Your" if snap.my_turn else f"{self.player_name(view['turn'])}'s"
         if self.phase == "over":
-            box.border_title = "The end"
+            paint.title(box, "The end")
         elif self.phase == "choose":
-            box.border_title = f"{whose} tiles · choose {self.need()}"
-        else:
-            box.border_title = f"{whose} turn · {len(view.zone('drawn'))} of {MAX_DRAW} drawn"
+            paint.title(box, f"{whose} tiles · choose {self.need()}")
+        else:  # (how many are drawn: the tiles show it, and the prompt says it)
+            paint.title(box, f"{whose} turn · drawing")
         box.set_class(snap.my_turn, "-live")
-        self.query_one("#cc-moment", Static).update(self._moment())
+        paint.show(self.part("cc-moment", Static), self._moment())
 
     def _moment(self) -> Text:
         """Two lines: what matters now, then the latest news of the clock."""
@@ -413,7 +422,7 @@ class ChristmasCarolBoard(Board):
             if acting and self.phase == "choose":
                 summary = "choosing tiles to play"
             elif acting:
-                summary = f"drawing: {len(view.zone('drawn'))} of {MAX_DRAW}"
+                summary = "drawing tiles"
             else:
                 summary = "helping Mickey"
             lines.append(PlayerLine(seat, name, "", summary, acting))

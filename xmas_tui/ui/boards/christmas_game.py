@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Vertical
+from textual.events import Click, MouseMove
 from textual.widgets import Static
 
 from xmas_tui.games import Action
@@ -42,31 +43,41 @@ from xmas_tui.games.christmas_game import (
 )
 from xmas_tui.tables.table import Snapshot
 
+from .. import paint
 from ..theme import Inks, inks
-from .base import Board, BoardClick, PlayerLine
+from .base import Board, PlayerLine
 
 CELL = 4
 SIDE = 9  # squares down each side, between the corners
 ACROSS = SIDE + 2  # squares along the top and the bottom, corners included
 WIDTH = ACROSS * CELL
 INNER = WIDTH - 4 * CELL  # the infield, between the side squares and their tokens
+RING_LINES = SIDE + 4  # the top row and its tokens, the sides, the bottom row's tokens and the row
 #: Slots in the bar of choices.
 SLOTS = 7
 #: Each seat's token colour.
 TOKEN_COLOURS = ("berry", "blue", "green", "gold", "violet", "ember")
-#: How each kind of square is drawn: its 4-cell label and style.
+#: How each kind of square is drawn: its label and style. A square on the top or bottom row
+#: is drawn in three columns and a blank one, so neighbours never run together ("$100WRAP"):
+#: its label has at most three letters; the infield's key names the abbreviated ones. POST and
+#: TAX sit on the sides, where a label has four columns to itself.
 LOOK: dict[str, tuple[str, str]] = {
-    "start": (" GO ", "bold $light-ink on $green-ground"),
-    "santa": (" ★  ", "bold $gold-ground on $red-ground"),
-    "scrooge": (" ¤  ", "bold $light-ink on $grey-ground"),
-    "reindeer": (" Ψ  ", "bold $sand-ground on $brown-ground"),
-    "club": ("CLUB", "bold $gold-ground on $club-ground"),
-    "tax": ("TAX ", "bold $on-ground on $status-ground"),
-    "super": ("SUPR", "bold $dark-ink on $gold-ground"),
-    "jam": ("JAM ", "bold $dark-ink on $orange-ground"),
+    "start": ("GO", "bold $light-ink on $green-ground"),
+    "santa": ("★", "bold $gold-ground on $red-ground"),
+    "scrooge": ("¤", "bold $light-ink on $grey-ground"),
+    "reindeer": ("Ψ", "bold $sand-ground on $brown-ground"),
+    "club": ("CLB", "bold $gold-ground on $club-ground"),
+    "tax": ("TAX", "bold $on-ground on $status-ground"),
+    "super": ("SUP", "bold $dark-ink on $gold-ground"),
+    "jam": ("JAM", "bold $dark-ink on $orange-ground"),
     "post": ("POST", "bold $light-ink on $blue-ground"),
-    "wrap": ("WRAP", "bold $light-ink on $violet-ground"),
+    "wrap": ("WRP", "bold $light-ink on $violet-ground"),
 }
+#: The infield's key to the squares: symbols first, then the abbreviations.
+SQUARE_KEY = (
+    (("★", "gold"), " Santa ", ("¤", "grey"), " Scrooge ", ("Ψ", "sand"), " Reindeer"),
+    (("CLB", "leaf"), " Club ", ("WRP", "violet"), " Wrap ", ("SUP", "gold"), " Super"),
+)
 GIFT_COLOURS: dict[int, str] = {
     1: "gift-1", 5: "gift-5", 25: "gift-25", 50: "gift-50", 100: "gift-100", 200: "gift-200",
 }
@@ -79,13 +90,19 @@ CARD_STYLES = {"santa": "bold $gold-ground on $red-ground", "scrooge": "bold $li
 ROLL_FOR = {"roll": "to move", "jam": "to leave TRAFFIC JAM", "reindeer": "for luck", "super": "for a 2 or 12"}
 
 
-def square_label(square: Square, ink: Inks, number: int = 0) -> Text:
+def square_label(square: Square, ink: Inks, number: int = 0, *, in_row: bool = True) -> Text:
+    """A square's cell: on the top or bottom row its label in three columns and a blank one
+    (a gift square shows its price; the ring's title says so), on a side all four."""
     if square.kind == "gift":
-        label = f"${square.value}"
-        ground = GIFT_GROUNDS[number % 2]
-        return Text(f"{label:^{CELL}}", style=f"bold {ink[GIFT_COLOURS[square.value]]} on {ink[ground]}")
-    label, style = LOOK[square.kind]
-    return Text(label, style=ink.style(style))
+        label, style = str(square.value), f"bold {ink[GIFT_COLOURS[square.value]]} on {ink[GIFT_GROUNDS[number % 2]]}"
+    else:
+        label, template = LOOK[square.kind]
+        style = ink.style(template)
+    if not in_row:
+        return Text(label.center(CELL), style=style)
+    text = Text(label.center(CELL - 1), style=style)
+    text.append(" ")
+    return text
 
 
 def ring_position(square: int) -> tuple[int, int]:
@@ -153,11 +170,45 @@ def dice_faces(dice: Sequence[int]) -> str:
     return " ".join("⚀⚁⚂⚃⚄⚅"[d - 1] for d in dice)
 
 
-class Slot(BoardClick):
-    """One choice in the bar under the board. Click to choose it."""
+class ChoiceBar(Static):
+    """The choices under the board, on one line (one widget: a new set of choices repaints a
+    line, and moves nothing). Click a choice to choose it."""
 
-    def __init__(self, index: int) -> None:
-        super().__init__("action_slot", index, id=f"cg-slot-{index}", classes="cg-slot")
+    def __init__(self) -> None:
+        super().__init__(id="cg-bar")
+        #: where each choice is drawn: (first column, column after it, tooltip), by index
+        self.spots: list[tuple[int, int, str]] = []
+
+    def show(self, choices: Sequence[tuple[str, str, str]], cursor: int, waiting: str, ink: Inks) -> None:
+        """``choices`` as (key, label, tooltip); the one at ``cursor`` highlighted. With none,
+        ``waiting`` says who we wait for."""
+        line = Text()
+        self.spots = []
+        ground = f"on {ink.felt_hover}"
+        for index, (key, label, tip) in enumerate(choices):
+            start = line.cell_len
+            if index == cursor:
+                chosen = f"bold {ink.dark_ink} on {ink.gold_ground}"
+                line.append_text(Text.assemble(" ", (f"{key}", f"{chosen} underline"), f" {label} ", style=chosen))
+            else:
+                line.append_text(Text.assemble(" ", (key, f"bold {ink.gold}"), (f" {label}", "bold"), " ", style=ground))
+            self.spots.append((start, line.cell_len, tip))
+            line.append(" ")
+        if not choices:
+            line.append(f" {waiting} ", style=f"dim on {ink.felt_down}")
+        paint.show(self, line)
+
+    def _spot_at(self, x: int) -> int | None:
+        return next((index for index, (start, end, _) in enumerate(self.spots) if start <= x < end), None)
+
+    def on_click(self, event: Click) -> None:
+        index = self._spot_at(event.x)
+        if index is not None:
+            self.screen.query_one(ChristmasGameBoard).action_slot(index)
+
+    def on_mouse_move(self, event: MouseMove) -> None:
+        index = self._spot_at(event.x)
+        paint.tip(self, self.spots[index][2] if index is not None else None)
 
 
 class ChristmasGameBoard(Board):
@@ -184,14 +235,17 @@ class ChristmasGameBoard(Board):
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
-        yield Static(id="cg-ring")
+        with Vertical(id="cg-ring"):
+            for number in range(RING_LINES):
+                yield Static(id=f"cg-ring-{number}", classes="cg-ring-line")
         yield Static(id="cg-mine")
         yield Static(id="cg-card")
-        with Horizontal(id="cg-bar"):
-            for index in range(SLOTS):
-                yield Slot(index)
+        yield ChoiceBar()
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
+        self.part("cg-ring").border_title = "Clockwise from GO · gift prices in $"
         self.redraw()
 
     # -------------------------------------------------------------- reading the snapshot
@@ -231,9 +285,10 @@ class ChristmasGameBoard(Board):
 
         here = view["position"][turn]
         for square, sq in enumerate(BOARD):
-            label = square_label(sq, ink, square)
+            in_row = ring_position(square)[0] in (0, 12)
+            label = square_label(sq, ink, square, in_row=in_row)
             if square == here and view["phase"] != "over":
-                label.stylize("reverse")
+                label.stylize("reverse", 0, CELL - 1 if in_row else CELL)  # (not the blank after it)
             put(*ring_position(square), label)
         on_square: dict[int, list[int]] = {}
         for seat, square in enumerate(view["position"]):
@@ -257,23 +312,10 @@ class ChristmasGameBoard(Board):
                 text.pad_right(CELL - text.cell_len)
             put(line, col, text)
         infield = self._infield()
-        ring = Text()
-        for number, cells in enumerate(lines):
-            if number:
-                ring.append("\n")
+        for number, cells in enumerate(lines):  # a line at a time: a move repaints the lines it changed
             if 2 <= number <= 10:
-                ring.append_text(cells[0])
-                ring.append_text(cells[1])
-                ring.append_text(infield[number - 2])
-                ring.append_text(cells[-2])
-                ring.append_text(cells[-1])
-            else:
-                for cell in cells:
-                    ring.append_text(cell)
-        box = self.query_one("#cg-ring", Static)
-        box.update(ring)
-        box.border_title = "Clockwise from GO"
-        box.border_subtitle = f"{players[turn]} · {BOARD[here].name}" if view["phase"] != "over" else ""
+                cells = [cells[0], cells[1], infield[number - 2], cells[-2], cells[-1]]
+            paint.show(self.part(f"cg-ring-{number}", Static), Text("").join(cells))
 
     def _infield(self) -> list[Text]:
         """The nine lines inside the ring: title, CHRISTMAS CLUB, the dice, a key to the squares."""
@@ -295,9 +337,10 @@ class ChristmasGameBoard(Board):
             rows[6] = Text(f"{who} rolled {ROLL_FOR.get(view['rolled_for'], '')}", style="dim")
         else:
             rows[5] = Text("⚀ ⚀  roll to start", style="dim")
-        rows[8] = Text.assemble(
-            ("★", f"bold {ink.gold}"), (" Santa ", "dim"), ("¤", f"bold {ink.grey}"), (" Scrooge ", "dim"), ("Ψ", f"bold {ink.sand}"), (" Reindeer", "dim"),
-        )
+        for row, key in zip((7, 8), SQUARE_KEY, strict=True):
+            rows[row] = Text.assemble(*(
+                (part[0], f"bold {ink[part[1]]}") if isinstance(part, tuple) else (part, "dim") for part in key
+            ))
         for row in rows:
             row.truncate(INNER)
             pad = INNER - row.cell_len
@@ -313,14 +356,14 @@ class ChristmasGameBoard(Board):
         who = "You" if seat == self.me else view["players"][seat]
         text = Text.assemble((f"{who} ", "bold"), (f"${view['money'][seat]}", f"bold {ink.gold}"), "  ")
         text.append_text(gift_chips(gifts, ink))
-        self.query_one("#cg-mine", Static).update(text)
+        paint.show(self.part("cg-mine", Static), text)
 
     def _draw_card(self) -> None:
         ink = inks(self)
         card = self.last_card()
-        box = self.query_one("#cg-card", Static)
+        box = self.part("cg-card", Static)
         if card is None:
-            box.update(Text("Land on ★ Santa, ¤ Scrooge or Ψ Reindeer to draw a card.\nBuy each gift on its own square: $1 $5 $25 $50 $100 $200.", style="dim"))
+            paint.show(box, Text("Land on ★ Santa, ¤ Scrooge or Ψ Reindeer to draw a card.\nBuy each gift on its own square: $1 $5 $25 $50 $100 $200.", style="dim"))
             return
         style = ink.style(CARD_STYLES[card.deck])
         text = Text.assemble((f" {DECK_MARKS[card.deck]} {DECK_NAMES[card.deck]} · {card.title} ", style), " ")
@@ -338,31 +381,15 @@ class ChristmasGameBoard(Board):
             text.append(short_effect(card.lucky), style=ink.leaf)
             text.append("\n☹ Otherwise, unlucky: ", style=f"bold {ink.rose}")
             text.append(short_effect(card.unlucky), style=ink.rose)
-        box.update(text)
+        paint.show(box, text)
 
     def _draw_bar(self) -> None:
         ink = inks(self)
         snap = self.snapshot
         self.options = list(snap.legal)
         self.cursor = min(self.cursor, max(0, len(self.options) - 1))
-        bar = self.query_one("#cg-bar")
-        bar.set_class(bool(self.options), "-live")
-        for index in range(SLOTS):
-            slot = self.query_one(f"#cg-slot-{index}", Slot)
-            if index < len(self.options):
-                key, label, tip = self.describe(index, self.options[index])
-                chosen = index == self.cursor
-                slot.update(Text.assemble((f"{key} ", "bold underline" if chosen else f"bold {ink.gold}"), (label, "bold")))
-                slot.tooltip = tip
-                slot.display = True
-                slot.set_class(index == self.cursor, "-selected")
-            elif index == 0 and not self.options:
-                slot.update(Text(self._waiting(), style="dim"))
-                slot.tooltip = None
-                slot.display = True
-                slot.set_class(False, "-selected")
-            else:
-                slot.display = False
+        choices = [self.describe(index, action) for index, action in enumerate(self.options[:SLOTS])]
+        self.part("cg-bar", ChoiceBar).show(choices, self.cursor, self._waiting(), ink)
 
     def describe(self, index: int, action: Action) -> tuple[str, str, str]:
         """A choice as (key, label, tooltip)."""

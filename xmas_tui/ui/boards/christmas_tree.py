@@ -41,6 +41,7 @@ from xmas_tui.games.christmas_tree import (
 )
 from xmas_tui.tables.table import Snapshot
 
+from .. import paint
 from ..theme import Inks, inks
 from .base import Board, BoardClick, PlayerLine
 
@@ -67,8 +68,11 @@ SET_SIZES = (6, 5, 3)
 #: Lines in the list of sets; longer lists scroll with the highlight.
 SET_LINES = 8
 SCORING = Content.from_markup("[dim][b]3/5/6[/b] → [b $leaf]1/2/3[/] pts[/dim]")
-NO_SET = Content.from_markup(
-    f"[dim]No set to play yet.\nA set: 3+ of a type,\n[${LOOK[SANTA][1]}]{LOOK[SANTA][0]}[/] Santa is wild.[/dim]"
+#: Said in the list of sets while there is none, a line a row.
+NO_SET = (
+    Content.from_markup("[dim]No set to play yet."),
+    Content.from_markup("[dim]A set: 3+ of a type,"),
+    Content.from_markup(f"[dim][${LOOK[SANTA][1]}]{LOOK[SANTA][0]}[/] Santa is wild."),
 )
 #: Events after which the one who made them has moved (anything else just happens to them).
 MOVES = frozenset({"take", "choose-row", "pay", "score", "done"})
@@ -238,6 +242,8 @@ class ChristmasTreeBoard(Board):
                     yield SetLine(slot)
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
         self.redraw()
 
     # -------------------------------------------------------------- reading the snapshot
@@ -284,7 +290,7 @@ class ChristmasTreeBoard(Board):
             text.append(f"  no {LOOK[TYPES[view['removed']]][3]}", style="dim")
         if view["ending"] and view["phase"] not in ("final", "over"):
             text.append("  ⚑ last round", style=f"bold {ink.berry}")
-        self.query_one("#ct-info", Static).update(text)
+        paint.show(self.part("ct-info", Static), text)
 
     def _draw_moment(self) -> None:
         """The one thing not to miss now, on two lines: final plays, a Surprise!, a payment."""
@@ -318,7 +324,7 @@ class ChristmasTreeBoard(Board):
             line.append("\nThen everyone plays their last sets.", style=ink.rose)
         else:
             line = Text(f"First to {pts(view['target'])} ends the game after the round.", style="dim")
-        self.query_one("#ct-moment", Static).update(line)
+        paint.show(self.part("ct-moment", Static), line)
 
     def _scorer(self, news: range) -> int | None:
         """Who scored the sets that made this Surprise!."""
@@ -367,9 +373,9 @@ class ChristmasTreeBoard(Board):
         view = snap.view
         held = sum(self.hand().values())
         paying = self.paying()
-        self.query_one("#ct-rows").border_title = "Rows · 1-5 take" if view["phase"] == "turn" else "Rows"
+        paint.title(self.part("ct-rows"), "Rows · 1-5 take" if view["phase"] == "turn" else "Rows")
         for row, zone in enumerate(ROW_ZONES):
-            line = self.query_one(f"#ct-row-{row}", RowLine)
+            line = self.part(f"ct-row-{row}", RowLine)
             faces = view.faces_in(zone)
             takeable = bool(faces) and held >= row and view["phase"] == "turn"
             legal = any(isinstance(a, Take) and a.row == row for a in snap.legal)
@@ -393,16 +399,16 @@ class ChristmasTreeBoard(Board):
                     text.append(f"{cost} ✓", style=ink.leaf if legal else ink.faded_leaf)
                 else:
                     text.append(f"{cost} ✗", style=ink.berry if snap.my_turn else ink.faded_berry)
-            line.update(text)
+            paint.show(line, text)
             line.set_class(legal, "-takeable")
             line.set_class(paying and row == view["taking"], "-taking")
             line.set_class(paying and row == view["paid"], "-paying")
             if not faces:
-                line.tooltip = f"Row {row + 1} is empty"
+                paint.tip(line, f"Row {row + 1} is empty")
             elif row == 0:
-                line.tooltip = "Take row 1: it is free"
+                paint.tip(line, "Take row 1: it is free")
             else:
-                line.tooltip = f"Take row {row + 1}: pay {row} card{'s' if row > 1 else ''} (you hold {held})"
+                paint.tip(line, f"Take row {row + 1}: pay {row} card{'s' if row > 1 else ''} (you hold {held})")
 
     def _draw_hand(self) -> None:
         ink = inks(self)
@@ -414,7 +420,7 @@ class ChristmasTreeBoard(Board):
         paying = self.paying()
         highlighted = held[self.hand_cursor] if paying and held else None
         for item in TYPES:
-            line = self.query_one(f"#ct-hand-{item}", HandLine)
+            line = self.part(f"ct-hand-{item}", HandLine)
             symbol, colour, _, short = LOOK[item]
             n = hand[item]
             key_style = f"bold {ink.gold}" if paying and n else "dim"
@@ -427,14 +433,14 @@ class ChristmasTreeBoard(Board):
                 label = f" {short}{' wild' if item == SANTA else ''}"
                 text.append(f"{label:<13}", style=ink[colour] if n else "dim")
                 text.append(f"{n:>2}", style="bold" if n else "dim")
-            line.update(text)
+            paint.show(line, text)
             line.set_class(item == highlighted, "-selected")
-            line.tooltip = (
+            paint.tip(line, (
                 f"Pay one {NAMES[item]} onto row {view['paid'] + 1}" if paying else f"Play a set of {NAMES[item]}"
-            ) if n else f"You hold no {NAMES[item]}"
+            ) if n else f"You hold no {NAMES[item]}")
         total = sum(hand.values())
-        box = self.query_one("#ct-hand")
-        box.border_title = f"Your hand · {total}"
+        box = self.part("ct-hand")
+        paint.title(box, f"Your hand · {total}")
         box.set_class(paying, "-paying")
 
     def _draw_sets(self) -> None:
@@ -453,16 +459,13 @@ class ChristmasTreeBoard(Board):
             top = self.set_cursor - SET_LINES + 1
         self._set_top = top = max(0, min(top, len(self.offered) - SET_LINES))
         for slot in range(SET_LINES):
-            line = self.query_one(f"#ct-set-{slot}", SetLine)
+            line = self.part(f"ct-set-{slot}", SetLine)
             index = top + slot
             selected = live and index == self.set_cursor
             line.set_class(selected, "-selected")
             if index >= len(self.offered):
-                if slot == 0 and not self.offered:
-                    line.update(NO_SET)
-                else:
-                    line.update("")
-                line.tooltip = None
+                paint.show(line, NO_SET[slot] if not self.offered and slot < len(NO_SET) else "")
+                paint.tip(line, None)
                 continue
             play = self.offered[index]
             size = play.naturals + play.santas
@@ -472,13 +475,13 @@ class ChristmasTreeBoard(Board):
             text.append(" " * (7 - shown.cell_len))
             text.append(f"{LOOK[play.item][3]:<12}", style=ink[LOOK[play.item][1]])
             text.append(f"+{set_points(size)}", style=f"bold {ink.leaf}")
-            line.update(text)
-            line.tooltip = f"Play {set_words(play)}: {pts(set_points(size))}"
-        box = self.query_one("#ct-sets")
+            paint.show(line, text)
+            paint.tip(line, f"Play {set_words(play)}: {pts(set_points(size))}")
+        box = self.part("ct-sets")
         box.set_class(live, "-live")
-        box.border_title = "Sets · p play" if live else "Sets"
+        paint.title(box, "Sets · p play" if live else "Sets")
         below = len(self.offered) - top - SET_LINES
-        box.border_subtitle = f"↓ {below} more" if below > 0 else ("↑ more" if top else "")
+        paint.subtitle(box, f"↓ {below} more" if below > 0 else ("↑ more" if top else ""))
 
     # -------------------------------------------------------------- the table screen's lines
     def status_line(self) -> str:

@@ -19,6 +19,7 @@ once the frame with the new cards was drawn.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -66,6 +67,7 @@ from xmas_tui.games.dragons_chickens import (
 from xmas_tui.games.dragons_chickens import last_round as record_of
 from xmas_tui.tables.table import DEFAULT_PACE, Heard, Snapshot
 
+from .. import paint
 from ..theme import Inks, inks
 from .base import Board, PlayerLine
 
@@ -83,6 +85,8 @@ CHOOSE_SECONDS = 10.0
 #: The countdown is shown once this little of the window is left (seconds).
 COUNTDOWN_FROM = 3
 NAME_WIDTH = 7
+#: The looks of a revealed card, as classes (``app.tcss``).
+CARD_LOOKS = ("-hidden", "-empty", "-dragon", "-dark")
 
 
 def now() -> float:
@@ -381,22 +385,20 @@ class RoomCard(Static):
 
     def show(self, name: str, face: str | None, *, hidden: bool = False, note: str = "") -> None:
         ink = inks(self)
-        self.border_title = short(name, 6)
-        self.set_classes("dc-card")
+        paint.title(self, short(name, 6))
         if hidden:
-            self.update(Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style=ink.felt_line))
-            self.add_class("-hidden")
-            self.border_subtitle = note
+            paint.show(self, Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style=ink.felt_line))
+            paint.looks(self, CARD_LOOKS, {"-hidden"})
+            paint.subtitle(self, note)
             return
-        self.update(card_body(ink, face))
+        paint.show(self, card_body(ink, face))
         if face is None:
-            self.add_class("-empty")
-            self.border_subtitle = note
+            paint.looks(self, CARD_LOOKS, {"-empty"})
+            paint.subtitle(self, note)
             return
         c = card(face)
-        self.set_class(bool(c.dragon), "-dragon")
-        self.set_class(c.torch, "-dark")
-        self.border_subtitle = note or (f"{TORCH} dark" if c.torch else "")
+        paint.looks(self, CARD_LOOKS, {look for look, worn in (("-dragon", c.dragon), ("-dark", c.torch)) if worn})
+        paint.subtitle(self, note or (f"{TORCH} dark" if c.torch else ""))
 
     def on_click(self, event: Click) -> None:
         board = self.screen.query_one(DragonsChickensBoard)
@@ -434,21 +436,21 @@ class DragonsChickensRound(ModalScreen[None]):
     BINDINGS = [
         Binding("enter,space", "dismiss", "Next room", key_display="⏎", tooltip="Reveal the next room now", id="dc.next"),
         Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="dc.leave"),
+        Binding("ctrl+q", "app.quit", "Quit", key_display="^q", show=False, id="dc.quit"),  # (a modal hides the app's)
     ]
 
-    def __init__(self, record: RoundRecord, names: Sequence[str], faces: Mapping[int, str], mine: Sequence[int], pause: float,
-                 choices: Mapping[int, Choice] | None = None, feed: Callable[[int, bool], None] | None = None) -> None:
-        """``choices``: my seats' choices for the dragon (seat -> choice); ``feed(seat, chicken)``
-        sends one made."""
+    def __init__(self, names: Sequence[str]) -> None:
         super().__init__()
-        self.record = record
         self.names = tuple(names)
-        self.faces = dict(faces)
-        self.mine = tuple(mine)
-        self.choices = dict(choices or {})
-        self.feed = feed
+        self.record: RoundRecord | None = None
+        self.faces: dict[int, str] = {}
+        self.mine: tuple[int, ...] = ()
+        self.pause = 0.0
+        #: my seats' choices for the dragon (seat -> choice), and the ones made this pause
+        self.choices: dict[int, Choice] = {}
+        self.feed: Callable[[int, bool], None] | None = None
         self.fed: dict[int, bool] = {}
-        self.pause = max(pause, CHOOSE_SECONDS) if self.choices else pause
+        self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dc-result-box", classes="dialog"):
@@ -457,8 +459,7 @@ class DragonsChickensRound(ModalScreen[None]):
                     for seat in range(len(self.names)):
                         yield RoomCard(seat)
             yield Static(id="dc-result-text")
-            if self.choices:
-                yield Static(id="dc-choice")
+            yield Static(id="dc-choice")  # (shown when a player here chooses what the dragon gets)
             yield Static(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
 
     def _keys(self, seat: int) -> tuple[str, ...]:
@@ -483,7 +484,7 @@ class DragonsChickensRound(ModalScreen[None]):
                 text.append(" ")
                 text.append_text(offer_text(ink, choice, i, self.faces))
                 text.append(" (cheaper)" if i == 0 else "", style="dim")
-        self.query_one("#dc-choice", Static).update(text)
+        paint.show(self.query_one("#dc-choice", Static), text)
 
     def on_key(self, event: Key) -> None:
         for seat, choice in self.choices.items():
@@ -495,14 +496,28 @@ class DragonsChickensRound(ModalScreen[None]):
                 if self.feed is not None:
                     self.feed(seat, chicken)
                 self._draw_choices()
+    def show_round(self, record: RoundRecord, faces: Mapping[int, str], mine: Sequence[int], pause: float,
+                   choices: Mapping[int, Choice] | None = None, feed: Callable[[int, bool], None] | None = None) -> None:
+        """The round to show next time this screen is shown (it is made once a game, and
+        shown after every round: pushing it again costs a repaint, not a new screen).
+        ``choices``: my seats' choices for the dragon (seat -> choice); ``feed(seat, chicken)``
+        sends one made."""
+        self.record, self.faces, self.mine = record, dict(faces), tuple(mine)
+        self.choices, self.feed, self.fed = dict(choices or {}), feed, {}
+        self.pause = max(pause, CHOOSE_SECONDS) if self.choices else pause
+        if self.is_mounted:
+            self._fill()
 
     def on_mount(self) -> None:
-        ink = inks(self)
+        self._fill()
+
+    def _fill(self) -> None:
         record, names = self.record, self.names
         shown = self.query("#dc-result-text")
-        if not shown:
-            return  # already taken down: the app closed as the round ended
-        self.query_one("#dc-result-box").border_title = f"Round {record.round} · what happened"
+        if record is None or not shown:
+            return  # (already taken down: the app closed as the round ended)
+        ink = inks(self)
+        paint.title(self.query_one("#dc-result-box"), f"Round {record.round} · what happened")
         handles = dict(record.revealed)
         where = fates(record, names)
         for room_card in self.query(RoomCard):
@@ -517,10 +532,19 @@ class DragonsChickensRound(ModalScreen[None]):
             text.append_text(row)
         for line in why_lines(record):
             text.append(f"\n{line}", style="italic")
-        shown.first(Static).update(text)
+        paint.show(shown.first(Static), text)
+        choosing = self.query_one("#dc-choice", Static)
+        choosing.display = bool(self.choices)
         if self.choices:
             self._draw_choices()
-        self.set_timer(self.pause, self.action_dismiss)
+
+    def on_screen_resume(self) -> None:
+        self._timer = self.set_timer(self.pause, self.action_dismiss)
+
+    def on_screen_suspend(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         if self.is_current:
@@ -628,7 +652,6 @@ class DragonsChickensBoard(Board):
         self.slap_pending: set[int] = set()  # blocks whose slap waits for a seat key
         self._arrivals: dict[str, deque[float]] = {}
         self._ticker: Timer | None = None
-        self._hands_shown = Text()
         self._spots: list[Spot] = []
         self._between: DragonsChickensRound | None = None  # the last round, shown between rounds
         self.fed: set[int] = set()  # the players here who chose what the dragon gets, this pause
@@ -648,6 +671,8 @@ class DragonsChickensBoard(Board):
         yield Static(id="dc-last")
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return
         self._ticker = self.set_interval(0.05, self._tick, pause=True)
         self.redraw()
 
@@ -670,10 +695,10 @@ class DragonsChickensBoard(Board):
                 for choice in choices.values():  # the loot on offer (public, like every loot)
                     faces.update((h, f) for handles, _ in choice.offers for h in handles if (f := view.face(h)))
                 self.fed = set()
-                screen = DragonsChickensRound(record, view["players"], faces, snapshot.my_seats, self.pause(),
-                                              choices, self._feed)
+                screen = self._round_screen()
+                screen.show_round(record, faces, snapshot.my_seats, self.pause(), choices, self._feed)
                 self._between = screen
-                self.app.push_screen(screen, lambda _: self._ready())
+                self.app.push_screen(self._round_name, lambda _: self._ready())
                 return
         if snapshot.result is None and view["phase"] == "race" and rnd != self.round_seen:
             self.round_seen = rnd
@@ -700,6 +725,21 @@ class DragonsChickensBoard(Board):
         """A player here chose what the dragon gets: that is being ready too."""
         self.fed.add(seat)
         self.choose(Feed(int(chicken)), seat=seat)
+    @property
+    def _round_name(self) -> str:
+        return f"dc-round-{id(self)}"
+
+    def _round_screen(self) -> DragonsChickensRound:
+        """The screen of a round's result: made and installed once, shown after every round."""
+        if not self.app.is_screen_installed(self._round_name):
+            self.app.install_screen(DragonsChickensRound(self.snapshot.view["players"]), self._round_name)
+        screen = self.app.get_screen(self._round_name)
+        assert isinstance(screen, DragonsChickensRound)
+        return screen
+
+    def on_unmount(self) -> None:
+        with contextlib.suppress(Exception):  # (still shown as the app closes: it goes with the app)
+            self.app.uninstall_screen(self._round_name)
 
     def _ready(self) -> None:
         """The last round has been seen: every player here is ready for the next room (one who
@@ -843,7 +883,7 @@ class DragonsChickensBoard(Board):
         return out
 
     def redraw(self) -> None:
-        if not self.is_mounted:
+        if not (self.is_mounted and self.drawable):
             return
         snap = self.snapshot
         view = snap.view
@@ -881,7 +921,7 @@ class DragonsChickensBoard(Board):
         if shown and self.snapshot.heard and self.snapshot.result is None:  # the latest shout, loud
             text.append("  ")
             text.append_text(shout_text(ink, self.snapshot.heard[-1], view["players"], (), timed=False))
-        self.query_one("#dc-head", Static).update(text)
+        paint.show(self.part("dc-head", Static), text)
 
     def _draw_hands(self) -> None:
         if not self.is_mounted:
@@ -900,9 +940,7 @@ class DragonsChickensBoard(Board):
             text.append("\n")
             text.append_text(self._state(seat, window, names))
         self._spots = spots
-        if text != self._hands_shown:
-            self._hands_shown = text
-            self.query_one("#dc-hands", Hands).update(text)
+        paint.show(self.part("dc-hands", Hands), text)
 
     def _legend(self, block: int, name: str) -> tuple[Text, list[tuple[int, int, int, int, int]]]:
         """A player's keys in one line, and where each key is: (start, end, block, input, target)."""
@@ -971,28 +1009,28 @@ class DragonsChickensBoard(Board):
         ink = inks(self)
         snap = self.snapshot
         names = snap.view["players"]
-        last = self.query_one("#dc-last", Static)
+        last = self.part("dc-last", Static)
         if snap.heard and snap.result is None and self.revealed_round == snap.view["round"]:
-            last.border_title = f"Round {snap.view['round']} · heard"  # the shouts, as they come
+            paint.title(last, f"Round {snap.view['round']} · heard")  # the shouts, as they come
             text = Text()
             for i, heard in enumerate(snap.heard):
                 text.append("\n" * bool(i))
                 text.append_text(shout_text(ink, heard, names, snap.my_seats))
-            last.update(text)
+            paint.show(last, text)
             return
         record = record_of(snap.view.public)
         if record is None:
-            last.border_title = "Last round"
-            last.update(Text("Nothing yet. Look at all the cards, count, press!", style="dim"))
+            paint.title(last, "Last round")
+            paint.show(last, Text("Nothing yet. Look at all the cards, count, press!", style="dim"))
             return
-        last.border_title = f"Round {record.round}"
+        paint.title(last, f"Round {record.round}")
         text = headline(ink, record, names)
         for row in round_rows(ink, record, names, snap.my_seats):
             text.append("\n")
             text.append_text(row)
         for line in why_lines(record):
             text.append(f"\n{line}", style="italic dim")
-        last.update(text)
+        paint.show(last, text)
 
     # -------------------------------------------------------------- the table screen's lines
     def status_line(self) -> str:

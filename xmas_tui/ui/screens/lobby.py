@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from xmas_tui.bots import BOT_KINDS
 from xmas_tui.files import FileProblem, default_cards_file, set_aside, table_cards
@@ -24,6 +24,7 @@ from xmas_tui.names import default_name
 from xmas_tui.serve.registry import join_hints, join_line
 from xmas_tui.tables.kept import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.theme import Inks, inks
 
 BANNER = "❄  x m a s - t u i  ❄"
@@ -187,7 +188,7 @@ class LobbyScreen(Screen[None]):
                 yield Button("Watch", id="watch", tooltip="The big-screen view of a table, for a projector")
                 yield Button("Rules", id="rules")
             yield Static(id="lobby-about")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._shown_game = self.game.id

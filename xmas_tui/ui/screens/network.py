@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, OptionList, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from xmas_tui.games import Game
@@ -37,6 +37,8 @@ from xmas_tui.tables.network import (
     lan_address,
     parse_address,
 )
+from xmas_tui.ui import paint
+from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.theme import Inks, inks
 
 #: seconds the join screen listens before it joins the one table heard (hosts announce twice a second)
@@ -102,12 +104,22 @@ def roster_table(roster: list[RosterRow], me: int | None, ink: Inks) -> RichTabl
     return table
 
 
-def watching_line(names: list[str]) -> str:
+def watching_line(names: list[str], code: str = "CODE") -> str:
     """Who watches the table (a big screen, latecomers), for the host: one line."""
     if not names:
-        return "Nobody is watching. (xmas-tui watch --code CODE shows this table on a big screen.)"
+        return f"Nobody is watching. A big screen: xmas-tui watch --code {code}"
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
     return f"Watching: {shown}"
+
+
+def failed_joins_line(lines: list[str]) -> str:
+    """The host's quiet line about attempts to join without the code: the address that tried
+    most, and how many others did ("" while nobody has)."""
+    if not lines:
+        return ""
+    others = len(lines) - 1
+    more = f" (and from {others} more address{'es' if others > 1 else ''})" if others else ""
+    return f"⚠ {lines[0]}{more}"
 
 
 class HostScreen(Screen[None]):
@@ -134,10 +146,11 @@ class HostScreen(Screen[None]):
             yield Static(id="host-address")
             yield Static(id="host-roster")
             yield Static(id="host-watching", classes="hint")
+            yield Static(id="host-failed", classes="hint")
             with Horizontal(classes="buttons"):
                 yield Button("Start (^s)", variant="success", id="start")
                 yield Button("Close table", id="leave")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         timer = f" · {self.turn_time:.0f} s a move" if self.turn_time else ""
@@ -158,18 +171,26 @@ class HostScreen(Screen[None]):
             f"elsewhere: xmas-tui join --address {self.host.join_address} --code {self.code}"
         )
         self.host.subscribe(self.refresh_roster)
+        self.host.subscribe_failed_joins(self.show_failed_joins)
         self.refresh_roster()
+        self.show_failed_joins()
 
     def on_unmount(self) -> None:
         if self.host is not None:
             self.host.unsubscribe(self.refresh_roster)
+            self.host.unsubscribe_failed_joins(self.show_failed_joins)
+
+    def show_failed_joins(self, *_: object) -> None:
+        """Attempts to join without the code, as they happen (a wrong code, or a guess)."""
+        if self.host is not None and self.is_attached:
+            paint.show(self.query_one("#host-failed", Static), failed_joins_line(self.host.failed_joins()))
 
     def refresh_roster(self, *_: object) -> None:
         host = self.host
         if host is None or host.table is None or not self.is_attached or not self.is_mounted:
             return
         self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat, inks(self)))
-        self.query_one("#host-watching", Static).update(watching_line(host.spectators()))
+        self.query_one("#host-watching", Static).update(watching_line(host.spectators(), self.code))
         if host.table.ready and self.app.screen is self:
             self.app.play_networked(host.table)
 
@@ -225,7 +246,7 @@ class JoinScreen(Screen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Join", variant="success", id="join")
                 yield Button("Back", id="leave")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#join-box").border_title = "Watch a table (big screen)" if self.watch else "Join a table"

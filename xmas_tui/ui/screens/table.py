@@ -1,39 +1,74 @@
 """The table screen: one seat's view of a game in progress, for any game.
 
-Owns: the layout around a game's board (status bar, players, log, prompt),
-sending my chosen actions to the ``Table``, showing a refused action's rule,
-and the bot pace. Must not touch: the engine state (it holds a snapshot only).
+Owns: the layout around a game's board (status bar, the players panel, the
+log, the prompt, the host's line about failed join attempts), sending my chosen
+actions to the ``Table``, showing a refused action's rule, and the bot pace.
+Every snapshot is drawn whole, but a part is repainted only when what it shows
+changed (``paint``), and the panel and the log wrap their own lines, so that a
+move costs the screen what it changed, in one frame, with no new layout.
+Must not touch: the engine state (it holds a snapshot only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from rich.table import Table as RichTable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.events import MouseScrollDown, MouseScrollUp
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
+from xmas_tui.tables.network import HostedTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
+from xmas_tui.ui import paint
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.keybar import KeyBar
+from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
+
+
+def hanging(first: Content, body: Content, width: int | None) -> list[Content]:
+    """``body`` wrapped to ``width`` cells (None: as it is), ``first`` before its first line and
+    as many blanks before the others, so that they hang under it."""
+    if width is None:
+        return [first + body]
+    lines = body.wrap(max(1, width - first.cell_length), overflow="fold") or [Content("")]
+    indent = Content(" " * first.cell_length)
+    return [(first if number == 0 else indent) + line for number, line in enumerate(lines)]
 
 
 class PlayersPanel(Static):
     """Every player: name, score, a summary; who acts now is marked, and a seat's state
-    (away with its countdown, idle, a bot) leads the second line, where it has room."""
+    (away with its countdown, idle, a bot) leads the second line, where it has room.
+
+    Its lines are wrapped here, so it knows its height: it grows when they need more room and
+    never shrinks back, and a move that changes its words repaints it without laying out the
+    screen again."""
+
+    _drawn: tuple = ()
+    _said: tuple | None = None
+
+    def on_resize(self) -> None:
+        if self._said is not None:
+            self.show_lines(*self._said)  # (wrapped again to the new width)
 
     def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
-        ink = inks(self)
         notes = notes or {}
-        grid = RichTable.grid(expand=True)  # a column for the arrow: the lines under a name hang under it
-        grid.add_column(width=2, no_wrap=True)
-        grid.add_column(ratio=1, overflow="fold")
+        self._said = (lines, me, notes)
+        width = self.content_size.width or None
+        drawn = (tuple(lines), me, tuple(sorted(notes.items())), self.app.theme, width)
+        if drawn == self._drawn:
+            return  # nothing new to say about anyone
+        self._drawn = drawn
+        ink = inks(self)
+        rows: list[Content] = []
+        blank = Content("  ")
         for line in lines:
             head = Text()
             style = f"bold {ink.gold}" if line.acting else "bold"
@@ -45,12 +80,80 @@ class PlayersPanel(Static):
             urgent = bool(note) and note.startswith(("away", "idle"))
             if note and not urgent:
                 head.append(f"  {note}", style="dim")
-            grid.add_row(Text("▶" if line.acting else "", style=ink.gold), head)
+            arrow = Content.styled("▶ ", ink.gold) if line.acting else blank
+            rows += hanging(arrow, Content.from_rich_text(head), width)
             if urgent:  # on a line of its own: never cut
-                grid.add_row("", Text(note, style=f"bold {ink.ember}"))
+                rows += hanging(blank, Content.styled(note, f"bold {ink.ember}"), width)
             if line.summary:
-                grid.add_row("", Text(line.summary, style="dim"))
-        self.update(grid)
+                rows += hanging(blank, Content.styled(line.summary, "dim"), width)
+        if width is not None:
+            height = len(rows) + self.styles.gutter.height
+            now = self.styles.height
+            if now is None or now.is_auto or height > now.value:
+                self.styles.height = height
+        paint.show(self, Content("\n").join(rows))
+
+
+class GameLog(Static):
+    """What happened, newest last: as many lines as fit, wrapped here to the log's width, and
+    written in a move's own frame without laying the screen out again (the log's size does not
+    change). The mouse wheel scrolls back; the border says when there is more above."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._entries: list[Content] = []
+        self._wrapped: list[list[Content]] = []  # each entry's lines, at ``_width``
+        self._width = 0
+        #: how many of the newest lines are scrolled out of view (0: the newest is shown)
+        self.back = 0
+
+    def add(self, lines: list[Text]) -> None:
+        for line in lines:
+            entry = Content.from_rich_text(line)
+            self._entries.append(entry)
+            if self._width:
+                self._wrapped.append(entry.wrap(self._width))
+        if lines:
+            self.back = 0
+            self._show()
+
+    def on_resize(self) -> None:
+        width = self.content_size.width
+        if width != self._width:
+            self._width = width
+            self._wrapped = [entry.wrap(width) for entry in self._entries] if width else []
+        self._show()
+
+    def _show(self) -> None:
+        height = self.content_size.height
+        if not height or not self._width:
+            return
+        total = sum(len(lines) for lines in self._wrapped)
+        self.back = max(0, min(self.back, total - height))
+        shown: list[Content] = []
+        skip = self.back
+        for lines in reversed(self._wrapped):
+            for line in reversed(lines):
+                if skip:
+                    skip -= 1
+                elif len(shown) < height:
+                    shown.append(line)
+            if len(shown) == height:
+                break
+        paint.show(self, Content("\n").join(reversed(shown)))
+        above = total - self.back - len(shown)
+        paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        event.stop()
+        self.back += 1
+        self._show()
+
+    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+        event.stop()
+        if self.back:
+            self.back -= 1
+            self._show()
 
 
 def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], str]) -> str | None:
@@ -89,25 +192,35 @@ class TableScreen(Screen[None]):
         self._logged = 0
         self._ended = False
         self._warned: str | None = None  # the last problem the player was told of
+        self._hosting: HostedTable | None = None
 
     def compose(self) -> ComposeResult:
-        board_cls = BOARDS[self.table.game.id]
         yield Static(id="status")
         with Horizontal(id="table-main"):
-            yield board_cls(self.snapshot, id="board")
+            yield self.make_board()
             with Vertical(id="side"):
                 yield PlayersPanel(id="players-panel")
-                yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
+                yield Static(id="failed-joins")
+                yield GameLog(id="log")
         yield Static(id="prompt")
-        yield Footer(compact=True)
+        yield KeyBar()
+
+    def make_board(self) -> Board:
+        """The game's board, showing the first snapshot."""
+        self._board = BOARDS[self.table.game.id](self.snapshot, id="board")
+        return self._board
 
     @property
     def board(self) -> Board:
-        return self.query_one("#board", Board)
+        return self._board
 
     def on_mount(self) -> None:
-        self.query_one("#players-panel").border_title = "Players"
-        self.query_one("#log").border_title = "What happened"
+        self._status = self.query_one("#status", Static)
+        self._players = self.query_one("#players-panel", PlayersPanel)
+        self._log = self.query_one("#log", GameLog)
+        self._prompt = self.query_one("#prompt", Static)
+        self._players.border_title = "Players"
+        self._log.border_title = "What happened"
         self.board.pace = self.table.pace
         self.table.subscribe(self._on_table_changed)
         self.app.theme_changed_signal.subscribe(self, lambda _: self.show_snapshot(self.snapshot))  # new inks
@@ -115,13 +228,35 @@ class TableScreen(Screen[None]):
         self.board.focus()
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
         self.run_worker(self.table.run, name="table", exclusive=True)
+        self.call_after_refresh(paint.settle_memory)
+        self._hosting = self.my_hosting()  # (the app forgets it when the table closes)
+        if self._hosting is not None and self.query("#failed-joins"):
+            self._hosting.subscribe_failed_joins(self.show_failed_joins)
+            self.show_failed_joins()
+
+    def my_hosting(self) -> HostedTable | None:
+        """The table this machine hosts, if this screen shows it (the host's own seat)."""
+        hosting = getattr(self.app, "hosting", None)
+        return hosting if hosting is not None and hosting.table is self.table else None
+
+    def show_failed_joins(self, *_: object) -> None:
+        """The host's quiet line, under the players: attempts to join without the code."""
+        hosting = self.my_hosting()
+        if hosting is None or not self.is_attached:
+            return
+        line = self.query_one("#failed-joins", Static)
+        paint.show(line, failed_joins_line(hosting.failed_joins()))
+        line.display = hosting.failed_joins_total > 0
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
+        self.app.theme_changed_signal.unsubscribe(self)  # (else the app keeps every table screen alive)
+        if self._hosting is not None:
+            self._hosting.unsubscribe_failed_joins(self.show_failed_joins)
 
     def _on_table_changed(self, snapshot: Snapshot) -> None:
         # (a bot may move while this screen is being taken down: its board may be gone already)
-        if self.is_attached and self.query("#board"):
+        if self.is_attached and self._board.is_attached:
             self.show_snapshot(snapshot)
             for notice in self.table.take_notices():  # a new host, say: told once, then play goes on
                 self.notify(notice, title="Table", timeout=10)
@@ -135,16 +270,16 @@ class TableScreen(Screen[None]):
         board = self.board
         board.show_snapshot(snapshot)
         self._show_status()
-        panel = self.query_one("#players-panel", PlayersPanel)
+        panel = self._players
         panel.show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
-        hosting = getattr(self.app, "hosting", None)  # the host sees who watches their table
-        watchers = hosting.spectators() if hosting is not None and hosting.table is self.table else []
-        panel.border_subtitle = f"{len(watchers)} watching" if watchers else ""
+        hosting = self.my_hosting()  # the host sees who watches their table
+        watchers = hosting.spectators() if hosting is not None else []
+        paint.subtitle(panel, f"{len(watchers)} watching" if watchers else "")
         self._show_prompt()
-        log = self.query_one("#log", RichLog)
-        for event in snapshot.log[self._logged :]:
-            mine = event.seat is not None and event.seat == snapshot.seat
-            log.write(Text(event.text, style="bold" if mine else ""))
+        self._log.add([
+            Text(event.text, style="bold" if event.seat is not None and event.seat == snapshot.seat else "")
+            for event in snapshot.log[self._logged :]
+        ])
         self._logged = len(snapshot.log)
         if snapshot.result is not None and not self._ended:
             self._ended = True
@@ -152,15 +287,15 @@ class TableScreen(Screen[None]):
 
     def _show_prompt(self) -> None:
         """What I can do now; or who we wait for, and why; or, the host gone, what happened."""
-        prompt = self.query_one("#prompt", Static)
+        prompt = self._prompt
         gone = self.table.host_gone
         if gone and self.snapshot.result is None:
-            prompt.update(f"{gone}\nPress Esc to go back to the lobby.")
+            paint.show(prompt, f"{gone}\nPress Esc to go back to the lobby.")
             prompt.set_class(False, "-my-turn")
             prompt.set_class(True, "-gone")
             return
         board = self.board
-        prompt.update(waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
+        paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
         prompt.set_class(self.snapshot.my_turn, "-my-turn")
 
     def _show_status(self) -> None:
@@ -176,8 +311,8 @@ class TableScreen(Screen[None]):
                 if left is not None and not self.table.game.race_window:
                     who = "you" if seat == self.snapshot.seat else self.board.player_name(seat)
                     text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
-        status = self.query_one("#status", Static)
-        status.update(text)
+        status = self._status
+        paint.show(status, text)
         status.set_class(bool(problem), "-problem")
         if self.table.networked:
             self._show_prompt()  # an away player's countdown, the host gone

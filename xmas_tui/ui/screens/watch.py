@@ -12,12 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Static
 
 from xmas_tui.tables.table import Table
-from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.network import Watching, big
-from xmas_tui.ui.screens.table import PlayersPanel, TableScreen
+from xmas_tui.ui.screens.table import GameLog, PlayersPanel, TableScreen
 
 #: lines a screen needs before the join code is also drawn in big letters
 BIG_CODE_HEIGHT = 30
@@ -39,13 +39,13 @@ class WatchScreen(TableScreen):
         yield Static(self.banner(), id="watch-banner")
         yield Static(id="status")
         with Horizontal(id="table-main"):
-            yield BOARDS[self.table.game.id](self.snapshot, id="board")
+            yield self.make_board()
             with Vertical(id="side"):
                 yield Static(Content.styled(big(self.watching.code), "bold $gold"), id="watch-code")
                 yield PlayersPanel(id="players-panel")
-                yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=10)
+                yield GameLog(id="log")
         yield Static(id="prompt")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def banner(self) -> Content:
         w = self.watching

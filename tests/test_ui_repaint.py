@@ -1,0 +1,136 @@
+"""A move repaints what it changed, in its own frame: the key bar, the log, the widgets that are
+not redrawn when nothing changed, and the benchmark's key, which must show another move."""
+
+from __future__ import annotations
+
+import pytest
+from rich.text import Text
+from textual import events
+from textual.widgets import Static
+
+from xmas_tui.games import get_game
+from xmas_tui.tools.ui_bench import GAMES, BoardBench, recorded
+from xmas_tui.ui import paint
+from xmas_tui.ui.app import XmasApp
+from xmas_tui.ui.keybar import KeyBar
+from xmas_tui.ui.screens.dialogs import RulesScreen
+from xmas_tui.ui.screens.table import GameLog, TableScreen
+
+from .uikit import my_turn, table_at, wait_for
+
+CHIP = get_game("chip-n-dale")
+SIZE = (80, 24)
+
+
+def table_screen(app: XmasApp) -> TableScreen:
+    return next(s for s in app.screen_stack if isinstance(s, TableScreen))
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+async def test_each_key_of_the_ui_bench_shows_the_next_move_of_a_real_game(game_id: str) -> None:
+    """The benchmark times a key that changes what the board shows: every press publishes the
+    next snapshot of a recorded game, and the screen changes with it (unless a dialog, such as
+    a round's result, covers the table)."""
+    app = BoardBench(recorded(game_id, moves=8))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any(isinstance(s, TableScreen) for s in app.screen_stack))
+        for _ in range(6):
+            shown, before = table_screen(app).snapshot, app.export_screenshot()
+            await pilot.press("f5")
+            await wait_for(pilot, lambda shown=shown: table_screen(app).snapshot is not shown)
+            await pilot.pause(0.05)
+            covered = not isinstance(app.screen, TableScreen)
+            assert covered or app.export_screenshot() != before, game_id
+
+
+async def test_the_key_bar_shows_the_game_keys_on_my_turn_and_a_click_presses_a_key() -> None:
+    table = table_at(CHIP, 3, 7, my_turn("flip"))
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        bar = app.screen.query_one(KeyBar)
+        line = str(bar.render())
+        assert "1-6 Slot" in line and "s Stop" in line and "^p Commands" in line
+        await pilot.click(KeyBar, offset=(line.index("? Rules"), 0))
+        await wait_for(pilot, lambda: isinstance(app.screen, RulesScreen))
+
+
+async def test_off_my_turn_the_key_bar_leaves_out_the_game_keys() -> None:
+    table = table_at(CHIP, 3, 7, lambda s: not s.my_turn and s.result is None and len(s.log) > 4)
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        line = str(app.screen.query_one(KeyBar).render())
+        assert "Slot" not in line and "? Rules" in line and "^q Quit" in line
+
+
+async def test_the_log_shows_the_newest_line_and_the_wheel_scrolls_it_back() -> None:
+    table = table_at(CHIP, 4, 7, lambda s: s.my_turn and len(s.log) > 30)
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        log = app.screen.query_one(GameLog)
+        newest = app.screen.snapshot.log[-1].text
+        await wait_for(pilot, lambda: newest.split()[-1] in str(log.render()).splitlines()[-1])
+        assert log.border_subtitle == "↑ scroll up for more"
+        shown = str(log.render())
+        for _ in range(3):
+            log.post_message(events.MouseScrollUp(log, 2, 2, 0, -1, 0, False, False, False))
+        await wait_for(pilot, lambda: log.back == 3 and str(log.render()) != shown)
+        assert str(log.render()).splitlines()[-1] == shown.splitlines()[-4]  # three lines back
+        log.post_message(events.MouseScrollDown(log, 2, 2, 0, 1, 0, False, False, False))
+        await wait_for(pilot, lambda: log.back == 2)
+
+
+async def test_a_widget_is_repainted_only_when_what_it_shows_changes() -> None:
+    table = table_at(CHIP, 3, 7, my_turn("flip"))
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        status = app.screen.query_one("#status", Static)
+        text = Text("Round 1", style="bold")
+        assert paint.show(status, text)
+        assert not paint.show(status, Text("Round 1", style="bold"))  # the same words, the same ink
+        assert paint.show(status, Text("Round 1", style="dim"))  # another ink is another picture
+        assert paint.show(status, Text("Round 2", style="dim"))
+
+
+@pytest.mark.parametrize("game_id", ["christmas-carol", "christmas-tree", "christmas-game"])
+async def test_the_key_bar_follows_the_turn_on_every_turn_based_board(game_id: str) -> None:
+    """The game's keys appear in the key bar when my turn comes, and leave when it goes."""
+    table = table_at(get_game(game_id), 3, 7, lambda s: not s.my_turn and s.result is None and len(s.log) > 4)
+    app = XmasApp(table=table)
+    app.pace = 0.05
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        table.set_pace(0.05)
+        bar = screen.query_one(KeyBar)
+        shown = {b.description for b in type(screen.board).BINDINGS if b.show}
+        assert not any(f" {words}" in str(bar.render()) for words in shown)
+        await wait_for(pilot, lambda: screen.snapshot.my_turn, 60)
+        await wait_for(pilot, lambda: any(f" {words}" in str(bar.render()) for words in shown))
+
+
+async def test_a_game_left_for_the_next_does_not_stay_in_memory() -> None:
+    """A party plays game after game in one app: each game's screen is freed once the next
+    one starts (it used to stay alive, listening for a change of theme)."""
+    import gc
+    import weakref
+
+    from xmas_tui.ui.screens.lobby import GameConfig
+
+    tree = get_game("christmas-tree")
+    app = XmasApp(GameConfig(tree, 3, "Ann", "smart", 1, 4.0, {}))
+    screens: weakref.WeakSet[TableScreen] = weakref.WeakSet()
+    async with app.run_test(size=SIZE) as pilot:
+        for seed in range(2, 6):
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen not in screens)
+            screens.add(app.screen)
+            app.start_game(GameConfig(tree, 3, "Ann", "smart", seed, 4.0, {}))
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen not in screens)
+        await pilot.pause(0.2)
+        gc.unfreeze()
+        gc.collect()
+        assert len(screens) == 0  # the four games left behind, gone
+        gc.freeze()

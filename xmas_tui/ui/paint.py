@@ -1,0 +1,110 @@
+"""Drawing only what changed: every screen redraws a whole snapshot, Textual repaints the rest.
+
+A move changes a few words of a board; redrawing the whole snapshot into Textual would repaint
+every widget and lay the screen out again, after every move. So each screen says what every
+part shows, and these helpers touch a widget only when what it shows has changed, and ask for
+a layout only when the widget's size follows its content.
+
+Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
+tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike) and ``settle_memory``
+(no frame waits for a full garbage collection). Must not touch: what is drawn (the screens and
+boards decide that), tables, games.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Collection, Iterable
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from rich.text import Text
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+#: what each widget was last given, by what it was given (content, title, subtitle, tip)
+_shown: WeakKeyDictionary[Widget, dict[str, object]] = WeakKeyDictionary()
+_NOTHING = object()
+
+
+def _text_key(text: Text) -> tuple:
+    return (text.plain, text.spans, text.style, text.justify, text.overflow, text.no_wrap, text.end)
+
+
+def same(a: object, b: object) -> bool:
+    """Whether ``a`` and ``b`` draw alike: equal strings, or texts with the same words in the
+    same styles. Anything else (a Rich table, say) is never taken to be the same."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Text):
+        return _text_key(a) == _text_key(b)  # type: ignore[arg-type]
+    if isinstance(a, Content):
+        return a.plain == b.plain and list(a.spans) == list(b.spans)  # type: ignore[attr-defined]
+    if isinstance(a, str | int | float | tuple):
+        return a == b
+    return False
+
+
+def _changed(widget: Widget, what: str, value: object) -> bool:
+    """Note that ``widget`` shows ``value`` as its ``what``; False if it showed it already."""
+    shown = _shown.setdefault(widget, {})
+    if same(shown.get(what, _NOTHING), value):
+        return False
+    shown[what] = value
+    return True
+
+
+def sized_by_content(widget: Widget) -> bool:
+    """Whether ``widget``'s size follows what it shows (an ``auto`` height or width): a change
+    of content may then move everything below or beside it."""
+    styles = widget.styles
+    height, width = styles.height, styles.width
+    return height is None or height.is_auto or (width is not None and width.is_auto)
+
+
+def show(widget: Static, content: Any) -> bool:
+    """``widget`` shows ``content``: repainted only if that changes what it shows, and the
+    screen laid out again only if its size may change with it. True if it was repainted."""
+    if not _changed(widget, "content", content):
+        return False
+    widget.update(content, layout=sized_by_content(widget))
+    return True
+
+
+def title(widget: Widget, text: str | None) -> None:
+    """``widget``'s border title, set only when it changes."""
+    if _changed(widget, "title", text):
+        widget.border_title = text
+
+
+def subtitle(widget: Widget, text: str | None) -> None:
+    """``widget``'s border subtitle, set only when it changes."""
+    if _changed(widget, "subtitle", text):
+        widget.border_subtitle = text
+
+
+def tip(widget: Widget, text: str | None) -> None:
+    """``widget``'s tooltip, set only when it changes."""
+    if _changed(widget, "tip", text):
+        widget.tooltip = text
+
+
+def looks(widget: Widget, every: Iterable[str], wanted: Collection[str]) -> None:
+    """``widget`` wears those of the classes ``every`` that are ``wanted``, and none of the
+    others: a class that stays on or off costs nothing (``set_classes`` restyles every time)."""
+    for look in every:
+        widget.set_class(look in wanted, look)
+
+
+def settle_memory() -> None:
+    """Collect garbage once, now, and set aside what is left (the app, its screens, the game
+    just dealt): Python's full collections then walk only what is made after, instead of
+    stopping a frame for 50 ms to walk everything. What was set aside at the last game is
+    looked at again first, so a party playing game after game leaks nothing. For a moment
+    nobody waits on, such as the first frame of a game."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
