@@ -104,6 +104,19 @@ def test_seeded_tables_survive_their_host_being_killed(game_id: str) -> None:
     assert sum(r["failovers"] for r in runs) >= 6, "most tables were still in play when the host died"
 
 
+@pytest.mark.parametrize("at", [0.3, 0.9])
+def test_a_real_time_host_killed_before_its_first_room_reached_anyone(at: float) -> None:
+    """Dragons & Chickens holds each seat's first room about a second, until the pings tell its
+    link; a host that dies then has sent the deal's record and the roster (never held back)
+    but no view: the players take over from those, and the new host logs the deal afresh."""
+    t = table("dragons-chickens")
+    t.kill_host(at)
+    figures = healthy(t)
+    assert figures["failovers"] == 1
+    survivor = t.peers[1].session
+    assert survivor.log and survivor.log[0][0] != "table", "the public log starts with the deal"
+
+
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_seeded_tables_survive_a_network_split(game_id: str) -> None:
     """Three seeded tables of each game split in two for a while (the host alone, the host and
@@ -199,7 +212,8 @@ def test_a_real_host_sent_sigterm_hands_the_table_over() -> None:
     table = LoopbackTable("christmas-tree")
     try:
         assert table.opened["event"] == "table"
-        time.sleep(2.0)
+        table.wait_for_play()
+        time.sleep(1.0)
         table.host.send_signal(signal.SIGTERM)
         out, err = table.host.communicate(timeout=30)
         assert table.host.returncode == 0, err

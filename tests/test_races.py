@@ -15,6 +15,7 @@ from netcode.session.host import HostSession, TableSettings
 from netcode.session.messages import (
     VERSION,
     Act,
+    Dealt,
     Hello,
     Opens,
     Ping,
@@ -248,6 +249,22 @@ def test_a_held_peer_is_sent_nothing_before_its_room_and_everything_in_order_aft
     assert kinds[0] is Opens and Snap in kinds, "the instant, then the room"
     assert kinds.index(Opens) < kinds.index(Snap)
     assert [m for p, m in out.sends if p == "p1" and isinstance(m, Opens)][0].at == at
+
+
+def test_the_deal_reaches_every_seat_at_once_while_its_first_room_is_held() -> None:
+    """The first room waits about a second for the pings; the deal's record (with each
+    player's share of the secret) must not wait with it, or a host that died
+    in that second would leave nobody able to take the table over."""
+    host = race_host(4)
+    hello(host, "p1", "Ann", 0.0)
+    hello(host, "p2", "Bob", 0.0)
+    hello(host, "p3", "Cy", 0.0)
+    out = host.start(0.0)
+    for peer in (*PEERS, "p3"):
+        kinds = [type(m) for p, m in out.sends if p == peer]
+        assert Dealt in kinds, kinds
+        assert Snap not in kinds and Opens not in kinds, "the room itself is still held"
+    assert host.live.holding("p1") and host.live.holding("p2")
 
 
 def test_a_local_seat_draws_its_room_at_the_instant_too() -> None:

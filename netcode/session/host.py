@@ -302,6 +302,14 @@ class Guest:
 # ---------------------------------------------------------------- the session
 
 
+#: what a peer is sent at once even while its room is held back: nothing in them tells of a
+#: room, and each must not wait (a ping's time is its point; the deal's record and the
+#: members and the roster let a peer take the table over if this host dies before the first
+#: room leaves;
+#: a handover is this host's last word)
+UNHELD = (Ping, Dealt, Members, Lobby, Handover, NonceTaken, Welcome, Refused)
+
+
 class HostSession:
     """One table, hosted. Sans-IO: feed it messages and time, send what it returns."""
 
@@ -366,7 +374,7 @@ class HostSession:
     @classmethod
     def resume(cls, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, signer: Signer, *,
                term: int, names: Sequence[str], bots: Sequence[bool], actions: Sequence[Sequence[Any]],
-               log: Sequence[list], logged: int, now: float, note: str, gone: int | None = None) -> HostSession:
+               log: Sequence[list] | None, logged: int, now: float, note: str, gone: int | None = None) -> HostSession:
         """A table taken over from a host that went away, in ``term``: dealt again from the same
         secret and nonces (``ledger``: so the same seed, the same cards, the same handles),
         the record of play replayed, and the public log as the new host had it (``log``,
@@ -382,7 +390,8 @@ class HostSession:
         host._deal(now)  # the nonces as the first host took them: the same seed
         rules = host.rules
         assert rules is not None
-        host.log = list(log)
+        if log is not None:  # (None: the players saw nothing of the game yet; the deal logs afresh)
+            host.log = list(log)
         for i, (seat, action) in enumerate(actions):
             mark = len(host.log)
             host._apply(seat, action, now, "replay")
@@ -1120,7 +1129,7 @@ class HostSession:
         worked out afresh when next asked). What a held peer is sent waits for its room."""
         self._next = _UNKNOWN
         out, self._out = self._out, Output()
-        out.sends = self.live.route(out.sends, free=Ping)  # a ping's time is its point
+        out.sends = self.live.route(out.sends, free=UNHELD)
         return out
 
     def _settle(self, now: float) -> Output:

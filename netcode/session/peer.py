@@ -282,7 +282,7 @@ class TablePeer:
     def _resume(self, plan: Takeover, term: int, now: float) -> HostSession:
         session = self.session
         welcome, deal = session.welcome, session.deal
-        assert welcome is not None and deal is not None and session.view is not None
+        assert welcome is not None and deal is not None
         assert self.host_for is not None
         settings, make_rules = self.host_for(session)
         ledger = Ledger(welcome.game, session.verifier.table_id, plan.secret, options=dict(welcome.options))
@@ -291,13 +291,17 @@ class TablePeer:
                 ledger.nonce_commits[seat] = commit
                 if nonce is not None:
                     ledger.revealed[seat] = nonce
-        names = list(session.view["public"]["players"])
+        if session.view is not None:
+            names = list(session.view["public"]["players"])
+        else:  # the host went before its first view reached me (a real-time game's first room waits)
+            names = [row.name or "" for row in sorted(session.roster, key=lambda row: row.seat)]
         bots = [row.state is SeatState.BOT for row in session.roster]
         old = next((row.name for row in session.roster if row.seat == session.host_seat), None) or welcome.host
         note = host_changed(old, session.name, session.handover)
         return HostSession.resume(
             settings, make_rules, ledger, self.signer or Signer(), term=term, names=names,
-            bots=bots, actions=plan.actions, log=session.log, logged=len(session.actions), now=now, note=note,
+            bots=bots, actions=plan.actions, log=session.log if session.view is not None else None,
+            logged=len(session.actions), now=now, note=note,
             gone=session.host_seat,
         )  # fmt: skip
 

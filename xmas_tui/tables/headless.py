@@ -21,6 +21,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
+from netcode.session.host import ActionApplied
 from xmas_tui.games import Game, IllegalAction
 from xmas_tui.games.engine import public_digest
 
@@ -103,7 +104,8 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
                         options: dict | None = None, pace: float = 0.0, turn_time: float | None = None,
                         opened: Callable[[dict], None] | None = None) -> dict:
     """Host a table whose own seat a bot plays; deal when every seat is taken.
-    ``opened`` is told where the table is (its code and address) as soon as it is open."""
+    ``opened`` is told where the table is (its code and address) as soon as it is open, then
+    once more when play begins (the deal is done and its first move made)."""
     hosted = HostedTable(game, players, code=code, name=name, port=port, bind_host=bind_host,
                          discovery=discovery, bot=bot, bots=bots, auto_start=True, hold=hold, seed=seed,
                          options=options, pace=pace, turn_time=turn_time)
@@ -114,6 +116,12 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
             where = lan_address() if bound in ("0.0.0.0", "::", "") else bound
             opened({"event": "table", "game": game.id, "code": code, "address": f"{where}:{hosted.address[1]}",
                     "seats": players})
+            def playing(events: list) -> None:
+                if any(isinstance(event, ActionApplied) for event in events):
+                    hosted.unsubscribe(playing)
+                    opened({"event": "playing", "game": game.id})
+
+            hosted.subscribe(playing)
         if players == 1 + bots:
             hosted.start()
         try:

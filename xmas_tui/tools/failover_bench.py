@@ -126,6 +126,12 @@ class LoopbackTable:
                                  "--name", f"Elf {i + 1}", "--headless", "--pace", str(pace), "--log", os.devnull)
                         for i in range(joiners)]
 
+    def wait_for_play(self) -> None:
+        """Until the host says play has begun (the deal done, the first move made)."""
+        line = self.host.stdout.readline() if self.host.stdout else ""
+        if not line or json.loads(line).get("event") != "playing":
+            raise RuntimeError(f"the host did not begin play: {line!r}")
+
     def cli(self, *args: str) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "xmas_tui", *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=self.env)
@@ -140,14 +146,16 @@ class LoopbackTable:
                     stream.close()
 
 
-def real_run(game_id: str, *, joiners: int = 3, pace: float = 0.05, kill_at: float = 2.0,
+def real_run(game_id: str, *, joiners: int = 3, pace: float = 0.05, kill_at: float = 1.0,
              timeout: float = 240.0) -> dict:
     """A headless host and ``joiners`` headless joiners of ``game_id`` on loopback; the host is
-    SIGKILLed ``kill_at`` seconds into the game. Returns every joiner's JSON line and the
-    times (seconds from the kill) each saw the host lost, the new host, its first action."""
+    SIGKILLed ``kill_at`` seconds after play began (its first move). Returns every joiner's
+    JSON line and the times (seconds from the kill) each saw the host lost, the new host, its
+    first action."""
     table = LoopbackTable(game_id, joiners, pace)
     host, players = table.host, table.joiners
     try:
+        table.wait_for_play()
         time.sleep(kill_at)
         killed = time.monotonic()
         host.send_signal(signal.SIGKILL)
