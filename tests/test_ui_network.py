@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import pytest
@@ -23,6 +24,18 @@ from .netkit import bot_for, free_port, joiner, loopback_host
 from .test_ui import keys_for
 
 CHIP = get_game("chip-n-dale")
+
+
+@contextlib.asynccontextmanager
+async def hosting(monkeypatch, *, players: int, pace: float, **options: object):  # noqa: ANN001, ANN201
+    """An app hosting Chip 'n' Dale on loopback as Ann (her seat's bot ``pace`` seconds a move),
+    once its table is open: ``(app, pilot)``."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=players, code="HOLY-2345", name="Ann", port=0, **options))
+    host.pace = pace
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        yield host, pilot
 
 
 async def until(pilots, condition, seconds: float = 60.0) -> None:
@@ -113,11 +126,7 @@ async def test_leaving_a_networked_game_asks_first_then_frees_the_seat(monkeypat
 
 
 async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monkeypatch) -> None:
-    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
-    host.pace = 5.0
-    async with host.run_test(size=(80, 24)) as pilot:
-        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+    async with hosting(monkeypatch, players=2, pace=5.0) as (host, pilot):
         bob = joiner(host.hosting, "Bob", code="HOLY-2345")
         try:
             bob_table = await bob.join()
@@ -139,11 +148,7 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
 async def test_a_host_who_leaves_hands_the_table_over_and_the_others_play_on(monkeypatch) -> None:
     """With two players at other machines, leaving asks whether to hand the table over: they
     elect a new host at once, are told who, and play the same game to its end."""
-    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = XmasApp(host=dict(game=CHIP, players=3, code="HOLY-2345", name="Ann", port=0))
-    host.pace = 5.0
-    async with host.run_test(size=(80, 24)) as pilot:
-        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+    async with hosting(monkeypatch, players=3, pace=5.0) as (host, pilot):
         guests = [joiner(host.hosting, name, code="HOLY-2345") for name in ("Bob", "Cy")]
         try:
             tables = [await guest.join() for guest in guests]
@@ -171,11 +176,7 @@ async def test_a_host_who_leaves_hands_the_table_over_and_the_others_play_on(mon
 async def test_a_turn_timer_counts_down_plays_for_a_silent_player_and_lets_them_back(monkeypatch) -> None:
     """Everyone sees the countdown of the player to act; a bot plays a turn whose time ran out;
     after two in a row the player is told they are idle, and any key brings them back."""
-    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0, turn_time=1.0))
-    host.pace = 0.05
-    async with host.run_test(size=(80, 24)) as pilot:
-        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+    async with hosting(monkeypatch, players=2, pace=0.05, turn_time=1.0) as (host, pilot):
         await pilot.press("ctrl+s")  # a bot takes the other seat
         await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
         screen = host.screen
@@ -191,11 +192,7 @@ async def test_a_turn_timer_counts_down_plays_for_a_silent_player_and_lets_them_
 
 
 async def test_the_host_hands_a_seat_to_a_bot_and_back_and_every_peer_sees_it(monkeypatch) -> None:
-    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
-    host.pace = 5.0
-    async with host.run_test(size=(80, 24)) as pilot:
-        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+    async with hosting(monkeypatch, players=2, pace=5.0) as (host, pilot):
         bob = joiner(host.hosting, "Bob", code="HOLY-2345")
         try:
             await bob.join()

@@ -42,7 +42,7 @@ class Config:
     extra_copy_packets: int = 1  # extra datagrams per flush for copies that did not fit
     copy_spacing: float = 0.4  # a small unacked unit is copied every srtt * this ...
     min_copy_spacing: float = 0.004  # ... but not more often than this
-    heartbeat_interval: float = 0.05
+    heartbeat_interval: float = 0.1  # an idle link's sign of life: 8 within the silence timeout
     max_ack_delay: float = 0.002  # an ack may wait this long for company (0: at once)
     silence_timeout: float = 0.8  # heard nothing for this long: the peer is gone
     connect_timeout: float = 10.0  # never heard at all for this long: gone
