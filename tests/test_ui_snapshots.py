@@ -17,7 +17,4 @@ def test_screen_matches_its_snapshot(scene, snap_compare, tmp_path, monkeypatch)
     # A home of its own, as the screenshots have: an end screen names its log ~/.local/share/…
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / ".local" / "share"))
-    async def settle(pilot) -> None:
-        await pilot.pause(0.2)
-
-    assert snap_compare(scene.app(), press=list(scene.keys), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(scene.app(), terminal_size=SIZE, run_before=scene.play)

@@ -124,6 +124,11 @@ class LiveRounds:
             self._bots.append((self.at + ms / 1000, seat, shout, ms))
         self._bots.sort(key=lambda b: (b[0], b[1]))
 
+    @property
+    def shouts_due(self) -> int:
+        """How many of the bots' sealed presses are still to be shouted this round."""
+        return len(self._bots)
+
     def due(self, now: float) -> list[tuple[int, Any, int]]:
         """The bots' shouts due by ``now``: (seat, shout, ms)."""
         out = []

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual import events
 
@@ -57,6 +58,21 @@ class Scene:
         app = self.make()
         app.chosen_theme = THEME_NAMES[self.theme]
         return app
+
+    async def play(self, pilot: Any) -> None:
+        """Press the scene's keys, then wait until the screen stands still: in a real-time
+        round every bot's shout is heard, each at its own time after the room is drawn (a
+        picture taken sooner would catch whichever had come by then)."""
+        await pilot.pause(0.3)
+        for key in self.keys:
+            await pilot.press(key)
+            await pilot.pause(0.2)
+        host = getattr(getattr(pilot.app, "current", None), "host", None)
+        for _ in range(100):
+            if host is None or not host.live.shouts_due:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
 
 
 def table_at(
@@ -466,11 +482,7 @@ async def capture(scene: Scene, path: Path) -> None:
         try:
             app = scene.app()
             async with app.run_test(size=scene.size) as pilot:
-                await pilot.pause(0.3)
-                for key in scene.keys:
-                    await pilot.press(key)
-                    await pilot.pause(0.2)
-                await pilot.pause(0.2)
+                await scene.play(pilot)
                 path.write_text(app.export_screenshot(title=scene.caption))
         finally:
             if before is None:
