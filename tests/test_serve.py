@@ -20,10 +20,10 @@ from xmas_tui.ui.app import XmasApp
 @pytest.mark.parametrize(
     ("kind", "bind", "port", "words"),
     [
-        ("ssh", "192.168.1.20", 2222, "ssh -p 2222 NAME@192.168.1.20"),
-        ("ssh", "10.0.0.7", 22, "ssh NAME@10.0.0.7"),
-        ("web", "192.168.1.20", 8000, "http://192.168.1.20:8000"),
-        ("web", "10.0.0.7", 80, "http://10.0.0.7"),
+        ("ssh", "203.0.113.20", 2222, "ssh -p 2222 NAME@203.0.113.20"),
+        ("ssh", "198.51.100.7", 22, "ssh NAME@198.51.100.7"),
+        ("web", "203.0.113.20", 8000, "http://203.0.113.20:8000"),
+        ("web", "198.51.100.7", 80, "http://198.51.100.7"),
         ("web", "fe80::1", 8000, "http://[fe80::1]:8000"),
         ("ssh", "0.0.0.0", 2222, "ssh -p 2222 NAME@203.0.113.9"),  # every interface: the LAN address
         ("web", "", 8000, "http://203.0.113.9:8000"),
@@ -36,20 +36,20 @@ def test_how_to_join_names_the_address_a_guest_types(monkeypatch, kind, bind, po
 
 def test_the_lobby_shows_only_what_this_machine_serves_now() -> None:
     assert join_hints() == []
-    with serving("web", "192.168.1.20", 8000):
-        record("ssh", "192.168.1.20", 2222)
-        assert join_hints() == ["ssh -p 2222 NAME@192.168.1.20", "http://192.168.1.20:8000"]
-    assert join_hints() == ["ssh -p 2222 NAME@192.168.1.20"]  # the web server has stopped
+    with serving("web", "203.0.113.20", 8000):
+        record("ssh", "203.0.113.20", 2222)
+        assert join_hints() == ["ssh -p 2222 NAME@203.0.113.20", "http://203.0.113.20:8000"]
+    assert join_hints() == ["ssh -p 2222 NAME@203.0.113.20"]  # the web server has stopped
     # a server that died without a word leaves its record: a process that is gone is not serving
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    record_path("ssh").write_text(json.dumps({"pid": int(gone.stdout), "bind": "192.168.1.20", "port": 2222}))
+    record_path("ssh").write_text(json.dumps({"pid": int(gone.stdout), "bind": "203.0.113.20", "port": 2222}))
     assert join_hints() == []
     record_path("ssh").write_text("{not json")
     assert join_hints() == []
 
 
 def test_the_line_fits_the_lobby_and_keeps_the_addresses_whole() -> None:
-    hints = ["ssh -p 2222 NAME@192.168.1.20", "http://192.168.1.20:8000"]
+    hints = ["ssh -p 2222 NAME@203.0.113.20", "http://203.0.113.20:8000"]
     lead, words = join_line(hints, 66)
     assert lead == "Guests: " and words == " · ".join(hints) and len(lead + words) <= 66
     assert join_line(hints[:1], 66) == ("Guests join: ", hints[0])
@@ -57,10 +57,10 @@ def test_the_line_fits_the_lobby_and_keeps_the_addresses_whole() -> None:
 
 
 async def test_the_hosts_lobby_says_how_to_join_while_this_machine_serves() -> None:
-    record("ssh", "192.168.1.20", 2222)
+    record("ssh", "203.0.113.20", 2222)
     app = XmasApp()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: "ssh -p 2222 NAME@192.168.1.20" in str(app.screen.query_one("#lobby-sub").render()))
+        await wait_for(pilot, lambda: "ssh -p 2222 NAME@203.0.113.20" in str(app.screen.query_one("#lobby-sub").render()))
         assert str(app.screen.query_one("#lobby-sub").render()).startswith("Guests join: ")
 
 

@@ -48,8 +48,8 @@ class Table:
 
     def join(self, peer: int, code: str = CODE, *, at: float | None = None,
              address: object = None) -> Endpoint:  # fmt: skip
-        """A joiner `peer` (at `address`, default ("10.0.0.1", peer)) that connects at `at`."""
-        address = address if address is not None else ("10.0.0.1", peer)
+        """A joiner `peer` (at `address`, default ("192.0.2.1", peer)) that connects at `at`."""
+        address = address if address is not None else ("192.0.2.1", peer)
         joiner = Endpoint(code, TABLE, peer, self.config, accept_unknown=False)
         self.events[address] = []
         self.net.add(address, joiner, self._keep)
@@ -80,7 +80,7 @@ def test_a_joiner_with_the_code_is_seated_and_both_sides_hold_mirrored_keys() ->
     table.net.run(1.0)
     assert same_keys(table.host, joiner)
     assert [type(e) for e in table.events["host"][:3]] == [PeerJoined, HandshakeCompleted, Delivered]
-    assert table.of(("10.0.0.1", 2), HandshakeCompleted)[0].peer == HOST
+    assert table.of(("192.0.2.1", 2), HandshakeCompleted)[0].peer == HOST
     assert table.host.failed_attempts == {}
 
 
@@ -97,15 +97,15 @@ def test_a_wrong_code_is_refused_to_the_joiner_and_counted_by_the_host() -> None
     table = Table()
     table.join(2, code="WRONG-CODE")
     table.net.run(1.0)
-    (failed,) = table.of(("10.0.0.1", 2), HandshakeFailed)
+    (failed,) = table.of(("192.0.2.1", 2), HandshakeFailed)
     assert (failed.reason, failed.text) == ("wrong_code", WRONG_CODE)
-    assert [g.reason for g in table.of(("10.0.0.1", 2), PeerGone)] == ["wrong_code"]
+    assert [g.reason for g in table.of(("192.0.2.1", 2), PeerGone)] == ["wrong_code"]
     assert table.net.now < 2.0 and table.host.peers == {}
     (attempt,) = table.of("host", JoinAttemptFailed)
     assert (attempt.source, attempt.failures, attempt.total, attempt.reason) == (
-        "10.0.0.1", 1, 1, "joiner_gave_up"
+        "192.0.2.1", 1, 1, "joiner_gave_up"
     )
-    assert attempt.text == "1 failed join attempt from 10.0.0.1"
+    assert attempt.text == "1 failed join attempt from 192.0.2.1"
 
 
 def test_a_host_that_does_not_know_the_code_cannot_seat_a_joiner() -> None:
@@ -113,7 +113,7 @@ def test_a_host_that_does_not_know_the_code_cannot_seat_a_joiner() -> None:
     joiner = table.join(2)
     joiner.send_reliable(HOST, {"t": "hello", "name": "Noel"})
     table.net.run(2.0)
-    assert table.of(("10.0.0.1", 2), HandshakeFailed)[0].text == WRONG_CODE
+    assert table.of(("192.0.2.1", 2), HandshakeFailed)[0].text == WRONG_CODE
     assert table.of("host", Delivered) == [] and table.host.peers == {}
 
 
@@ -134,13 +134,13 @@ def test_a_guesser_who_never_confirms_is_counted_when_the_attempt_expires() -> N
     guesser = Endpoint("GUESS-1234", TABLE, 9, accept_unknown=False)
     guesser.connect(HOST, "host", 0.0)
     (init, _), = guesser.datagrams_to_send(0.0)
-    table.host.receive_datagram(init, ("10.6.6.6", 1), 0.0)
+    table.host.receive_datagram(init, ("198.51.100.66", 1), 0.0)
     (reply, _), = table.host.datagrams_to_send(0.0)
     assert reply[0] == 0x32 and len(reply) < len(init)
     timer = table.host.next_timer()
     assert timer is not None and timer <= Config().handshake_timeout
     table.host.handle_timer(timer)
-    assert table.host.failed_attempts == {"10.6.6.6": 1}
+    assert table.host.failed_attempts == {"198.51.100.66": 1}
     assert [e.reason for e in table.host.events() if isinstance(e, JoinAttemptFailed)] == ["unconfirmed"]
 
 
@@ -149,9 +149,9 @@ def test_a_wrong_proof_is_a_failed_attempt_at_once() -> None:
     guesser = Endpoint(CODE, TABLE, 9, accept_unknown=False)
     guesser.connect(HOST, "host", 0.0)
     (init, _), = guesser.datagrams_to_send(0.0)
-    table.host.receive_datagram(init, ("10.6.6.6", 1), 0.0)
-    table.host.receive_datagram(pack_confirm(9, HOST, bytes(16)), ("10.6.6.6", 1), 0.01)
-    assert table.host.peers == {} and table.host.failed_attempts == {"10.6.6.6": 1}
+    table.host.receive_datagram(init, ("198.51.100.66", 1), 0.0)
+    table.host.receive_datagram(pack_confirm(9, HOST, bytes(16)), ("198.51.100.66", 1), 0.01)
+    assert table.host.peers == {} and table.host.failed_attempts == {"198.51.100.66": 1}
 
 
 def test_a_repeated_init_is_answered_alike_and_starts_no_second_exchange() -> None:
@@ -161,7 +161,7 @@ def test_a_repeated_init_is_answered_alike_and_starts_no_second_exchange() -> No
     (init, _), = joiner.datagrams_to_send(0.0)
     answers = []
     for _ in range(3):
-        table.host.receive_datagram(init, ("10.0.0.1", 2), 0.0)
+        table.host.receive_datagram(init, ("192.0.2.1", 2), 0.0)
         answers += [d for d, _ in table.host.datagrams_to_send(0.0)]
     assert len(set(answers)) == 1 and table.host.counters["handshakes_started"] == 1
 
@@ -200,14 +200,14 @@ def test_a_wrong_code_never_completes_over_any_faulty_link(
     joiner.send_reliable(HOST, "let me in")
     table.net.run(30.0)
     assert table.host.peers == {} and table.of("host", Delivered) == []
-    assert table.of("host", HandshakeCompleted) == table.of(("10.0.0.1", 2), HandshakeCompleted) == []
-    assert [g.reason for g in table.of(("10.0.0.1", 2), PeerGone)] in (["wrong_code"], ["unreachable"])
+    assert table.of("host", HandshakeCompleted) == table.of(("192.0.2.1", 2), HandshakeCompleted) == []
+    assert [g.reason for g in table.of(("192.0.2.1", 2), PeerGone)] in (["wrong_code"], ["unreachable"])
 
 
 # -- guessing is slow and visible ----------------------------------------------------------
 
 
-def wrong_attempt(table: Table, peer: int, source: str = "10.6.6.6") -> Endpoint:
+def wrong_attempt(table: Table, peer: int, source: str = "198.51.100.66") -> Endpoint:
     return table.join(peer, code="GUESS-0000", address=(source, peer))
 
 
@@ -216,21 +216,21 @@ def test_after_five_failures_an_address_gets_one_attempt_per_five_seconds() -> N
     for peer in range(100, 105):
         wrong_attempt(table, peer)
         table.net.run(table.net.now + 0.5)
-    assert table.host.failed_attempts == {"10.6.6.6": 5}
+    assert table.host.failed_attempts == {"198.51.100.66": 5}
     sixth = wrong_attempt(table, 105)
     table.net.run(table.net.now + 0.5)
-    (refused,) = table.of(("10.6.6.6", 105), HandshakeFailed)
+    (refused,) = table.of(("198.51.100.66", 105), HandshakeFailed)
     assert refused.reason == "rate_limited" and "wait" in refused.text
     assert sixth.peers == {} and table.host.drops["rate_limited"] == 1
-    assert table.host.failed_attempts == {"10.6.6.6": 5}  # a refused try is not a guess
-    friend = table.join(200, address=("10.0.0.9", 1))  # another address is not slowed
+    assert table.host.failed_attempts == {"198.51.100.66": 5}  # a refused try is not a guess
+    friend = table.join(200, address=("192.0.2.9", 1))  # another address is not slowed
     table.net.run(table.net.now + 0.5)
     assert friend.peers[HOST].keys is not None
     table.net.run(table.net.now + 5.0)
     wrong_attempt(table, 106)  # five seconds on: one more attempt is heard
     table.net.run(table.net.now + 0.5)
-    assert table.host.failed_attempts == {"10.6.6.6": 6}
-    assert table.host.describe_failed_attempts() == ["6 failed join attempts from 10.6.6.6"]
+    assert table.host.failed_attempts == {"198.51.100.66": 6}
+    assert table.host.describe_failed_attempts() == ["6 failed join attempts from 198.51.100.66"]
 
 
 def test_many_failures_at_a_table_slow_every_new_attempt() -> None:
@@ -240,7 +240,7 @@ def test_many_failures_at_a_table_slow_every_new_attempt() -> None:
         table.net.run(table.net.now + 0.2)
     assert table.host.failed_attempts_total == 3
     table.net.run(table.net.now + 1.0)
-    rushed = [table.join(300 + i, address=("10.0.1.1", 300 + i)) for i in range(3)]
+    rushed = [table.join(300 + i, address=("192.0.2.101", 300 + i)) for i in range(3)]
     table.net.run(table.net.now + 0.5)
     assert sum(j.peers[HOST].keys is not None for j in rushed) == 1  # one a second
     assert table.host.drops["rate_limited"] >= 2
@@ -284,8 +284,8 @@ def test_a_peer_holding_its_own_keys_cannot_open_another_peers_datagrams() -> No
     table, a, c, wire = seated_pair()
     a_keys = a.peers[HOST].keys
     assert a_keys is not None
-    to_c = [data for src, dst, data in wire if src == "host" and dst == ("10.0.0.1", 3) and data[0] == SEALED]
-    from_c = [data for src, dst, data in wire if src == ("10.0.0.1", 3) and data[0] == SEALED]
+    to_c = [data for src, dst, data in wire if src == "host" and dst == ("192.0.2.1", 3) and data[0] == SEALED]
+    from_c = [data for src, dst, data in wire if src == ("192.0.2.1", 3) and data[0] == SEALED]
     assert to_c and from_c
     for data in to_c:
         for key in (a_keys.send, a_keys.receive):
@@ -304,7 +304,7 @@ def test_a_peer_cannot_forge_a_datagram_as_another_peer() -> None:
     before = table.host.drops["bad_tag"]
     conn_c = table.host.peers[3]
     forged = Sealer(a_keys.send, 3).seal(10_000, 0, 0, 0, Kind.CLOSE, None)  # "C leaves"
-    table.host.receive_datagram(forged, ("10.0.0.1", 2), table.net.now)
+    table.host.receive_datagram(forged, ("192.0.2.1", 2), table.net.now)
     assert table.host.drops["bad_tag"] == before + 1
     assert not conn_c.gone and 3 in table.host.peers
 
@@ -314,10 +314,10 @@ def test_replayed_reflected_and_redirected_datagrams_are_dropped_and_counted() -
     late = table.join(4)  # a peer that joined just now: A's packet numbers are ahead of its own
     table.net.run(table.net.now + 0.05)
     now = table.net.now
-    from_a = [data for src, dst, data in wire if src == ("10.0.0.1", 2) and data[0] == SEALED]
-    to_a = [data for src, dst, data in wire if src == "host" and dst == ("10.0.0.1", 2) and data[0] == SEALED]
+    from_a = [data for src, dst, data in wire if src == ("192.0.2.1", 2) and data[0] == SEALED]
+    to_a = [data for src, dst, data in wire if src == "host" and dst == ("192.0.2.1", 2) and data[0] == SEALED]
     replay = table.host.drops["replay"] + table.host.drops["stale"]
-    table.host.receive_datagram(from_a[-1], ("10.0.0.1", 2), now)  # replayed
+    table.host.receive_datagram(from_a[-1], ("192.0.2.1", 2), now)  # replayed
     assert table.host.drops["replay"] + table.host.drops["stale"] == replay + 1
     a.receive_datagram(from_a[-1], "host", now)  # reflected to its sender
     assert a.drops["reflected"] == 1
@@ -333,13 +333,13 @@ def test_replayed_reflected_and_redirected_datagrams_are_dropped_and_counted() -
 def test_a_peer_moves_only_on_an_authentic_datagram_newer_than_any_seen() -> None:
     table, a, _, wire = seated_pair()
     conn = table.host.peers[2]
-    from_a = [data for src, dst, data in wire if src == ("10.0.0.1", 2) and data[0] == SEALED]
+    from_a = [data for src, dst, data in wire if src == ("192.0.2.1", 2) and data[0] == SEALED]
     table.host.receive_datagram(from_a[0], ("203.0.113.66", 1), table.net.now)  # old: no move
-    assert conn.address == ("10.0.0.1", 2)
+    assert conn.address == ("192.0.2.1", 2)
     a.send_reliable(HOST, "from my new address")
     fresh = [d for d, _ in a.datagrams_to_send(table.net.now)]
-    table.host.receive_datagram(fresh[0], ("10.0.0.1", 2222), table.net.now)  # A's NAT moved
-    assert conn.address == ("10.0.0.1", 2222)
+    table.host.receive_datagram(fresh[0], ("192.0.2.1", 2222), table.net.now)  # A's NAT moved
+    assert conn.address == ("192.0.2.1", 2222)
     assert conn.counters["path_changes"] == 1
 
 
@@ -350,7 +350,7 @@ def test_a_connection_closes_rather_than_reuse_a_packet_number() -> None:
     transmit = table.net._transmit
 
     def tap(src, dst, data):  # noqa: ANN001
-        if src == ("10.0.0.1", 2) and data[0] == SEALED:
+        if src == ("192.0.2.1", 2) and data[0] == SEALED:
             numbers.append(int.from_bytes(data[9:17], "big"))
         transmit(src, dst, data)
 
@@ -365,7 +365,7 @@ def test_a_connection_closes_rather_than_reuse_a_packet_number() -> None:
     for i in range(50):
         table.net.call_at(0.3 + 0.05 * i, lambda i=i: send(i))
     table.net.run(5.0)
-    assert [g.reason for g in table.of(("10.0.0.1", 2), PeerGone)] == ["exhausted"]
+    assert [g.reason for g in table.of(("192.0.2.1", 2), PeerGone)] == ["exhausted"]
     assert sorted(numbers) == sorted(set(numbers)) and max(numbers) == 20
 
 
