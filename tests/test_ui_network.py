@@ -20,8 +20,9 @@ from xmas_tui.ui.screens.lobby import LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
 from xmas_tui.ui.screens.table import TableScreen
 
-from .netkit import bot_for, free_port, joiner, loopback_host
+from .netkit import bot_for, free_port, joiner
 from .test_ui import keys_for
+from .uikit import bob_joins
 
 CHIP = get_game("chip-n-dale")
 
@@ -83,46 +84,32 @@ async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(mo
 
 
 async def test_a_join_with_address_and_code_on_the_command_line_sits_down_at_once(monkeypatch) -> None:
-    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = loopback_host(CHIP, 3, code="HOLY-2345")
-    await host.open()
-    app = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
-    try:
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
-            assert isinstance(app.screen, JoinScreen) and app.screen.joined is not None
-    finally:
-        await host.close()
+    async with bob_joins(monkeypatch, 3) as (host, app, pilot):
+        await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
+        assert isinstance(app.screen, JoinScreen) and app.screen.joined is not None
 
 
 async def test_leaving_a_networked_game_asks_first_then_frees_the_seat(monkeypatch) -> None:
     """A joiner who leaves mid-game is asked first; once gone, the host marks the seat
     away (a bot takes it after the countdown) instead of waiting for them for ever."""
-    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = loopback_host(CHIP, 2, code="HOLY-2345", pace=5.0)
-    await host.open()
-    app = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
-    try:
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
-            host.start()
-            await until((pilot,), lambda: isinstance(app.screen, TableScreen), 10)
-            await pilot.press("escape")
-            await until((pilot,), lambda: isinstance(app.screen, ConfirmScreen))
-            assert "bot takes your seat" in str(app.screen.query_one("#confirm-question").render())
-            await pilot.press("escape")  # Escape once too often keeps the game
-            await until((pilot,), lambda: isinstance(app.screen, TableScreen))
-            assert all(r.state is not SeatState.AWAY for r in host.roster())
-            session = app.current.session
-            await pilot.press("escape", "y")
-            await until((pilot,), lambda: isinstance(app.screen, LobbyScreen))
-            await until((pilot,), lambda: any(r.name == "Bob" and r.state is SeatState.AWAY for r in host.roster()), 10)
-            await until((pilot,), lambda: session.gone is not None, 5)
-            assert session.gone == "You left the table."  # not "the host has gone silent"
-            await pilot.pause(0.2)
-            assert not [n for n in app._notifications if "silent" in str(n.message)]
-    finally:
-        await host.close()
+    async with bob_joins(monkeypatch, 2, pace=5.0) as (host, app, pilot):
+        await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
+        host.start()
+        await until((pilot,), lambda: isinstance(app.screen, TableScreen), 10)
+        await pilot.press("escape")
+        await until((pilot,), lambda: isinstance(app.screen, ConfirmScreen))
+        assert "bot takes your seat" in str(app.screen.query_one("#confirm-question").render())
+        await pilot.press("escape")  # Escape once too often keeps the game
+        await until((pilot,), lambda: isinstance(app.screen, TableScreen))
+        assert all(r.state is not SeatState.AWAY for r in host.roster())
+        session = app.current.session
+        await pilot.press("escape", "y")
+        await until((pilot,), lambda: isinstance(app.screen, LobbyScreen))
+        await until((pilot,), lambda: any(r.name == "Bob" and r.state is SeatState.AWAY for r in host.roster()), 10)
+        await until((pilot,), lambda: session.gone is not None, 5)
+        assert session.gone == "You left the table."  # not "the host has gone silent"
+        await pilot.pause(0.2)
+        assert not [n for n in app._notifications if "silent" in str(n.message)]
 
 
 async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monkeypatch) -> None:

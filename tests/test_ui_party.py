@@ -19,7 +19,7 @@ from xmas_tui.ui.screens.watch import WatchScreen
 from xmas_tui.ui.theme import INKS, THEMES, remembered_theme
 
 from .netkit import free_port, joiner, loopback_host, until
-from .uikit import catch_notes, table_at, wait_for
+from .uikit import bob_joins, catch_notes, table_at, wait_for
 
 CHIP = get_game("chip-n-dale")
 
@@ -147,27 +147,20 @@ async def test_the_prompt_says_a_player_is_away_and_when_a_bot_plays_for_them(mo
 
 
 async def test_when_the_host_closes_the_table_the_prompt_and_the_leave_question_say_so(monkeypatch) -> None:
-    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
-    host = loopback_host(CHIP, 2, code="HOLY-2345", pace=5.0)
-    await host.open()
-    app = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
-    try:
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: any(r.name == "Bob" for r in host.roster()))
-            host.start()
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-            await host.close()
-            prompt = app.screen.query_one("#prompt")
-            await wait_for(pilot, lambda: "The host closed the table." in str(prompt.render()))
-            assert "Esc" in str(prompt.render()) and "lobby" in str(prompt.render())
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-            question = str(app.screen.query_one("#confirm-question").render())
-            assert "The host closed the table." in question and "bot takes your seat" not in question
-            await pilot.press("y")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
-    finally:
+    async with bob_joins(monkeypatch, 2, pace=5.0) as (host, app, pilot):
+        await wait_for(pilot, lambda: any(r.name == "Bob" for r in host.roster()))
+        host.start()
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await host.close()
+        prompt = app.screen.query_one("#prompt")
+        await wait_for(pilot, lambda: "The host closed the table." in str(prompt.render()))
+        assert "Esc" in str(prompt.render()) and "lobby" in str(prompt.render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        question = str(app.screen.query_one("#confirm-question").render())
+        assert "The host closed the table." in question and "bot takes your seat" not in question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
 
 async def test_a_host_whose_waiting_room_seats_players_is_asked_before_closing(monkeypatch) -> None:

@@ -3,21 +3,41 @@ chosen moment, and a whole game played through the keys."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple
 
 from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region
 
-from xmas_tui.games import Action, Game, Result
+from xmas_tui.games import Action, Game, Result, get_game
 from xmas_tui.tables.local import LocalTable
+from xmas_tui.tables.network import HostedTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import EndScreen
 from xmas_tui.ui.screens.table import TableScreen
+
+from .netkit import free_port, loopback_host
+
+
+@contextlib.asynccontextmanager
+async def bob_joins(monkeypatch, players: int, **options: Any) -> AsyncIterator[tuple[HostedTable, XmasApp, Any]]:  # noqa: ANN001
+    """A Chip 'n' Dale table hosted on loopback, and an app that joins it as Bob from the
+    command line (``join --address … --code …``): ``(host, app, pilot)``. The table is closed
+    afterwards (closing it twice is harmless)."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = loopback_host(get_game("chip-n-dale"), players, code="HOLY-2345", **options)
+    await host.open()
+    app = XmasApp(join=dict(code="holy-2345", name="Bob", address=host.address))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            yield host, app, pilot
+    finally:
+        await host.close()
 
 
 async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
