@@ -101,6 +101,25 @@ def answer_probe(probes: ProbeAnswerer, aio: AioEndpoint | None, info: Callable[
     return True
 
 
+def send(aio: AioEndpoint, peer: int, message: Message, node: HostNode | None, *, at_once: bool = True) -> None:
+    """Send one session message to ``peer``. A timely one (a room, a shout, a ping: the peer
+    starts on it while we make the next) always leaves at once, and the host ``node``, if
+    this machine hosts, is told when it really left; others leave at once too unless
+    ``at_once`` is False (then with the next flush). One the channel refuses is counted, and
+    the host sends that peer everything afresh next time."""
+    try:
+        if at_once or isinstance(message, TIMELY):
+            aio.send_reliable_now(peer, message.to_wire())
+            if node is not None and isinstance(message, TIMELY):
+                node.sent(peer, message, _now())
+        else:
+            aio.send_reliable_nowait(peer, message.to_wire())
+    except (PeerClosed, SendQueueFull):
+        aio.endpoint.note_drop("send_refused")
+        if node is not None:
+            node.host.forget_sent(peer)
+
+
 async def flush(endpoint: Endpoint, timeout: float) -> None:
     """Wait (at most ``timeout``) until every connected peer has all it was sent."""
     deadline = _now() + timeout
@@ -201,15 +220,7 @@ class HostRunner:
         for peer, message in remote:
             if aio is None or self.closed:
                 continue
-            try:
-                if isinstance(message, TIMELY):  # leaves at once: the peer starts on it while we make the next
-                    aio.send_reliable_now(peer, message.to_wire())
-                    self.node.sent(peer, message, _now())  # when it really left
-                else:
-                    aio.send_reliable_nowait(peer, message.to_wire())
-            except (PeerClosed, SendQueueFull):
-                aio.endpoint.note_drop("send_refused")
-                self.node.host.forget_sent(peer)
+            send(aio, peer, message, self.node, at_once=False)
         self._rearm()
         events = self.node.take_host_events()
         if events:
@@ -389,14 +400,7 @@ class SeatRunner:
             if peer_id not in self.endpoint.peers:
                 self.endpoint.connect(peer_id, address, _now())
         for peer_id, message in out.sends:
-            try:
-                aio.send_reliable_now(peer_id, message.to_wire())
-                if self.peer.node is not None and isinstance(message, TIMELY):
-                    self.peer.node.sent(peer_id, message, _now())  # when it really left
-            except (PeerClosed, SendQueueFull):
-                self.endpoint.note_drop("send_refused")
-                if self.peer.node is not None:
-                    self.peer.node.host.forget_sent(peer_id)
+            send(aio, peer_id, message, self.peer.node)
         if out.promoted:
             self._promoted()
         if out.demoted:
