@@ -86,7 +86,7 @@ def test_a_malformed_message_is_refused_with_a_reason(raw, reason: str) -> None:
     assert refused.value.reason == reason
 
 
-def test_nesting_is_measured_without_recursion() -> None:
+def test_nesting_far_beyond_the_recursion_limit_is_refused_at_the_depth_limit() -> None:
     deep: list = ["act", 1, None, None]
     nested: list = []
     deep[2] = nested

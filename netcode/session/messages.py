@@ -10,8 +10,10 @@ messages (a ``Hello`` of another version is refused in words).
 Checks are strict: the kind must be known, the number of fields right, every
 field of its declared type and within its limits (text length, byte length,
 numbers' ranges, list lengths), and nested plain data (views, actions, log
-entries) no deeper than ``MAX_DEPTH``, measured without recursion. A payload
-has already passed the channel's size limits before it gets here.
+entries) no deeper than ``MAX_DEPTH``: the walk stops there, so its recursion
+never goes deeper. Checks that return what they were given check lists in
+place, without copying them. A payload has already passed the channel's size
+limits before it gets here.
 
 Changing a message, or adding one, bumps ``VERSION``.
 
@@ -22,6 +24,7 @@ particular game: views, actions and results are plain data to it.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -55,13 +58,24 @@ class BadMessage(Exception):
 Check = Callable[[Any], Any]
 
 
+def _same(check: Check) -> Check:
+    """Mark ``check`` as one that returns what it was given, unchanged (what it checks can then
+    be checked in place, without building a copy)."""
+    check.same = True  # type: ignore[attr-defined]
+    return check
+
+
+def _is_same(check: Check) -> bool:
+    return getattr(check, "same", False)
+
+
 def whole(low: int, high: int) -> Check:
     def check(value: Any) -> int:
         if type(value) is not int or not low <= value <= high:
             raise BadMessage("bad_field", f"{value!r} is not a whole number in {low}..{high}")
         return value
 
-    return check
+    return _same(check)
 
 
 def number(low: float, high: float) -> Check:
@@ -79,7 +93,7 @@ def text(longest: int = MAX_TEXT) -> Check:
             raise BadMessage("bad_field", f"not text of at most {longest} characters")
         return value
 
-    return check
+    return _same(check)
 
 
 def blob(size: int | None = None, longest: int = 64) -> Check:
@@ -88,9 +102,10 @@ def blob(size: int | None = None, longest: int = 64) -> Check:
             raise BadMessage("bad_field", f"not {size if size is not None else f'at most {longest}'} bytes")
         return value
 
-    return check
+    return _same(check)
 
 
+@_same
 def flag(value: Any) -> bool:
     if type(value) is not bool:
         raise BadMessage("bad_field", f"{value!r} is not true or false")
@@ -101,7 +116,7 @@ def maybe(inner: Check) -> Check:
     def check(value: Any) -> Any:
         return None if value is None else inner(value)
 
-    return check
+    return _same(check) if _is_same(inner) else check
 
 
 def items(inner: Check, longest: int = MAX_ITEMS) -> Check:
@@ -110,50 +125,75 @@ def items(inner: Check, longest: int = MAX_ITEMS) -> Check:
             raise BadMessage("bad_field", f"not a list of at most {longest} items")
         return [inner(item) for item in value]
 
-    return check
+    def check_in_place(value: Any) -> list:
+        if type(value) is not list or len(value) > longest:
+            raise BadMessage("bad_field", f"not a list of at most {longest} items")
+        for item in value:
+            inner(item)
+        return value
+
+    def plain_items(value: Any) -> list:
+        if type(value) is not list or len(value) > longest:
+            raise BadMessage("bad_field", f"not a list of at most {longest} items")
+        _plain(value, 1)
+        return value
+
+    if inner is data:  # a list of plain data is plain data one level deeper
+        return _same(plain_items)
+    return _same(check_in_place) if _is_same(inner) else check
 
 
 def row(*columns: Check) -> Check:
     """A fixed-length list whose items each have their own check."""
+    width = len(columns)
 
     def check(value: Any) -> list:
-        if type(value) is not list or len(value) != len(columns):
-            raise BadMessage("bad_field", f"not a row of {len(columns)}")
+        if type(value) is not list or len(value) != width:
+            raise BadMessage("bad_field", f"not a row of {width}")
         return [column(item) for column, item in zip(columns, value, strict=True)]
 
-    return check
+    def check_in_place(value: Any) -> list:
+        if type(value) is not list or len(value) != width:
+            raise BadMessage("bad_field", f"not a row of {width}")
+        for column, item in zip(columns, value, strict=True):
+            column(item)
+        return value
+
+    return _same(check_in_place) if all(map(_is_same, columns)) else check
 
 
 _PLAIN_LEAVES = frozenset((str, int, float, bool, bytes, type(None)))
 
 
-def data(value: Any) -> Any:
-    """Plain data (lists, string-keyed maps, scalars) no deeper than ``MAX_DEPTH``.
-
-    Measured with a stack of containers, not recursion: a leaf is only looked at."""
-    kind = type(value)
-    if kind is not list and kind is not dict:
+def _plain(value: list | dict, depth: int) -> None:
+    """Check a list or map that sits ``depth`` deep: plain all the way down, and no deeper than
+    ``MAX_DEPTH`` (which bounds the recursion too)."""
+    if depth > MAX_DEPTH:
+        raise BadMessage("too_deep", f"nested deeper than {MAX_DEPTH}")
+    if type(value) is dict:
+        for key in value:
+            if type(key) is not str:
+                raise BadMessage("bad_field", "a map key is not text")
+        value = value.values()  # type: ignore[assignment]
+    deeper = depth + 1
+    for child in value:
+        kind = type(child)
         if kind in _PLAIN_LEAVES:
-            return value
+            continue
+        if kind is list or kind is dict:
+            _plain(child, deeper)
+        else:
+            raise BadMessage("bad_field", f"{kind.__name__} is not plain data")
+
+
+@_same
+def data(value: Any) -> Any:
+    """Plain data (lists, string-keyed maps, scalars) no deeper than ``MAX_DEPTH``."""
+    kind = type(value)
+    if kind is list or kind is dict:
+        _plain(value, 1)
+    elif kind not in _PLAIN_LEAVES:
         raise BadMessage("bad_field", f"{kind.__name__} is not plain data")
-    stack, depths = [value], [1]
-    while stack:
-        item, depth = stack.pop(), depths.pop()
-        if depth > MAX_DEPTH:
-            raise BadMessage("too_deep", f"nested deeper than {MAX_DEPTH}")
-        if type(item) is dict:
-            for key in item:
-                if type(key) is not str:
-                    raise BadMessage("bad_field", "a map key is not text")
-            item = item.values()
-        deeper = depth + 1
-        for child in item:
-            kind = type(child)
-            if kind is list or kind is dict:
-                stack.append(child)
-                depths.append(deeper)
-            elif kind not in _PLAIN_LEAVES:
-                raise BadMessage("bad_field", f"{kind.__name__} is not plain data")
     return value
 
 
@@ -163,13 +203,15 @@ def one_of(*allowed: str) -> Check:
             raise BadMessage("bad_field", f"{str(value)[:32]!r} is not one of {', '.join(allowed)}")
         return value
 
-    return check
+    return _same(check)
 
 
+@_same
 def mapping(value: Any) -> dict:
     if type(value) is not dict:
         raise BadMessage("bad_field", "not a map")
-    return data(value)
+    _plain(value, 1)
+    return value
 
 
 SEAT = whole(0, MAX_SEATS - 1)
@@ -204,12 +246,23 @@ class Message:
     KIND: ClassVar[str] = ""
     CHECKS: ClassVar[tuple[Check, ...]] = ()
     FIELDS: ClassVar[tuple[str, ...]] = ()
+    _fields: ClassVar[Callable[[Message], tuple]] = staticmethod(lambda message: ())
 
     def to_wire(self) -> list:
-        return [self.KIND, *(getattr(self, name) for name in self.FIELDS)]
+        return [self.KIND, *self._fields(self)]
 
 
 KINDS: dict[str, type[Message]] = {}
+
+
+def _field_getter(names: tuple[str, ...]) -> Callable[[Message], tuple]:
+    """The fields named, in order, as a tuple (whatever their number)."""
+    if not names:
+        return lambda message: ()
+    if len(names) == 1:
+        get = operator.attrgetter(names[0])
+        return lambda message: (get(message),)
+    return operator.attrgetter(*names)
 
 
 def declare(kind: str, *checks: Check) -> Callable[[type], type[Message]]:
@@ -221,6 +274,7 @@ def declare(kind: str, *checks: Check) -> Callable[[type], type[Message]]:
             raise TypeError(f"{kind}: {len(checks)} checks for {len(dataclasses.fields(made))} fields")
         made.KIND, made.CHECKS = kind, checks
         made.FIELDS = tuple(f.name for f in dataclasses.fields(made))
+        made._fields = staticmethod(_field_getter(made.FIELDS))
         KINDS[kind] = made
         return made
 
@@ -237,7 +291,7 @@ def decode(raw: Any) -> Message:
     values = raw[1:]
     if len(values) != len(cls.CHECKS):
         raise BadMessage("wrong_arity", f"{cls.KIND} has {len(cls.CHECKS)} fields, not {len(values)}")
-    return cls(*(check(value) for check, value in zip(cls.CHECKS, values, strict=True)))
+    return cls(*[check(value) for check, value in zip(cls.CHECKS, values, strict=True)])
 
 
 # -- a seat to its host
