@@ -136,7 +136,11 @@ class AioEndpoint:
         if self._closed:
             return
         self._send(conn.datagrams_to_send(time.monotonic()))
-        self._rearm()
+        # Only this connection's timers can have moved (sooner, if anything): the others'
+        # were all due no sooner than the timer already set.
+        when = conn.next_timer()
+        if when is not None and (self._timer_at is None or when < self._timer_at):
+            self._arm(when)
 
     async def send_unreliable(self, peer_id: int, payload: Any) -> None:
         self.endpoint.send_unreliable(peer_id, payload)
@@ -228,10 +232,13 @@ class AioEndpoint:
         # every send, since every send moves the heartbeat deadline).
         when = self.endpoint.next_timer()
         if when is not None and (self._timer_at is None or when < self._timer_at):
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer_at = when
-            self._timer = self._loop.call_at(when, self._on_timer)
+            self._arm(when)
+
+    def _arm(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = self._loop.call_at(when, self._on_timer)
 
     def _schedule_flush(self) -> None:
         if self._dispatching or self._flush_soon is not None or self._closed:
