@@ -27,12 +27,16 @@ from netcode.session.messages import (
 )
 from netcode.session.races import (
     AHEAD,
+    BURST_EVERY,
+    BURST_MOST,
     CLOCK_SLACK_MS,
     FIRST_WAIT,
     FRAME_MS,
     HOST_WORK,
     JITTER_CAP_MS,
     MAX_LEAD,
+    PING_EVERY,
+    SETTLE,
     Link,
     RaceClock,
 )
@@ -190,10 +194,70 @@ def counted(host: HostSession, seat: int, kind: int) -> int:
 
 
 def test_the_host_pings_every_remote_racer_and_keeps_its_smallest_round_trip() -> None:
-    host, _ = measured_table({"p1": [0.004, 0.006, 0.005], "p2": [0.11, 0.09, 0.1]})
+    host, _ = measured_table({"p1": [0.004, 0.006, 0.005] * 3,
+                              "p2": [0.11, 0.09, 0.1, 0.095, 0.1, 0.09, 0.13, 0.1]})
     assert abs(host.races.links["p1"].smallest - 0.004) < 1e-9
     assert abs(host.races.links["p2"].smallest - 0.09) < 1e-9
-    assert abs(host.races.links["p2"].spread - 0.01) < 1e-9  # the second largest above the smallest
+    assert abs(host.races.links["p2"].spread - 0.02) < 1e-9  # the second largest above the smallest
+
+
+def test_a_link_that_has_answered_few_pings_is_given_their_largest_spread() -> None:
+    """Of two answers the second largest is the smallest: a 50 +/- 10 ms link read as no spread
+    at all, and an honest player's first room was clamped. Until ``SETTLE`` have answered the
+    largest counts; then one round trip (a resent datagram) is set aside."""
+    link = Link()
+    for rtt in (0.0904, 0.105):
+        link.add(rtt)
+    assert not link.settled and abs(link.spread - 0.0146) < 1e-9
+    for rtt in (0.095, 0.1, 0.092, 0.098, 0.097):
+        link.add(rtt)
+    assert len(link.recent) == SETTLE - 1 and abs(link.spread - 0.0146) < 1e-9
+    link.add(0.099)
+    assert link.settled and abs(link.spread - (0.1 - 0.0904)) < 1e-9
+
+
+def test_a_link_is_pinged_ten_times_a_second_until_it_has_answered_enough() -> None:
+    """NTP's iburst: a new link is pinged every ``BURST_EVERY`` until it has answered ``SETTLE``
+    pings, then every ``PING_EVERY``; one that never answers is burst at most ``BURST_MOST`` times."""
+    clock = RaceClock()
+    now, due = 0.0, []
+    for _ in range(SETTLE + 2):  # (each next ping is timed as one leaves, before it is answered)
+        (peer, n, _), = clock.pings(["p"], now)
+        assert clock.pings(["p"], now + BURST_EVERY / 2) == [], "not before it is time"
+        clock.pong(peer, n, now + 0.05)
+        due.append(clock.next_ping() - now)
+        now = clock.next_ping()
+    assert [round(d, 9) for d in due] == [BURST_EVERY] * SETTLE + [PING_EVERY] * 2
+    silent = RaceClock()
+    now, gaps = 0.0, []
+    for _ in range(BURST_MOST + 2):
+        assert len(silent.pings(["q"], now)) == 1
+        gaps.append(silent.next_ping() - now)
+        now = silent.next_ping()
+    assert [round(g, 9) for g in gaps] == [BURST_EVERY] * (BURST_MOST - 1) + [PING_EVERY] * 3
+
+
+def test_the_first_room_waits_until_a_slow_jittery_link_has_answered_enough_pings() -> None:
+    """The first room is dealt at once and drawn ``FIRST_WAIT`` later: by then the pings of a
+    50 +/- 10 ms link (a round trip of up to 120 ms) have answered ``SETTLE`` times, so its
+    spread is read from enough of them before the first claim is bounded."""
+    host = race_host()
+    hello(host, "p1", "Ann", 0.0)
+    hello(host, "p2", "Bob", 0.0)
+    out = host.start(0.0)
+    at = host.live.at
+    assert at == FIRST_WAIT
+    trips = itertools.cycle([0.080, 0.120, 0.110, 0.095, 0.118, 0.085, 0.100, 0.090, 0.105, 0.097])
+    now = 0.0
+    while set(host.races.sent) != set(PEERS):
+        rtt = next(trips)
+        answer_pings(host, out, {"p1": 0.004, "p2": rtt}, now)
+        now = host.next_deadline()
+        out = host.tick(now)
+    assert now <= at
+    slow = host.races.links["p2"]
+    assert slow.settled and len(slow.recent) >= SETTLE
+    assert abs(slow.spread - (0.118 - 0.080)) < 1e-9, "the second largest: the 120 ms answer set aside"
 
 
 def test_a_ping_held_by_a_busy_terminal_widens_no_spread_and_never_shortens_the_round_trip() -> None:
@@ -229,7 +293,8 @@ def test_each_remote_peer_is_sent_its_room_just_in_time_for_the_instant() -> Non
     """Every terminal draws a new room at the same instant: the host sends each remote peer its
     room half its round trip (and half its spread, and a millisecond) before it, the slowest
     first; the host's own player gets it at once and draws at the instant too."""
-    host, now = measured_table({"p1": [0.004] * 4, "p2": [0.080, 0.100, 0.090, 0.080]})
+    host, now = measured_table({"p1": [0.004] * SETTLE,
+                                "p2": [0.080, 0.100, 0.090, 0.080, 0.085, 0.090, 0.080, 0.085]})
     at, sent = open_room(host, now + 1)
     fast, slow = host.races.links["p1"], host.races.links["p2"]
     assert abs(at - (now + 1 + HOST_WORK + slow.lead)) < 1e-9 and at - (now + 1) <= MAX_LEAD

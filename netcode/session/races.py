@@ -11,7 +11,9 @@ believe of a seat's claim), and the figures of the bound (``FRAME_MS``,
 the host picks the instant ``T`` at which every terminal draws its room, a
 little later: late enough that the room can reach the slowest peer by then
 (the first room, dealt at once, waits about a second for the pings to tell
-each link; a peer's send time is worked out again as each answer comes).
+each link: a link not yet measured is pinged ten times a second until it has
+answered ``SETTLE`` of them, as NTP's ``iburst``; a peer's send time is worked
+out again as each answer comes).
 It tells every peer ``T`` (on the host's clock; each peer estimates the host's
 clock from the pings, ``netcode.session.clock``) and sends each remote peer its
 room only at ``R = T - lead``, where ``lead`` is half that peer's smallest
@@ -29,8 +31,10 @@ seat's clock, only its own:
   seat);
 * its own pings of that seat (``Ping``/``Pong``, answered at once): each a
   round trip, of which it keeps the smallest, ``r`` (a minimum-delay filter,
-  as NTP's), and the spread of the recent ones above it, ``j`` (their second
-  largest, so one lost and resent datagram does not count). Each answer says
+  as NTP's), and the spread of the recent ones above it, ``j``: their second
+  largest, so one lost and resent datagram does not count, once the link has
+  answered ``SETTLE`` pings; until then their largest (of two answers the
+  second largest is the smallest, a spread of nothing). Each answer says
   how long it waited in the seat's program before it left (``held``: a busy
   terminal's delay, not the link's); the spread is taken without it, the
   smallest round trip with it. Until the pings have answered (the first room
@@ -83,6 +87,13 @@ CLOCK_SLACK_MS = 2.0
 SAMPLES = 32
 #: seconds between two pings of one peer
 PING_EVERY = 0.5
+#: answers a link needs before its spread sets one round trip aside, and before it is pinged
+#: at the ordinary pace: fewer tell too little of a jittery link's spread
+SETTLE = 8
+#: seconds between two pings while a link has answered fewer than ``SETTLE`` (NTP's ``iburst``)
+BURST_EVERY = 0.1
+#: the most pings a link is sent at ``BURST_EVERY`` (one that loses its answers cannot keep the pace up)
+BURST_MOST = 2 * SETTLE
 #: a ping unanswered for this long is forgotten (seconds)
 PING_LOST = 5.0
 #: seconds a room is sent ahead of its instant beyond the way down and half the spread
@@ -92,8 +103,9 @@ AHEAD = 0.001
 HOST_WORK = 0.005
 #: the most seconds a room's instant may lie after the round opened (a slower peer draws late)
 MAX_LEAD = 0.25
-#: seconds the first room waits for the pings of a peer not measured yet (two of them answered)
-FIRST_WAIT = 2 * PING_EVERY + 0.1
+#: seconds the first room waits for the pings of a peer not measured yet: its first ``SETTLE``
+#: answered, on a round trip of up to 0.4 s
+FIRST_WAIT = (SETTLE - 1) * BURST_EVERY + 0.4
 
 Peer = Hashable
 
@@ -105,6 +117,8 @@ class Link:
     #: recent round trips, less the time each ping waited in the peer's program
     recent: deque[float] = field(default_factory=lambda: deque(maxlen=SAMPLES))
     smallest: float = math.inf
+    #: how many pings it has been sent
+    asked: int = 0
     #: the channel's smoothed estimate, until the host's own pings have answered
     channel: float | None = None
 
@@ -125,17 +139,23 @@ class Link:
 
     @property
     def spread(self) -> float:
-        """How far above the smallest round trip the recent ones go (the second largest,
-        so one resent datagram does not count), capped at ``JITTER_CAP_MS``."""
+        """How far above the smallest round trip the recent ones go, capped at ``JITTER_CAP_MS``:
+        the second largest, so one resent datagram does not count, once ``SETTLE`` have
+        answered; the largest before (the second largest of two is the smallest)."""
         if len(self.recent) < 2:
             return JITTER_CAP_MS / 1000
-        high = sorted(self.recent)[-2]
+        high = sorted(self.recent)[-2 if self.settled else -1]
         return min(JITTER_CAP_MS / 1000, max(0.0, high - self.smallest))
 
     @property
     def settled(self) -> bool:
         """Whether the host's own pings have answered often enough to tell a spread."""
-        return len(self.recent) >= 2
+        return len(self.recent) >= SETTLE
+
+    @property
+    def bursting(self) -> bool:
+        """Whether it is pinged at ``BURST_EVERY``: not settled, and not yet sent ``BURST_MOST``."""
+        return not self.settled and self.asked < BURST_MOST
 
     @property
     def lead(self) -> float:
@@ -210,22 +230,25 @@ class RaceClock:
 
     def pings(self, peers: Iterable[Peer], now: float) -> list[tuple[Peer, int, list | None]]:
         """The pings due at ``now`` (one to each of ``peers``: its number, and the echo of the
-        peer's last answered ping), or none before it is time."""
+        peer's last answered ping), or none before it is time: every ``PING_EVERY``, or every
+        ``BURST_EVERY`` while a link is still bursting."""
         peers = list(peers)
         if not peers:
             self._next_ping = None
             return []
         if self._next_ping is not None and now < self._next_ping:
             return []
-        self._next_ping = now + PING_EVERY
         out = []
         for peer in peers:
+            self._link(peer).asked += 1
             waiting = self._pings.setdefault(peer, {})
             for n in [n for n, (stamped, _) in waiting.items() if now - stamped > PING_LOST]:
                 del waiting[n]
             n = next(self._ids)
             waiting[n] = [now, now]
             out.append((peer, n, self._answered.get(peer)))
+        bursting = any(self._link(peer).bursting for peer in peers)
+        self._next_ping = now + (BURST_EVERY if bursting else PING_EVERY)
         return out
 
     def channel_rtt(self, peer: Peer, rtt: float) -> None:

@@ -6,9 +6,10 @@ through the project's UDP fault proxy (``netcode.tools.faultproxy``, one process
 per link): ``fast`` at 2 ms one way, ``slow`` at 50 ± 10 ms one way, a
 ``forger`` on a 2 ms link of its own, and a ``watcher`` on the slow link that
 presses nothing and only times the rooms' arrival. The honest seats press the
-right answer after scripted reaction times, measured from the moment the room
-arrived, with the fast and the slow seat always more than the tie window
-apart; the forger waits (always longer than both) and then claims 0 ms. A
+right answer after scripted reaction times, measured from the moment each drew
+its room (the table's instant, or the room's arrival if that came later), with
+the fast and the slow seat always more than the tie window apart; the forger
+waits from the room's arrival (always longer than both) and then claims 0 ms. A
 second table seats the fast seat with a stalled one that never seals, for a
 few rounds.
 
@@ -246,7 +247,7 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
         guest = hosted.host.guests.get(peer)
         if result is not None and link is not None and guest is not None:
             bounds.append({"seat": guest.seat, "arrived": arrived, "at": races.room_at, "sent": races.sent.get(peer),
-                           "r": link.least, "j": link.spread, "bound": result})
+                           "r": link.least, "j": link.spread, "answers": len(link.recent), "bound": result})
         return result
 
     races.earliest_ms = earliest_ms
