@@ -7,7 +7,8 @@ a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
 tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike) and ``settle_memory``
-(no frame waits for a full garbage collection). Must not touch: what is drawn (the screens and
+(no frame waits for a full garbage collection), and ``Unscrolled`` (a widget a layout resizes in
+one frame). Must not touch: what is drawn (the screens and
 boards decide that), tables, games.
 """
 
@@ -108,3 +109,14 @@ def settle_memory() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+class Unscrolled(Widget):
+    """A widget that never scrolls, whose size a move may change (the players panel grows, the
+    log under it shrinks): the frame of that layout paints it at its new size, and that is all.
+    Textual would also set its virtual size there and, as for a scrolling widget, ask for a
+    second layout that paints it again, the same, a frame later; a widget that does not scroll
+    never reads its virtual size, so it is set quietly (Textual is pinned: ``_size_updated``)."""
+
+    def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)

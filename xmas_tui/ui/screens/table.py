@@ -43,7 +43,7 @@ def hanging(first: Content, body: Content, width: int | None) -> list[Content]:
     return [(first if number == 0 else indent) + line for number, line in enumerate(lines)]
 
 
-class PlayersPanel(Static):
+class PlayersPanel(paint.Unscrolled, Static):
     """Every player: name, score, a summary; who acts now is marked, and a seat's state
     (away with its countdown, idle, a bot) leads the second line, where it has room.
 
@@ -94,10 +94,13 @@ class PlayersPanel(Static):
         paint.show(self, Content("\n").join(rows))
 
 
-class GameLog(Static):
+class GameLog(paint.Unscrolled, Static):
     """What happened, newest last: as many lines as fit, wrapped here to the log's width, and
     written in a move's own frame without laying the screen out again (the log's size does not
-    change). The mouse wheel scrolls back; the border says when there is more above."""
+    change). The mouse wheel scrolls back; the border says when there is more above.
+
+    It draws itself at the height it has when it is painted: a move that grows the players panel
+    above it shrinks it in that move's own layout, and that frame shows the right lines already."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -106,6 +109,8 @@ class GameLog(Static):
         self._width = 0
         #: how many of the newest lines are scrolled out of view (0: the newest is shown)
         self.back = 0
+        self._drawn: tuple[int, int, int, int] | None = None  # (lines, back, width, height) painted
+        self._window: tuple[tuple[int, int, int, int], Content] | None = None
 
     def add(self, lines: list[Text]) -> None:
         for line in lines:
@@ -124,12 +129,14 @@ class GameLog(Static):
             self._wrapped = [entry.wrap(width) for entry in self._entries] if width else []
         self._show()
 
-    def _show(self) -> None:
-        height = self.content_size.height
-        if not height or not self._width:
-            return
-        total = sum(len(lines) for lines in self._wrapped)
-        self.back = max(0, min(self.back, total - height))
+    def _total(self) -> int:
+        return sum(len(lines) for lines in self._wrapped)
+
+    def _lines(self, height: int) -> Content:
+        """The lines shown at ``height``, the newest ``back`` lines scrolled out of view."""
+        key = (len(self._wrapped), self.back, self._width, height)
+        if self._window is not None and self._window[0] == key:
+            return self._window[1]
         shown: list[Content] = []
         skip = self.back
         for lines in reversed(self._wrapped):
@@ -140,9 +147,31 @@ class GameLog(Static):
                     shown.append(line)
             if len(shown) == height:
                 break
-        paint.show(self, Content("\n").join(reversed(shown)))
-        above = total - self.back - len(shown)
+        content = Content("\n").join(reversed(shown))
+        self._window = (key, content)
+        return content
+
+    def _show(self) -> None:
+        """Repaint if what the log shows at its size has changed; say whether there is more."""
+        height = self.content_size.height
+        if not height or not self._width:
+            return
+        total = self._total()
+        self.back = max(0, min(self.back, total - height))
+        drawn = (len(self._wrapped), self.back, self._width, height)
+        if drawn != self._drawn:
+            self._drawn = drawn
+            self.refresh()
+        above = total - self.back - min(height, total - self.back)
         paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
+
+    def render(self) -> Content:
+        height = self.content_size.height
+        if not height or not self._width:
+            return Content("")
+        self.back = max(0, min(self.back, self._total() - height))
+        self._drawn = (len(self._wrapped), self.back, self._width, height)
+        return self._lines(height)
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         event.stop()
