@@ -12,6 +12,7 @@ from xmas_tui.games import get_game
 from xmas_tui.tools.ui_bench import GAMES, BoardBench, recorded
 from xmas_tui.ui import paint
 from xmas_tui.ui.app import XmasApp
+from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import RulesScreen
 from xmas_tui.ui.screens.table import GameLog, TableScreen
@@ -134,3 +135,53 @@ async def test_a_game_left_for_the_next_does_not_stay_in_memory() -> None:
         gc.collect()
         assert len(screens) == 0  # the four games left behind, gone
         gc.freeze()
+
+
+@pytest.mark.parametrize("game_id", ["christmas-tree", "chip-n-dale"])
+async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_id: str) -> None:
+    """The table screen renders only the widgets a frame changed (``PartialCompositor``): a
+    terminal that was sent every frame of eight moves shows, cell for cell and ink for ink,
+    what drawing the whole screen again shows."""
+    import pyte
+
+    app = BoardBench(recorded(game_id, moves=12))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.pause(0.1)
+        screen = app.screen
+        compositor = screen._compositor
+        assert isinstance(compositor, PartialCompositor)
+        console = app.console
+
+        def terminal(*frames: str) -> pyte.Screen:
+            shown = pyte.Screen(*SIZE)
+            stream = pyte.Stream(shown)
+            for frame in frames:
+                stream.feed(frame)
+            return shown
+
+        def cells(shown: pyte.Screen) -> list[list[tuple]]:
+            return [[(c.data, c.fg, c.bg, c.bold, c.italics, c.reverse) for c in (shown.buffer[y][x] for x in range(SIZE[0]))]
+                    for y in range(SIZE[1])]
+
+        frames = [compositor.render_full_update().render_segments(console)]
+        render_update = compositor.render_update
+
+        def recorded_update(*args: object, **kwargs: object) -> object:
+            update = render_update(*args, **kwargs)  # type: ignore[arg-type]
+            if update is not None:
+                frames.append(update.render_segments(console))  # type: ignore[union-attr]
+            return update
+
+        compositor.render_update = recorded_update  # type: ignore[method-assign]
+        partial = len(frames)
+        for _ in range(8):
+            shown = screen.snapshot
+            await pilot.press("f5")
+            await wait_for(pilot, lambda shown=shown: screen.snapshot is not shown)
+            await pilot.pause(0.05)
+            if app.screen is not screen:
+                break
+            whole = compositor.render_full_update().render_segments(console)
+            assert cells(terminal(*frames)) == cells(terminal(whole)), game_id
+        assert len(frames) > partial  # (the moves were painted in partial frames)

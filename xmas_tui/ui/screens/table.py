@@ -28,6 +28,7 @@ from xmas_tui.tables.network import HostedTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui import paint
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
@@ -216,6 +217,7 @@ class TableScreen(Screen[None]):
 
     def __init__(self, table: Table) -> None:
         super().__init__()
+        self._compositor = PartialCompositor()  # a move renders only the widgets it changed
         self.table = table
         self.snapshot = table.snapshot()
         self._logged = 0
