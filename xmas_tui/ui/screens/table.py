@@ -21,6 +21,9 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import MouseScrollDown, MouseScrollUp
 from textual.screen import Screen
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import Visual
 from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
@@ -111,7 +114,10 @@ class GameLog(paint.Unscrolled, Static):
         #: how many of the newest lines are scrolled out of view (0: the newest is shown)
         self.back = 0
         self._drawn: tuple[int, int, int, int] | None = None  # (lines, back, width, height) painted
-        self._window: tuple[tuple[int, int, int, int], Content] | None = None
+        self._window: tuple[tuple[int, int, int, int], list[Content]] | None = None
+        #: each line's strip, at ``_strips_for`` (width, style): (the line, its strip) by the line's id
+        self._strips: dict[int, tuple[Content, Strip]] = {}
+        self._strips_for: tuple[int, VisualStyle] | None = None
 
     def add(self, lines: list[Text]) -> None:
         for line in lines:
@@ -133,7 +139,7 @@ class GameLog(paint.Unscrolled, Static):
     def _total(self) -> int:
         return sum(len(lines) for lines in self._wrapped)
 
-    def _lines(self, height: int) -> Content:
+    def _lines(self, height: int) -> list[Content]:
         """The lines shown at ``height``, the newest ``back`` lines scrolled out of view."""
         key = (len(self._wrapped), self.back, self._width, height)
         if self._window is not None and self._window[0] == key:
@@ -148,9 +154,9 @@ class GameLog(paint.Unscrolled, Static):
                     shown.append(line)
             if len(shown) == height:
                 break
-        content = Content("\n").join(reversed(shown))
-        self._window = (key, content)
-        return content
+        shown.reverse()
+        self._window = (key, shown)
+        return shown
 
     def _show(self) -> None:
         """Repaint if what the log shows at its size has changed; say whether there is more."""
@@ -166,13 +172,40 @@ class GameLog(paint.Unscrolled, Static):
         above = total - self.back - min(height, total - self.back)
         paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
 
-    def render(self) -> Content:
+    def _shown(self) -> list[Content] | None:
+        """What the log shows at the size it has now (None: it has no room yet)."""
         height = self.content_size.height
         if not height or not self._width:
-            return Content("")
+            return None
         self.back = max(0, min(self.back, self._total() - height))
         self._drawn = (len(self._wrapped), self.back, self._width, height)
-        return self._lines(height)
+        return self._lines(height) or [Content("")]
+
+    def render(self) -> Content:
+        shown = self._shown()
+        return Content("") if shown is None else Content("\n").join(shown)
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y``, each line of the log rendered once: a move moves the lines up by one, and
+        only the newest is new (Textual renders the whole text again)."""
+        shown = self._shown()
+        if shown is None:
+            return super().render_line(y)
+        width = self.size.width
+        style = self.visual_style
+        if y >= len(shown):
+            return Strip.blank(width, style.rich_style)
+        if self._strips_for != (width, style):
+            self._strips_for = (width, style)
+            self._strips = {}
+        elif len(self._strips) > 4 * len(shown) + 64:  # the lines scrolled out of view are let go
+            self._strips = {id(line): known for line in shown if (known := self._strips.get(id(line))) and known[0] is line}
+        line = shown[y]
+        known = self._strips.get(id(line))
+        if known is None or known[0] is not line:
+            strips = Visual.to_strips(self, line, width, None, style)
+            known = self._strips[id(line)] = (line, strips[0] if strips else Strip.blank(0))
+        return known[1]
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         event.stop()
