@@ -7,8 +7,8 @@ a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
 tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike) and ``settle_memory``
-(no frame waits for a full garbage collection), and ``Unscrolled`` (a widget a layout resizes in
-one frame). Must not touch: what is drawn (the screens and
+(no frame waits for a full garbage collection), ``Unscrolled`` (a widget a layout resizes in
+one frame) and ``LineStrips`` (each line of a widget of lines rendered once). Must not touch: what is drawn (the screens and
 boards decide that), tables, games.
 """
 
@@ -21,6 +21,8 @@ from weakref import WeakKeyDictionary
 
 from rich.text import Text
 from textual.content import Content
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -120,3 +122,34 @@ class Unscrolled(Widget):
 
     def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+def line_key(line: Content) -> tuple:
+    """What a line draws: its words and their styles (a ``Content`` compares its words only)."""
+    return (line.plain, tuple(line.spans))
+
+
+class LineStrips:
+    """The strips of a widget made of lines, each line rendered once while it is shown: a move
+    that changes one line of the players panel, or moves every line of the log up by one,
+    renders the new lines only (Textual renders the whole text again). A line is rendered as
+    Textual renders it (``Visual.to_strips``), so the cells are the same."""
+
+    def __init__(self) -> None:
+        self._strips: dict[tuple, Strip] = {}
+        self._made_for: tuple | None = None  # (width, style)
+
+    def strip(self, widget: Widget, line: Content, shown: int) -> Strip:
+        """``line`` of ``widget`` (which shows ``shown`` lines), rendered at its width and style."""
+        width, style = widget.size.width, widget.visual_style
+        if self._made_for != (width, style):
+            self._made_for = (width, style)
+            self._strips = {}
+        elif len(self._strips) > 4 * shown + 64:
+            self._strips = {}  # (the lines no longer shown are let go)
+        key = line_key(line)
+        strip = self._strips.get(key)
+        if strip is None:
+            strips = Visual.to_strips(widget, line, width, None, style)
+            strip = self._strips[key] = strips[0] if strips else Strip.blank(0)
+        return strip

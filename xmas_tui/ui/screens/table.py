@@ -20,10 +20,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import MouseScrollDown, MouseScrollUp
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
-from textual.style import Style as VisualStyle
-from textual.visual import Visual
 from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
@@ -57,6 +56,11 @@ class PlayersPanel(paint.Unscrolled, Static):
 
     _drawn: tuple = ()
     _said: tuple | None = None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rows: list[Content] = []
+        self._strips = paint.LineStrips()  # (each line rendered once while it is shown)
 
     def on_resize(self) -> None:
         if self._said is not None:
@@ -95,7 +99,28 @@ class PlayersPanel(paint.Unscrolled, Static):
             now = self.styles.height
             if now is None or now.is_auto or height > now.value:
                 self.styles.height = height
-        paint.show(self, Content("\n").join(rows))
+        self._repaint(rows, width)
+
+    def _repaint(self, rows: list[Content], width: int | None) -> None:
+        """Show ``rows``, repainting only the lines that changed (all of them if their number
+        changed, or the panel's height follows them)."""
+        before, self._rows = self._rows, rows
+        if width is None or len(rows) != len(before) or paint.sized_by_content(self):
+            self.refresh(layout=paint.sized_by_content(self))
+            return
+        key = paint.line_key
+        changed = [Region(0, y, width, 1) for y, (old, new) in enumerate(zip(before, rows, strict=True)) if key(old) != key(new)]
+        if changed:
+            self.refresh(*changed)
+
+    def render(self) -> Content:
+        return Content("\n").join(self._rows)
+
+    def render_line(self, y: int) -> Strip:
+        rows = self._rows
+        if y >= len(rows):
+            return Strip.blank(self.size.width, self.visual_style.rich_style)
+        return self._strips.strip(self, rows[y], len(rows))
 
 
 class GameLog(paint.Unscrolled, Static):
@@ -115,9 +140,7 @@ class GameLog(paint.Unscrolled, Static):
         self.back = 0
         self._drawn: tuple[int, int, int, int] | None = None  # (lines, back, width, height) painted
         self._window: tuple[tuple[int, int, int, int], list[Content]] | None = None
-        #: each line's strip, at ``_strips_for`` (width, style): (the line, its strip) by the line's id
-        self._strips: dict[int, tuple[Content, Strip]] = {}
-        self._strips_for: tuple[int, VisualStyle] | None = None
+        self._strips = paint.LineStrips()  # (each line rendered once while it is shown)
 
     def add(self, lines: list[Text]) -> None:
         for line in lines:
@@ -186,26 +209,12 @@ class GameLog(paint.Unscrolled, Static):
         return Content("") if shown is None else Content("\n").join(shown)
 
     def render_line(self, y: int) -> Strip:
-        """Line ``y``, each line of the log rendered once: a move moves the lines up by one, and
-        only the newest is new (Textual renders the whole text again)."""
         shown = self._shown()
         if shown is None:
             return super().render_line(y)
-        width = self.size.width
-        style = self.visual_style
         if y >= len(shown):
-            return Strip.blank(width, style.rich_style)
-        if self._strips_for != (width, style):
-            self._strips_for = (width, style)
-            self._strips = {}
-        elif len(self._strips) > 4 * len(shown) + 64:  # the lines scrolled out of view are let go
-            self._strips = {id(line): known for line in shown if (known := self._strips.get(id(line))) and known[0] is line}
-        line = shown[y]
-        known = self._strips.get(id(line))
-        if known is None or known[0] is not line:
-            strips = Visual.to_strips(self, line, width, None, style)
-            known = self._strips[id(line)] = (line, strips[0] if strips else Strip.blank(0))
-        return known[1]
+            return Strip.blank(self.size.width, self.visual_style.rich_style)
+        return self._strips.strip(self, shown[y], len(shown))
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         event.stop()
