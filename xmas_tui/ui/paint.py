@@ -95,11 +95,26 @@ def tip(widget: Widget, text: str | None) -> None:
         widget.tooltip = text
 
 
-def looks(widget: Widget, every: Iterable[str], wanted: Collection[str]) -> None:
+def looks(widget: Widget, every: Iterable[str], wanted: Collection[str], *, alone: bool = False) -> None:
     """``widget`` wears those of the classes ``every`` that are ``wanted``, and none of the
-    others: a class that stays on or off costs nothing (``set_classes`` restyles every time)."""
-    for look in every:
-        widget.set_class(look in wanted, look)
+    others: a class that stays on or off costs nothing (``set_classes`` restyles every time),
+    and the classes that change are restyled at once, not one by one. ``alone``: no rule styles
+    the widget's children by these classes (only its own border, say), so only the widget is
+    styled again, not every widget inside it too, as Textual does."""
+    changes = [(look, look in wanted) for look in every if (look in widget.classes) != (look in wanted)]
+    if not changes:
+        return
+    for look, worn in changes:
+        widget.set_class(worn, look, update=False)
+    if alone and widget.is_mounted:
+        widget.app.stylesheet.update_nodes([widget], animate=True)
+    else:
+        widget.update_node_styles()
+
+
+def look(widget: Widget, worn: bool, name: str, *, alone: bool = False) -> None:
+    """``widget`` wears the class ``name`` if ``worn`` (as ``looks``)."""
+    looks(widget, (name,), (name,) if worn else (), alone=alone)
 
 
 def settle_memory() -> None:

@@ -364,12 +364,11 @@ class TableScreen(Screen[None]):
         gone = self.table.host_gone
         if gone and self.snapshot.result is None:
             paint.show(prompt, f"{gone}\nPress Esc to go back to the lobby.")
-            prompt.set_class(False, "-my-turn")
-            prompt.set_class(True, "-gone")
+            paint.looks(prompt, ("-my-turn", "-gone"), {"-gone"})
             return
         board = self.board
         paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
-        prompt.set_class(self.snapshot.my_turn, "-my-turn")
+        paint.look(prompt, self.snapshot.my_turn, "-my-turn")
 
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left."""
@@ -386,7 +385,7 @@ class TableScreen(Screen[None]):
                     text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
         status = self._status
         paint.show(status, text)
-        status.set_class(bool(problem), "-problem")
+        paint.look(status, bool(problem), "-problem")
         if self.table.networked:
             self._show_prompt()  # an away player's countdown, the host gone
 
