@@ -70,10 +70,21 @@ def sized_by_content(widget: Widget) -> bool:
 
 def show(widget: Static, content: Any) -> bool:
     """``widget`` shows ``content``: repainted only if that changes what it shows, and the
-    screen laid out again only if its size may change with it. True if it was repainted."""
+    screen laid out again only if its size changes with it (a widget whose height follows its
+    lines, with a new line or one fewer). True if it was repainted."""
     if not _changed(widget, "content", content):
         return False
-    widget.update(content, layout=sized_by_content(widget))
+    if not sized_by_content(widget):
+        widget.update(content, layout=False)
+        return True
+    size = widget.content_size
+    width = widget.styles.width
+    if not size.width or (width is not None and width.is_auto) or not widget.is_mounted:
+        widget.update(content, layout=True)
+        return True
+    widget.update(content, layout=False)  # (as many lines as before: a layout would move nothing)
+    if widget.get_content_height(size, size, size.width) != size.height:
+        widget.refresh(layout=True)  # a line more or fewer: what is below it moves
     return True
 
 
