@@ -185,3 +185,30 @@ async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_
             whole = compositor.render_full_update().render_segments(console)
             assert cells(terminal(*frames)) == cells(terminal(whole)), game_id
         assert len(frames) > partial  # (the moves were painted in partial frames)
+
+
+def test_while_a_game_is_shown_the_older_generations_are_collected_between_moves() -> None:
+    """Python collects its two older generations (milliseconds each) only when the table says
+    so, between moves, as often as it would have by itself; letting go restores its rule."""
+    import gc
+
+    before = gc.get_threshold()
+    paint.hold_collections()
+    paint.hold_collections()  # (two screens at once: the next game's comes up before the last goes)
+    gc.disable()  # (only the collections made here: the counts are exact)
+    try:
+        assert gc.get_threshold()[0] == before[0] and min(gc.get_threshold()[1:]) > 10**6
+        gc.collect()
+        for _ in range(paint.OLDER_EVERY - 1):
+            gc.collect(0)
+        paint.tidy_memory()
+        assert gc.get_count()[1] == paint.OLDER_EVERY - 1  # not due yet
+        gc.collect(0)
+        paint.tidy_memory()
+        assert gc.get_count()[1] == 0  # the middle generation collected
+        paint.release_collections()
+        assert gc.get_threshold() != before  # one holder is left
+    finally:
+        gc.enable()
+        paint.release_collections()
+    assert gc.get_threshold() == before

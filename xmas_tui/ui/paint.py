@@ -6,8 +6,9 @@ part shows, and these helpers touch a widget only when what it shows has changed
 a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
-tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike) and ``settle_memory``
-(no frame waits for a full garbage collection), ``Unscrolled`` (a widget a layout resizes in
+tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike), ``settle_memory``
+(no frame waits for a full garbage collection), ``hold_collections`` and ``tidy_memory`` (nor for
+a collection of the older generations), ``Unscrolled`` (a widget a layout resizes in
 one frame) and ``LineStrips`` (each line of a widget of lines rendered once). Must not touch: what is drawn (the screens and
 boards decide that), tables, games.
 """
@@ -138,6 +139,42 @@ def settle_memory() -> None:
     gc.collect()
     gc.freeze()
 
+
+
+#: Python's own rule: a generation is collected after this many collections of the one below
+OLDER_EVERY = 10
+_held = 0
+_thresholds: tuple[int, int, int] | None = None
+
+
+def hold_collections() -> None:
+    """While a game is shown, Python collects by itself only its youngest generation (a tenth
+    of a millisecond); the two older ones (1 to 7 ms) it collected in the middle of whichever
+    move crossed the threshold, a keypress then waiting for them. ``tidy_memory`` collects
+    them between moves instead, as often as Python would have. (``release_collections`` undoes
+    it, once every holder has let go.)"""
+    global _held, _thresholds
+    if not _held:
+        _thresholds = gc.get_threshold()
+        gc.set_threshold(_thresholds[0], 1 << 30, 1 << 30)
+    _held += 1
+
+
+def release_collections() -> None:
+    global _held
+    _held = max(0, _held - 1)
+    if not _held and _thresholds is not None:
+        gc.set_threshold(*_thresholds)
+
+
+def tidy_memory() -> None:
+    """Collect the older generations that are due (by Python's count): for a moment between
+    moves, such as just after a move's frame has gone out."""
+    _, young, older = gc.get_count()
+    if older >= OLDER_EVERY:
+        gc.collect(2)
+    elif young >= OLDER_EVERY:
+        gc.collect(1)
 
 class Unscrolled(Widget):
     """A widget that never scrolls, whose size a move may change (the players panel grows, the

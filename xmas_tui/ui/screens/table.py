@@ -11,6 +11,7 @@ Must not touch: the engine state (it holds a snapshot only).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from rich.text import Text
@@ -34,6 +35,9 @@ from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
+
+#: how long after a move's frame has gone to the terminal its garbage is collected (seconds)
+TIDY_AFTER = 0.005
 
 
 def hanging(first: Content, body: Content, width: int | None) -> list[Content]:
@@ -302,6 +306,8 @@ class TableScreen(Screen[None]):
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
         self.run_worker(self.table.run, name="table", exclusive=True)
         self.call_after_refresh(paint.settle_memory)
+        paint.hold_collections()  # (the older generations are collected between moves: _tidy)
+        self.set_interval(1.0, paint.tidy_memory)  # (and while nothing moves)
         self._hosting = self.my_hosting()  # (the app forgets it when the table closes)
         if self._hosting is not None and self.query("#failed-joins"):
             self._hosting.subscribe_failed_joins(self.show_failed_joins)
@@ -322,6 +328,7 @@ class TableScreen(Screen[None]):
         line.display = hosting.failed_joins_total > 0
 
     def on_unmount(self) -> None:
+        paint.release_collections()
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
         self.app.theme_changed_signal.unsubscribe(self)  # (else the app keeps every table screen alive)
         if self._hosting is not None:
@@ -354,9 +361,15 @@ class TableScreen(Screen[None]):
             for event in snapshot.log[self._logged :]
         ])
         self._logged = len(snapshot.log)
+        self.call_after_refresh(self._tidy)
         if snapshot.result is not None and not self._ended:
             self._ended = True
             self.app.show_result(self.table, snapshot)
+
+    def _tidy(self) -> None:
+        """Just after a move's frame has gone to the terminal: collect the garbage that is due,
+        a moment later (the terminal's writer is not kept waiting), before the next key."""
+        asyncio.get_running_loop().call_later(TIDY_AFTER, paint.tidy_memory)
 
     def _show_prompt(self) -> None:
         """What I can do now; or who we wait for, and why; or, the host gone, what happened."""
