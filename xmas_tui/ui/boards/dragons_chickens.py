@@ -68,6 +68,7 @@ from xmas_tui.games.dragons_chickens import last_round as record_of
 from xmas_tui.tables.table import DEFAULT_PACE, Heard, Snapshot
 
 from .. import paint
+from ..frames import PartialCompositor
 from ..theme import Inks, inks
 from .base import Board, PlayerLine
 
@@ -449,6 +450,7 @@ class DragonsChickensRound(ModalScreen[None]):
 
     def __init__(self, names: Sequence[str]) -> None:
         super().__init__()
+        self._compositor = self._frames = PartialCompositor()  # (the table's move under it repaints nothing here)
         self.names = tuple(names)
         self.record: RoundRecord | None = None
         self.faces: dict[int, str] = {}
@@ -550,6 +552,7 @@ class DragonsChickensRound(ModalScreen[None]):
         self._timer = self.set_timer(self.pause, self.action_dismiss)
 
     def on_screen_suspend(self) -> None:
+        self._frames.forget()  # (the table is drawn over it)
         if self._timer is not None:
             self._timer.stop()
             self._timer = None

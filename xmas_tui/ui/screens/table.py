@@ -113,7 +113,8 @@ class PlayersPanel(paint.Unscrolled, Static):
             self.refresh(layout=paint.sized_by_content(self))
             return
         key = paint.line_key
-        changed = [Region(0, y, width, 1) for y, (old, new) in enumerate(zip(before, rows, strict=True)) if key(old) != key(new)]
+        left, whole = self.styles.gutter.left, self.outer_size.width  # (a line from border to border)
+        changed = [Region(-left, y, whole, 1) for y, (old, new) in enumerate(zip(before, rows, strict=True)) if key(old) != key(new)]
         if changed:
             self.refresh(*changed)
 
@@ -263,7 +264,7 @@ class TableScreen(Screen[None]):
 
     def __init__(self, table: Table) -> None:
         super().__init__()
-        self._compositor = PartialCompositor()  # a move renders only the widgets it changed
+        self._compositor = self._frames = PartialCompositor()  # a move renders only the widgets it changed
         self.table = table
         self.snapshot = table.snapshot()
         self._logged = 0
@@ -326,6 +327,9 @@ class TableScreen(Screen[None]):
         line = self.query_one("#failed-joins", Static)
         paint.show(line, failed_joins_line(hosting.failed_joins()))
         line.display = hosting.failed_joins_total > 0
+
+    def on_screen_suspend(self) -> None:
+        self._frames.forget()  # (a dialog is drawn over the table)
 
     def on_unmount(self) -> None:
         paint.release_collections()
