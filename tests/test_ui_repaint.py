@@ -197,9 +197,13 @@ def test_while_a_game_is_shown_the_older_generations_are_collected_between_moves
     so, between moves, as often as it would have by itself; letting go restores its rule."""
     import gc
 
-    before = gc.get_threshold()
-    paint.hold_collections()
-    paint.hold_collections()  # (two screens at once: the next game's comes up before the last goes)
+    class Holder:
+        pass
+
+    before, others = gc.get_threshold(), paint.holding()
+    first, second = Holder(), Holder()  # (two screens at once: the next game's comes up before the last goes)
+    paint.hold_collections(first)
+    paint.hold_collections(second)
     gc.disable()  # (only the collections made here: the counts are exact)
     try:
         assert gc.get_threshold()[0] == before[0] and min(gc.get_threshold()[1:]) > 10**6
@@ -211,9 +215,17 @@ def test_while_a_game_is_shown_the_older_generations_are_collected_between_moves
         gc.collect(0)
         paint.tidy_memory()
         assert gc.get_count()[1] == 0  # the middle generation collected
-        paint.release_collections()
-        assert gc.get_threshold() != before  # one holder is left
+        paint.release_collections(first)
+        assert min(gc.get_threshold()[1:]) > 10**6  # one holder is left
     finally:
         gc.enable()
-        paint.release_collections()
-    assert gc.get_threshold() == before
+        paint.release_collections(second)
+    assert paint.holding() == others
+    if not others:
+        assert gc.get_threshold() == before
+        held = Holder()
+        paint.hold_collections(held)
+        del held  # (a screen gone without letting go)
+        gc.collect()
+        paint.tidy_memory()
+        assert gc.get_threshold() == before

@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Collection, Iterable
 from typing import Any
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, WeakSet
 
 from rich.text import Text
 from textual.content import Content
@@ -143,33 +143,40 @@ def settle_memory() -> None:
 
 #: Python's own rule: a generation is collected after this many collections of the one below
 OLDER_EVERY = 10
-_held = 0
+#: the screens that hold collections back (a screen that goes without saying so lets go too)
+_holders: WeakSet[object] = WeakSet()
 _thresholds: tuple[int, int, int] | None = None
 
 
-def hold_collections() -> None:
+def hold_collections(holder: object) -> None:
     """While a game is shown, Python collects by itself only its youngest generation (a tenth
     of a millisecond); the two older ones (1 to 7 ms) it collected in the middle of whichever
     move crossed the threshold, a keypress then waiting for them. ``tidy_memory`` collects
-    them between moves instead, as often as Python would have. (``release_collections`` undoes
-    it, once every holder has let go.)"""
-    global _held, _thresholds
-    if not _held:
+    them between moves instead, as often as Python would have. ``release_collections`` undoes
+    it once every holder has let go."""
+    global _thresholds
+    if not _holders:
         _thresholds = gc.get_threshold()
         gc.set_threshold(_thresholds[0], 1 << 30, 1 << 30)
-    _held += 1
+    _holders.add(holder)
 
 
-def release_collections() -> None:
-    global _held
-    _held = max(0, _held - 1)
-    if not _held and _thresholds is not None:
+def release_collections(holder: object | None = None) -> None:
+    if holder is not None:
+        _holders.discard(holder)
+    if not _holders and _thresholds is not None and gc.get_threshold()[1] == 1 << 30:
         gc.set_threshold(*_thresholds)
+
+
+def holding() -> int:
+    """How many screens hold collections back now."""
+    return len(_holders)
 
 
 def tidy_memory() -> None:
     """Collect the older generations that are due (by Python's count): for a moment between
     moves, such as just after a move's frame has gone out."""
+    release_collections()  # (if every holder has gone)
     _, young, older = gc.get_count()
     if older >= OLDER_EVERY:
         gc.collect(2)

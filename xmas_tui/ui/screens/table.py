@@ -307,7 +307,7 @@ class TableScreen(Screen[None]):
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
         self.run_worker(self.table.run, name="table", exclusive=True)
         self.call_after_refresh(paint.settle_memory)
-        paint.hold_collections()  # (the older generations are collected between moves: _tidy)
+        paint.hold_collections(self)  # (the older generations are collected between moves: _tidy)
         self.set_interval(1.0, paint.tidy_memory)  # (and while nothing moves)
         self._hosting = self.my_hosting()  # (the app forgets it when the table closes)
         if self._hosting is not None and self.query("#failed-joins"):
@@ -332,7 +332,7 @@ class TableScreen(Screen[None]):
         self._frames.forget()  # (a dialog is drawn over the table)
 
     def on_unmount(self) -> None:
-        paint.release_collections()
+        paint.release_collections(self)
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
         self.app.theme_changed_signal.unsubscribe(self)  # (else the app keeps every table screen alive)
         if self._hosting is not None:
