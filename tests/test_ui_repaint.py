@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 from textual import events
+from textual._compositor import Compositor
 from textual.widgets import Static
 
 from xmas_tui.games import get_game
 from xmas_tui.tools.ui_bench import GAMES, BoardBench, recorded
 from xmas_tui.ui import paint
 from xmas_tui.ui.app import XmasApp
+from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import RulesScreen
 from xmas_tui.ui.screens.table import GameLog, TableScreen
@@ -134,3 +136,96 @@ async def test_a_game_left_for_the_next_does_not_stay_in_memory() -> None:
         gc.collect()
         assert len(screens) == 0  # the four games left behind, gone
         gc.freeze()
+
+
+@pytest.mark.parametrize("game_id", ["christmas-tree", "chip-n-dale", "dragons-chickens"])
+async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_id: str) -> None:
+    """The table screen renders only the widgets a frame changed, and writes only what the
+    terminal does not show already (``PartialCompositor``): a terminal that was sent every
+    frame of a dozen moves (Dragons & Chickens: a round's result opened over the table and
+    closed again) shows, cell for cell and ink for ink, what drawing the whole screen shows."""
+    import pyte
+
+    app = BoardBench(recorded(game_id, moves=12))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.pause(0.1)
+        screen = app.screen
+        compositor = screen._compositor
+        assert isinstance(compositor, PartialCompositor)
+        console = app.console
+
+        def terminal(*frames: str) -> pyte.Screen:
+            shown = pyte.Screen(*SIZE)
+            stream = pyte.Stream(shown)
+            for frame in frames:
+                stream.feed(frame)
+            return shown
+
+        def cells(shown: pyte.Screen) -> list[list[tuple]]:
+            return [[(c.data, c.fg, c.bg, c.bold, c.italics, c.reverse) for c in (shown.buffer[y][x] for x in range(SIZE[0]))]
+                    for y in range(SIZE[1])]
+
+        frames = [compositor.render_full_update().render_segments(console)]
+        render_update = compositor.render_update
+
+        def recorded_update(*args: object, **kwargs: object) -> object:
+            update = render_update(*args, **kwargs)  # type: ignore[arg-type]
+            if update is not None:
+                frames.append(update.render_segments(console))  # type: ignore[union-attr]
+            return update
+
+        compositor.render_update = recorded_update  # type: ignore[method-assign]
+        partial = len(frames)
+        compared = 0
+        for _ in range(12):
+            shown = screen.snapshot
+            await pilot.press("f5")
+            await wait_for(pilot, lambda shown=shown: screen.snapshot is not shown)
+            await pilot.pause(0.05)
+            if app.screen is not screen:
+                continue  # (a dialog covers the table: it is drawn whole again when it closes)
+            whole = Compositor.render_full_update(compositor).render_segments(console)  # (as Textual draws it)
+            assert cells(terminal(*frames)) == cells(terminal(whole)), game_id
+            compared += 1
+        assert compared >= 5
+        assert len(frames) > partial  # (the moves were painted in partial frames)
+
+
+def test_while_a_game_is_shown_the_older_generations_are_collected_between_moves() -> None:
+    """Python collects its two older generations (milliseconds each) only when the table says
+    so, between moves, as often as it would have by itself; letting go restores its rule."""
+    import gc
+
+    class Holder:
+        pass
+
+    before, others = gc.get_threshold(), paint.holding()
+    first, second = Holder(), Holder()  # (two screens at once: the next game's comes up before the last goes)
+    paint.hold_collections(first)
+    paint.hold_collections(second)
+    gc.disable()  # (only the collections made here: the counts are exact)
+    try:
+        assert gc.get_threshold()[0] == before[0] and min(gc.get_threshold()[1:]) > 10**6
+        gc.collect()
+        for _ in range(paint.OLDER_EVERY - 1):
+            gc.collect(0)
+        paint.tidy_memory()
+        assert gc.get_count()[1] == paint.OLDER_EVERY - 1  # not due yet
+        gc.collect(0)
+        paint.tidy_memory()
+        assert gc.get_count()[1] == 0  # the middle generation collected
+        paint.release_collections(first)
+        assert min(gc.get_threshold()[1:]) > 10**6  # one holder is left
+    finally:
+        gc.enable()
+        paint.release_collections(second)
+    assert paint.holding() == others
+    if not others:
+        assert gc.get_threshold() == before
+        held = Holder()
+        paint.hold_collections(held)
+        del held  # (a screen gone without letting go)
+        gc.collect()
+        paint.tidy_memory()
+        assert gc.get_threshold() == before

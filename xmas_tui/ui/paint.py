@@ -6,8 +6,10 @@ part shows, and these helpers touch a widget only when what it shows has changed
 a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
-tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike) and ``settle_memory``
-(no frame waits for a full garbage collection). Must not touch: what is drawn (the screens and
+tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike), ``settle_memory``
+(no frame waits for a full garbage collection), ``hold_collections`` and ``tidy_memory`` (nor for
+a collection of the older generations), ``Unscrolled`` (a widget a layout resizes in
+one frame) and ``LineStrips`` (each line of a widget of lines rendered once). Must not touch: what is drawn (the screens and
 boards decide that), tables, games.
 """
 
@@ -16,10 +18,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Collection, Iterable
 from typing import Any
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, WeakSet
 
 from rich.text import Text
 from textual.content import Content
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -67,10 +71,21 @@ def sized_by_content(widget: Widget) -> bool:
 
 def show(widget: Static, content: Any) -> bool:
     """``widget`` shows ``content``: repainted only if that changes what it shows, and the
-    screen laid out again only if its size may change with it. True if it was repainted."""
+    screen laid out again only if its size changes with it (a widget whose height follows its
+    lines, with a new line or one fewer). True if it was repainted."""
     if not _changed(widget, "content", content):
         return False
-    widget.update(content, layout=sized_by_content(widget))
+    if not sized_by_content(widget):
+        widget.update(content, layout=False)
+        return True
+    size = widget.content_size
+    width = widget.styles.width
+    if not size.width or (width is not None and width.is_auto) or not widget.is_mounted:
+        widget.update(content, layout=True)
+        return True
+    widget.update(content, layout=False)  # (as many lines as before: a layout would move nothing)
+    if widget.get_content_height(size, size, size.width) != size.height:
+        widget.refresh(layout=True)  # a line more or fewer: what is below it moves
     return True
 
 
@@ -92,11 +107,26 @@ def tip(widget: Widget, text: str | None) -> None:
         widget.tooltip = text
 
 
-def looks(widget: Widget, every: Iterable[str], wanted: Collection[str]) -> None:
+def looks(widget: Widget, every: Iterable[str], wanted: Collection[str], *, alone: bool = False) -> None:
     """``widget`` wears those of the classes ``every`` that are ``wanted``, and none of the
-    others: a class that stays on or off costs nothing (``set_classes`` restyles every time)."""
-    for look in every:
-        widget.set_class(look in wanted, look)
+    others: a class that stays on or off costs nothing (``set_classes`` restyles every time),
+    and the classes that change are restyled at once, not one by one. ``alone``: no rule styles
+    the widget's children by these classes (only its own border, say), so only the widget is
+    styled again, not every widget inside it too, as Textual does."""
+    changes = [(look, look in wanted) for look in every if (look in widget.classes) != (look in wanted)]
+    if not changes:
+        return
+    for look, worn in changes:
+        widget.set_class(worn, look, update=False)
+    if alone and widget.is_mounted:
+        widget.app.stylesheet.update_nodes([widget], animate=True)
+    else:
+        widget.update_node_styles()
+
+
+def look(widget: Widget, worn: bool, name: str, *, alone: bool = False) -> None:
+    """``widget`` wears the class ``name`` if ``worn`` (as ``looks``)."""
+    looks(widget, (name,), (name,) if worn else (), alone=alone)
 
 
 def settle_memory() -> None:
@@ -108,3 +138,88 @@ def settle_memory() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+
+#: Python's own rule: a generation is collected after this many collections of the one below
+OLDER_EVERY = 10
+#: the screens that hold collections back (a screen that goes without saying so lets go too)
+_holders: WeakSet[object] = WeakSet()
+_thresholds: tuple[int, int, int] | None = None
+
+
+def hold_collections(holder: object) -> None:
+    """While a game is shown, Python collects by itself only its youngest generation (a tenth
+    of a millisecond); the two older ones (1 to 7 ms) it collected in the middle of whichever
+    move crossed the threshold, a keypress then waiting for them. ``tidy_memory`` collects
+    them between moves instead, as often as Python would have. ``release_collections`` undoes
+    it once every holder has let go."""
+    global _thresholds
+    if not _holders:
+        _thresholds = gc.get_threshold()
+        gc.set_threshold(_thresholds[0], 1 << 30, 1 << 30)
+    _holders.add(holder)
+
+
+def release_collections(holder: object | None = None) -> None:
+    if holder is not None:
+        _holders.discard(holder)
+    if not _holders and _thresholds is not None and gc.get_threshold()[1] == 1 << 30:
+        gc.set_threshold(*_thresholds)
+
+
+def holding() -> int:
+    """How many screens hold collections back now."""
+    return len(_holders)
+
+
+def tidy_memory() -> None:
+    """Collect the older generations that are due (by Python's count): for a moment between
+    moves, such as just after a move's frame has gone out."""
+    release_collections()  # (if every holder has gone)
+    _, young, older = gc.get_count()
+    if older >= OLDER_EVERY:
+        gc.collect(2)
+    elif young >= OLDER_EVERY:
+        gc.collect(1)
+
+class Unscrolled(Widget):
+    """A widget that never scrolls, whose size a move may change (the players panel grows, the
+    log under it shrinks): the frame of that layout paints it at its new size, and that is all.
+    Textual would also set its virtual size there and, as for a scrolling widget, ask for a
+    second layout that paints it again, the same, a frame later; a widget that does not scroll
+    never reads its virtual size, so it is set quietly (Textual is pinned: ``_size_updated``)."""
+
+    def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+def line_key(line: Content) -> tuple:
+    """What a line draws: its words and their styles (a ``Content`` compares its words only)."""
+    return (line.plain, tuple(line.spans))
+
+
+class LineStrips:
+    """The strips of a widget made of lines, each line rendered once while it is shown: a move
+    that changes one line of the players panel, or moves every line of the log up by one,
+    renders the new lines only (Textual renders the whole text again). A line is rendered as
+    Textual renders it (``Visual.to_strips``), so the cells are the same."""
+
+    def __init__(self) -> None:
+        self._strips: dict[tuple, Strip] = {}
+        self._made_for: tuple | None = None  # (width, style)
+
+    def strip(self, widget: Widget, line: Content, shown: int) -> Strip:
+        """``line`` of ``widget`` (which shows ``shown`` lines), rendered at its width and style."""
+        width, style = widget.size.width, widget.visual_style
+        if self._made_for != (width, style):
+            self._made_for = (width, style)
+            self._strips = {}
+        elif len(self._strips) > 4 * shown + 64:
+            self._strips = {}  # (the lines no longer shown are let go)
+        key = line_key(line)
+        strip = self._strips.get(key)
+        if strip is None:
+            strips = Visual.to_strips(widget, line, width, None, style)
+            strip = self._strips[key] = strips[0] if strips else Strip.blank(0)
+        return strip

@@ -226,7 +226,6 @@ class ChipNDaleBoard(Board):
         self._ordered = [h for h, _ in ordered]
         picking = any(hasattr(a, "card") for a in snap.legal)
         self._draw_chips(ordered, picking, ink)
-        grid.set_class(picking, "-picking")
 
     def _draw_chips(self, ordered: list[tuple[int, str | None]], picking: bool, ink: Inks) -> None:
         """My Treasures in their places: only a place whose Treasure changed is drawn again."""
@@ -321,8 +320,9 @@ class ChipNDaleBoard(Board):
     def action_move(self, step: int) -> None:
         if self._ordered:
             self.selected = (self.selected + step) % len(self._ordered)
+            picking = any(hasattr(a, "card") for a in self.snapshot.legal)
             for i, chip in enumerate(list(self.part("mine", Grid).query_children(TreasureChip))[: len(self._ordered)]):
-                chip.set_class(i == self.selected, "-selected")
+                paint.look(chip, picking and i == self.selected, "-selected")
 
     def action_pick(self) -> None:
         if any(isinstance(a, Continue) for a in self.snapshot.legal):

@@ -342,9 +342,9 @@ class ChristmasCarolBoard(Board):
                 aside_text.append(f" {wakers} ◷", style=f"bold {ink.berry}")
         paint.show(self.part("cc-aside", Static), aside_text)
         drawing = snap.my_turn and self.phase == "draw"
-        self.part("cc-draw").set_class(drawing, "-live")
-        self.part("cc-stop").set_class(drawing and any(isinstance(a, Stop) for a in snap.legal), "-live")
-        self.part("cc-play").set_class(choosing and len(self.picked) == self.need(), "-live")
+        paint.look(self.part("cc-draw"), drawing, "-live")
+        paint.look(self.part("cc-stop"), drawing and any(isinstance(a, Stop) for a in snap.legal), "-live")
+        paint.look(self.part("cc-play"), choosing and len(self.picked) == self.need(), "-live")
         box = self.part("cc-turn")
         whose = "Your" if snap.my_turn else f"{self.player_name(view['turn'])}'s"
         if self.phase == "over":
@@ -353,7 +353,7 @@ class ChristmasCarolBoard(Board):
             paint.title(box, f"{whose} tiles · choose {self.need()}")
         else:  # (how many are drawn: the tiles show it, and the prompt says it)
             paint.title(box, f"{whose} turn · drawing")
-        box.set_class(snap.my_turn, "-live")
+        paint.look(box, snap.my_turn, "-live", alone=True)
         paint.show(self.part("cc-moment", Static), self._moment())
 
     def _moment(self) -> Text:

@@ -67,6 +67,8 @@ PAY_KEYS: dict[str, str] = {
 SET_SIZES = (6, 5, 3)
 #: Lines in the list of sets; longer lists scroll with the highlight.
 SET_LINES = 8
+#: the looks of a row, as classes (``app.tcss``): takeable now, being taken, being paid onto
+ROW_LOOKS = ("-takeable", "-taking", "-paying")
 SCORING = Content.from_markup("[dim][b]3/5/6[/b] → [b $leaf]1/2/3[/] pts[/dim]")
 #: Said in the list of sets while there is none, a line a row.
 NO_SET = (
@@ -400,9 +402,9 @@ class ChristmasTreeBoard(Board):
                 else:
                     text.append(f"{cost} ✗", style=ink.berry if snap.my_turn else ink.faded_berry)
             paint.show(line, text)
-            line.set_class(legal, "-takeable")
-            line.set_class(paying and row == view["taking"], "-taking")
-            line.set_class(paying and row == view["paid"], "-paying")
+            paint.looks(line, ROW_LOOKS, {look for look, worn in (
+                ("-takeable", legal), ("-taking", paying and row == view["taking"]), ("-paying", paying and row == view["paid"]),
+            ) if worn})
             if not faces:
                 paint.tip(line, f"Row {row + 1} is empty")
             elif row == 0:
@@ -434,14 +436,14 @@ class ChristmasTreeBoard(Board):
                 text.append(f"{label:<13}", style=ink[colour] if n else "dim")
                 text.append(f"{n:>2}", style="bold" if n else "dim")
             paint.show(line, text)
-            line.set_class(item == highlighted, "-selected")
+            paint.look(line, item == highlighted, "-selected")
             paint.tip(line, (
                 f"Pay one {NAMES[item]} onto row {view['paid'] + 1}" if paying else f"Play a set of {NAMES[item]}"
             ) if n else f"You hold no {NAMES[item]}")
         total = sum(hand.values())
         box = self.part("ct-hand")
         paint.title(box, f"Your hand · {total}")
-        box.set_class(paying, "-paying")
+        paint.look(box, paying, "-paying", alone=True)
 
     def _draw_sets(self) -> None:
         ink = inks(self)
@@ -462,7 +464,7 @@ class ChristmasTreeBoard(Board):
             line = self.part(f"ct-set-{slot}", SetLine)
             index = top + slot
             selected = live and index == self.set_cursor
-            line.set_class(selected, "-selected")
+            paint.look(line, selected, "-selected")
             if index >= len(self.offered):
                 paint.show(line, NO_SET[slot] if not self.offered and slot < len(NO_SET) else "")
                 paint.tip(line, None)
@@ -478,7 +480,7 @@ class ChristmasTreeBoard(Board):
             paint.show(line, text)
             paint.tip(line, f"Play {set_words(play)}: {pts(set_points(size))}")
         box = self.part("ct-sets")
-        box.set_class(live, "-live")
+        paint.look(box, live, "-live", alone=True)
         paint.title(box, "Sets · p play" if live else "Sets")
         below = len(self.offered) - top - SET_LINES
         paint.subtitle(box, f"↓ {below} more" if below > 0 else ("↑ more" if top else ""))

@@ -68,6 +68,7 @@ from xmas_tui.games.dragons_chickens import last_round as record_of
 from xmas_tui.tables.table import DEFAULT_PACE, Heard, Snapshot
 
 from .. import paint
+from ..frames import PartialCompositor
 from ..theme import Inks, inks
 from .base import Board, PlayerLine
 
@@ -424,6 +425,14 @@ def offer_text(ink: Inks, choice: Choice, offer: int, faces: Mapping[int, str]) 
     return Text(f"the {count(len(handles), 'card')} it wants{also}")
 
 
+class ResultBox(paint.Unscrolled, Vertical):
+    """The last round's box: its height follows the round's lines, painted in one frame."""
+
+
+class ResultText(paint.Unscrolled, Static):
+    """The last round's lines: as many as it had, so its height changes from round to round."""
+
+
 class DragonsChickensRound(ModalScreen[None]):
     """The last round in full, between rounds: the cards and where they went, every press
     with its time and what came of it, and why. It hides the table (and its log, which
@@ -441,6 +450,7 @@ class DragonsChickensRound(ModalScreen[None]):
 
     def __init__(self, names: Sequence[str]) -> None:
         super().__init__()
+        self._compositor = self._frames = PartialCompositor()  # (the table's move under it repaints nothing here)
         self.names = tuple(names)
         self.record: RoundRecord | None = None
         self.faces: dict[int, str] = {}
@@ -453,12 +463,12 @@ class DragonsChickensRound(ModalScreen[None]):
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dc-result-box", classes="dialog"):
+        with ResultBox(id="dc-result-box", classes="dialog"):
             with Center():
                 with Horizontal(classes="dc-row"):
                     for seat in range(len(self.names)):
                         yield RoomCard(seat)
-            yield Static(id="dc-result-text")
+            yield ResultText(id="dc-result-text")
             yield Static(id="dc-choice")  # (shown when a player here chooses what the dragon gets)
             yield Static(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
 
@@ -542,6 +552,7 @@ class DragonsChickensRound(ModalScreen[None]):
         self._timer = self.set_timer(self.pause, self.action_dismiss)
 
     def on_screen_suspend(self) -> None:
+        self._frames.forget()  # (the table is drawn over it)
         if self._timer is not None:
             self._timer.stop()
             self._timer = None

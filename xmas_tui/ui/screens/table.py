@@ -11,6 +11,7 @@ Must not touch: the engine state (it holds a snapshot only).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from rich.text import Text
@@ -20,7 +21,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import MouseScrollDown, MouseScrollUp
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
@@ -28,9 +31,13 @@ from xmas_tui.tables.network import HostedTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui import paint
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
+
+#: how long after a move's frame has gone to the terminal its garbage is collected (seconds)
+TIDY_AFTER = 0.005
 
 
 def hanging(first: Content, body: Content, width: int | None) -> list[Content]:
@@ -43,7 +50,7 @@ def hanging(first: Content, body: Content, width: int | None) -> list[Content]:
     return [(first if number == 0 else indent) + line for number, line in enumerate(lines)]
 
 
-class PlayersPanel(Static):
+class PlayersPanel(paint.Unscrolled, Static):
     """Every player: name, score, a summary; who acts now is marked, and a seat's state
     (away with its countdown, idle, a bot) leads the second line, where it has room.
 
@@ -53,6 +60,11 @@ class PlayersPanel(Static):
 
     _drawn: tuple = ()
     _said: tuple | None = None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rows: list[Content] = []
+        self._strips = paint.LineStrips()  # (each line rendered once while it is shown)
 
     def on_resize(self) -> None:
         if self._said is not None:
@@ -91,13 +103,38 @@ class PlayersPanel(Static):
             now = self.styles.height
             if now is None or now.is_auto or height > now.value:
                 self.styles.height = height
-        paint.show(self, Content("\n").join(rows))
+        self._repaint(rows, width)
+
+    def _repaint(self, rows: list[Content], width: int | None) -> None:
+        """Show ``rows``, repainting only the lines that changed (all of them if their number
+        changed, or the panel's height follows them)."""
+        before, self._rows = self._rows, rows
+        if width is None or len(rows) != len(before) or paint.sized_by_content(self):
+            self.refresh(layout=paint.sized_by_content(self))
+            return
+        key = paint.line_key
+        left, whole = self.styles.gutter.left, self.outer_size.width  # (a line from border to border)
+        changed = [Region(-left, y, whole, 1) for y, (old, new) in enumerate(zip(before, rows, strict=True)) if key(old) != key(new)]
+        if changed:
+            self.refresh(*changed)
+
+    def render(self) -> Content:
+        return Content("\n").join(self._rows)
+
+    def render_line(self, y: int) -> Strip:
+        rows = self._rows
+        if y >= len(rows):
+            return Strip.blank(self.size.width, self.visual_style.rich_style)
+        return self._strips.strip(self, rows[y], len(rows))
 
 
-class GameLog(Static):
+class GameLog(paint.Unscrolled, Static):
     """What happened, newest last: as many lines as fit, wrapped here to the log's width, and
     written in a move's own frame without laying the screen out again (the log's size does not
-    change). The mouse wheel scrolls back; the border says when there is more above."""
+    change). The mouse wheel scrolls back; the border says when there is more above.
+
+    It draws itself at the height it has when it is painted: a move that grows the players panel
+    above it shrinks it in that move's own layout, and that frame shows the right lines already."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -106,6 +143,9 @@ class GameLog(Static):
         self._width = 0
         #: how many of the newest lines are scrolled out of view (0: the newest is shown)
         self.back = 0
+        self._drawn: tuple[int, int, int, int] | None = None  # (lines, back, width, height) painted
+        self._window: tuple[tuple[int, int, int, int], list[Content]] | None = None
+        self._strips = paint.LineStrips()  # (each line rendered once while it is shown)
 
     def add(self, lines: list[Text]) -> None:
         for line in lines:
@@ -124,12 +164,14 @@ class GameLog(Static):
             self._wrapped = [entry.wrap(width) for entry in self._entries] if width else []
         self._show()
 
-    def _show(self) -> None:
-        height = self.content_size.height
-        if not height or not self._width:
-            return
-        total = sum(len(lines) for lines in self._wrapped)
-        self.back = max(0, min(self.back, total - height))
+    def _total(self) -> int:
+        return sum(len(lines) for lines in self._wrapped)
+
+    def _lines(self, height: int) -> list[Content]:
+        """The lines shown at ``height``, the newest ``back`` lines scrolled out of view."""
+        key = (len(self._wrapped), self.back, self._width, height)
+        if self._window is not None and self._window[0] == key:
+            return self._window[1]
         shown: list[Content] = []
         skip = self.back
         for lines in reversed(self._wrapped):
@@ -140,9 +182,44 @@ class GameLog(Static):
                     shown.append(line)
             if len(shown) == height:
                 break
-        paint.show(self, Content("\n").join(reversed(shown)))
-        above = total - self.back - len(shown)
+        shown.reverse()
+        self._window = (key, shown)
+        return shown
+
+    def _show(self) -> None:
+        """Repaint if what the log shows at its size has changed; say whether there is more."""
+        height = self.content_size.height
+        if not height or not self._width:
+            return
+        total = self._total()
+        self.back = max(0, min(self.back, total - height))
+        drawn = (len(self._wrapped), self.back, self._width, height)
+        if drawn != self._drawn:
+            self._drawn = drawn
+            self.refresh()
+        above = total - self.back - min(height, total - self.back)
         paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
+
+    def _shown(self) -> list[Content] | None:
+        """What the log shows at the size it has now (None: it has no room yet)."""
+        height = self.content_size.height
+        if not height or not self._width:
+            return None
+        self.back = max(0, min(self.back, self._total() - height))
+        self._drawn = (len(self._wrapped), self.back, self._width, height)
+        return self._lines(height) or [Content("")]
+
+    def render(self) -> Content:
+        shown = self._shown()
+        return Content("") if shown is None else Content("\n").join(shown)
+
+    def render_line(self, y: int) -> Strip:
+        shown = self._shown()
+        if shown is None:
+            return super().render_line(y)
+        if y >= len(shown):
+            return Strip.blank(self.size.width, self.visual_style.rich_style)
+        return self._strips.strip(self, shown[y], len(shown))
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         event.stop()
@@ -187,6 +264,7 @@ class TableScreen(Screen[None]):
 
     def __init__(self, table: Table) -> None:
         super().__init__()
+        self._compositor = self._frames = PartialCompositor()  # a move renders only the widgets it changed
         self.table = table
         self.snapshot = table.snapshot()
         self._logged = 0
@@ -229,6 +307,8 @@ class TableScreen(Screen[None]):
         self.set_interval(1.0, self._show_status)  # the countdown of whoever must act
         self.run_worker(self.table.run, name="table", exclusive=True)
         self.call_after_refresh(paint.settle_memory)
+        paint.hold_collections(self)  # (the older generations are collected between moves: _tidy)
+        self.set_interval(1.0, paint.tidy_memory)  # (and while nothing moves)
         self._hosting = self.my_hosting()  # (the app forgets it when the table closes)
         if self._hosting is not None and self.query("#failed-joins"):
             self._hosting.subscribe_failed_joins(self.show_failed_joins)
@@ -248,7 +328,11 @@ class TableScreen(Screen[None]):
         paint.show(line, failed_joins_line(hosting.failed_joins()))
         line.display = hosting.failed_joins_total > 0
 
+    def on_screen_suspend(self) -> None:
+        self._frames.forget()  # (a dialog is drawn over the table)
+
     def on_unmount(self) -> None:
+        paint.release_collections(self)
         self.table.unsubscribe(self._on_table_changed)  # the table may outlive this screen (closing, say)
         self.app.theme_changed_signal.unsubscribe(self)  # (else the app keeps every table screen alive)
         if self._hosting is not None:
@@ -281,9 +365,15 @@ class TableScreen(Screen[None]):
             for event in snapshot.log[self._logged :]
         ])
         self._logged = len(snapshot.log)
+        self.call_after_refresh(self._tidy)
         if snapshot.result is not None and not self._ended:
             self._ended = True
             self.app.show_result(self.table, snapshot)
+
+    def _tidy(self) -> None:
+        """Just after a move's frame has gone to the terminal: collect the garbage that is due,
+        a moment later (the terminal's writer is not kept waiting), before the next key."""
+        asyncio.get_running_loop().call_later(TIDY_AFTER, paint.tidy_memory)
 
     def _show_prompt(self) -> None:
         """What I can do now; or who we wait for, and why; or, the host gone, what happened."""
@@ -291,12 +381,11 @@ class TableScreen(Screen[None]):
         gone = self.table.host_gone
         if gone and self.snapshot.result is None:
             paint.show(prompt, f"{gone}\nPress Esc to go back to the lobby.")
-            prompt.set_class(False, "-my-turn")
-            prompt.set_class(True, "-gone")
+            paint.looks(prompt, ("-my-turn", "-gone"), {"-gone"})
             return
         board = self.board
         paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
-        prompt.set_class(self.snapshot.my_turn, "-my-turn")
+        paint.look(prompt, self.snapshot.my_turn, "-my-turn")
 
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left."""
@@ -313,7 +402,7 @@ class TableScreen(Screen[None]):
                     text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
         status = self._status
         paint.show(status, text)
-        status.set_class(bool(problem), "-problem")
+        paint.look(status, bool(problem), "-problem")
         if self.table.networked:
             self._show_prompt()  # an away player's countdown, the host gone
 

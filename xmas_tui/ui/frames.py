@@ -1,0 +1,116 @@
+"""A frame draws only the widgets it changes, and writes only the cells that changed.
+
+Textual repaints the parts of the screen that changed, but to do it, it renders every widget
+inside the rectangle around all of them: a move that changes the status bar (the top line) and
+the prompt (near the foot) renders every widget on the screen, each costing a few tenths of a
+millisecond even when nothing of it changed. ``PartialCompositor`` renders only the widgets that
+overlap a part that changed; the lines written to the terminal are the same (a widget that
+overlaps no changed part writes nothing, in Textual as here).
+
+It also remembers what it last wrote to each part of each line, and leaves out of a frame the
+lines whose parts would be written again the same: a widget repainted twice with the same
+words (a dialog closed over the table repaints it whole, then the moves drawn under the dialog
+arrive) costs the terminal nothing, and the key's repaint is over a frame sooner.
+
+Owns: ``PartialCompositor``. Must not touch: what is drawn, or when (Textual decides that).
+Textual is pinned: this replaces ``Compositor.render_partial_update`` of its version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual._context import visible_screen_stack
+from textual.geometry import Region
+from textual.strip import Strip
+
+Chops = list[dict[int, Strip | None]]
+
+
+class PartialCompositor(Compositor):
+    """A screen's compositor whose partial updates render only the widgets they touch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._touched: list[Region] | None = None
+        #: what the terminal shows, by line and cut (as last written), and the cuts it was cut at
+        self._written: Chops | None = None
+        self._written_cuts: list[list[int]] | None = None
+
+    def forget(self) -> None:
+        """Another screen is drawn over this one: what the terminal shows is not known any more
+        (the next frame is drawn whole). A screen calls it when it is suspended."""
+        self._written = self._written_cuts = None
+
+    def render_update(self, full: bool = False, screen_stack: list | None = None, simplify: bool = False) -> object:
+        if (
+            not full and not simplify and self._written is not None and self._written_cuts is self.cuts
+            and self.size.region in self._dirty_regions
+        ):  # the whole screen is to be repainted, as the terminal shows it: only what changed is written
+            visible_screen_stack.set([] if screen_stack is None else screen_stack)
+            return self.render_partial_update()
+        return super().render_update(full, screen_stack, simplify)
+
+    def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
+        screen_region = self.size.region
+        self._dirty_regions.clear()
+        chops = self._render_chops(screen_region, lambda y: True)
+        if simplify:  # (a screenshot: nothing is written)
+            return LayoutUpdate([[Strip.join(line.values()).simplify().discard_meta()] for line in chops], screen_region)
+        self._written, self._written_cuts = [dict(line) for line in chops], self.cuts
+        return LayoutUpdate([line.values() for line in chops], screen_region)  # type: ignore[misc]
+
+    def _unwritten(self, spans: list[tuple[int, int, int]], chops: Chops) -> list[tuple[int, int, int]]:
+        """The spans that would write something the terminal does not show already."""
+        written, cuts = self._written, self.cuts
+        if written is None or self._written_cuts is not cuts:  # (laid out anew since the last whole frame)
+            self._written = None
+            return spans
+        new = []
+        for y, x1, x2 in spans:
+            was, line_cuts, same = written[y], cuts[y], True
+            for index, (x, strip) in enumerate(chops[y].items()):
+                end = line_cuts[index + 1]
+                if strip is None or x >= x2 or end <= x1:
+                    continue
+                if x1 <= x and end <= x2:  # written whole
+                    if was.get(x) != strip:
+                        was[x], same = strip, False
+                else:  # written in part: what the terminal shows there is not known as a whole
+                    was[x], same = None, False
+            if not same:
+                new.append((y, x1, x2))
+        return new
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        screen_region = self.size.region
+        update_regions = self._dirty_regions.copy()
+        self._dirty_regions.clear()
+        if not update_regions:
+            return None
+        crop = Region.from_union(update_regions).intersection(screen_region)
+        spans = list(self._regions_to_spans(update_regions))
+        is_rendered_line = {y for y, _, _ in spans}.__contains__
+        self._touched = list(update_regions)
+        try:
+            chops = self._render_chops(crop, is_rendered_line)
+        finally:
+            self._touched = None
+        spans = self._unwritten(spans, chops)
+        if not spans:
+            return None  # (all of it is on the terminal already)
+        chop_ends = [cut_set[1:] for cut_set in self.cuts]
+        return ChopsUpdate(chops, spans, chop_ends)
+
+    def _get_renders(self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        touched = self._touched
+        if touched is None:
+            yield from super()._get_renders(crop)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            shown = region.intersection(clip)
+            if not shown or not any(shown.overlaps(part) for part in touched):
+                continue  # (none of its lines is written)
+            x, y, width, height = shown
+            yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
