@@ -138,9 +138,7 @@ class AioEndpoint:
         self._send(conn.datagrams_to_send(time.monotonic()))
         # Only this connection's timers can have moved (sooner, if anything): the others'
         # were all due no sooner than the timer already set.
-        when = conn.next_timer()
-        if when is not None and (self._timer_at is None or when < self._timer_at):
-            self._arm(when)
+        self._arm_by(conn.next_timer())
 
     async def send_unreliable(self, peer_id: int, payload: Any) -> None:
         self.endpoint.send_unreliable(peer_id, payload)
@@ -230,11 +228,12 @@ class AioEndpoint:
         # Re-arm only when the timer must fire earlier; a timer that fires too
         # early just finds nothing due and re-arms (cheaper than re-arming on
         # every send, since every send moves the heartbeat deadline).
-        when = self.endpoint.next_timer()
-        if when is not None and (self._timer_at is None or when < self._timer_at):
-            self._arm(when)
+        self._arm_by(self.endpoint.next_timer())
 
-    def _arm(self, when: float) -> None:
+    def _arm_by(self, when: float | None) -> None:
+        """Have the timer fire by ``when`` (None: nothing is due), re-arming it only if sooner."""
+        if when is None or (self._timer_at is not None and when >= self._timer_at):
+            return
         if self._timer is not None:
             self._timer.cancel()
         self._timer_at = when
