@@ -132,14 +132,6 @@ def items(inner: Check, longest: int = MAX_ITEMS) -> Check:
             inner(item)
         return value
 
-    def plain_items(value: Any) -> list:
-        if type(value) is not list or len(value) > longest:
-            raise BadMessage("bad_field", f"not a list of at most {longest} items")
-        _plain(value, 1)
-        return value
-
-    if inner is data:  # a list of plain data is plain data one level deeper
-        return _same(plain_items)
     return _same(check_in_place) if _is_same(inner) else check
 
 
