@@ -140,7 +140,6 @@ def settle_memory() -> None:
     gc.freeze()
 
 
-
 #: Python's own rule: a generation is collected after this many collections of the one below
 OLDER_EVERY = 10
 #: the screens that hold collections back (a screen that goes without saying so lets go too)
@@ -182,6 +181,7 @@ def tidy_memory() -> None:
         gc.collect(2)
     elif young >= OLDER_EVERY:
         gc.collect(1)
+
 
 class Unscrolled(Widget):
     """A widget that never scrolls, whose size a move may change (the players panel grows, the

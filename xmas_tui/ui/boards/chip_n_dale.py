@@ -224,8 +224,11 @@ class ChipNDaleBoard(Board):
             self.selected = min(self.selected, len(mine) - 1)
         ordered = sorted(mine, key=lambda hf: (ORDER.index(treasure(hf[1] or "acorn/0")[0]), hf[0]))
         self._ordered = [h for h, _ in ordered]
-        picking = any(hasattr(a, "card") for a in snap.legal)
-        self._draw_chips(ordered, picking, ink)
+        self._draw_chips(ordered, self._picking(), ink)
+
+    def _picking(self) -> bool:
+        """Whether I am to pick one of my Treasures now (a chip is selected only then)."""
+        return any(hasattr(a, "card") for a in self.snapshot.legal)
 
     def _draw_chips(self, ordered: list[tuple[int, str | None]], picking: bool, ink: Inks) -> None:
         """My Treasures in their places: only a place whose Treasure changed is drawn again."""
@@ -320,7 +323,7 @@ class ChipNDaleBoard(Board):
     def action_move(self, step: int) -> None:
         if self._ordered:
             self.selected = (self.selected + step) % len(self._ordered)
-            picking = any(hasattr(a, "card") for a in self.snapshot.legal)
+            picking = self._picking()
             for i, chip in enumerate(list(self.part("mine", Grid).query_children(TreasureChip))[: len(self._ordered)]):
                 paint.look(chip, picking and i == self.selected, "-selected")
 

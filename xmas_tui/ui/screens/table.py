@@ -109,8 +109,9 @@ class PlayersPanel(paint.Unscrolled, Static):
         """Show ``rows``, repainting only the lines that changed (all of them if their number
         changed, or the panel's height follows them)."""
         before, self._rows = self._rows, rows
-        if width is None or len(rows) != len(before) or paint.sized_by_content(self):
-            self.refresh(layout=paint.sized_by_content(self))
+        sized = paint.sized_by_content(self)
+        if width is None or len(rows) != len(before) or sized:
+            self.refresh(layout=sized)
             return
         key = paint.line_key
         left, whole = self.styles.gutter.left, self.outer_size.width  # (a line from border to border)
@@ -167,9 +168,15 @@ class GameLog(paint.Unscrolled, Static):
     def _total(self) -> int:
         return sum(len(lines) for lines in self._wrapped)
 
-    def _lines(self, height: int) -> list[Content]:
-        """The lines shown at ``height``, the newest ``back`` lines scrolled out of view."""
-        key = (len(self._wrapped), self.back, self._width, height)
+    def _at(self, height: int) -> tuple[int, int, int, int]:
+        """Keep ``back`` within what there is to scroll at ``height``; what the log then shows
+        is told by (lines, back, width, height)."""
+        self.back = max(0, min(self.back, self._total() - height))
+        return (len(self._wrapped), self.back, self._width, height)
+
+    def _lines(self, key: tuple[int, int, int, int]) -> list[Content]:
+        """The lines shown at ``key`` (``_at``), the newest ``back`` lines scrolled out of view."""
+        height = key[3]
         if self._window is not None and self._window[0] == key:
             return self._window[1]
         shown: list[Content] = []
@@ -191,12 +198,11 @@ class GameLog(paint.Unscrolled, Static):
         height = self.content_size.height
         if not height or not self._width:
             return
-        total = self._total()
-        self.back = max(0, min(self.back, total - height))
-        drawn = (len(self._wrapped), self.back, self._width, height)
+        drawn = self._at(height)
         if drawn != self._drawn:
             self._drawn = drawn
             self.refresh()
+        total = self._total()
         above = total - self.back - min(height, total - self.back)
         paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
 
@@ -205,9 +211,8 @@ class GameLog(paint.Unscrolled, Static):
         height = self.content_size.height
         if not height or not self._width:
             return None
-        self.back = max(0, min(self.back, self._total() - height))
-        self._drawn = (len(self._wrapped), self.back, self._width, height)
-        return self._lines(height) or [Content("")]
+        self._drawn = self._at(height)
+        return self._lines(self._drawn) or [Content("")]
 
     def render(self) -> Content:
         shown = self._shown()
