@@ -97,6 +97,23 @@ def test_nesting_far_beyond_the_recursion_limit_is_refused_at_the_depth_limit() 
         parse_seat_message(deep)
 
 
+def test_every_field_of_plain_data_may_nest_to_the_depth_limit_and_no_deeper() -> None:
+    def nested(depth: int) -> list:
+        value: list = ["x"]
+        for _ in range(depth - 1):
+            value = [value]
+        return value
+
+    def snap(legal: list) -> list:
+        return ["snap", 0, legal, [], 0, [], None, {}, None, None, [], [], [], 0, [], None]
+
+    assert parse_seat_message(["act", 1, nested(MAX_DEPTH), None]).action == nested(MAX_DEPTH)
+    assert parse_host_message(snap([nested(MAX_DEPTH)])).legal == [nested(MAX_DEPTH)]  # each legal action is data
+    for raw in (["act", 1, nested(MAX_DEPTH + 1), None], snap([nested(MAX_DEPTH + 1)])):
+        with pytest.raises(BadMessage, match=f"deeper than {MAX_DEPTH}"):
+            decode(raw)
+
+
 def test_a_seat_may_not_send_a_hosts_message_nor_a_host_a_seats() -> None:
     with pytest.raises(BadMessage, match="wrong_direction"):
         parse_seat_message(Verdict(1, None).to_wire())
