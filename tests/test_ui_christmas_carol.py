@@ -10,6 +10,7 @@ from xmas_tui.games.christmas_carol import Draw, Play, Stop, puzzle_of
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.tools.screenshots import carol_turn_starts
 from xmas_tui.ui.app import XmasApp
+from xmas_tui.ui.boards.base import BoxRow
 from xmas_tui.ui.boards.christmas_carol import ChristmasCarolBoard
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
@@ -79,7 +80,7 @@ async def test_choosing_two_tiles_with_the_number_keys() -> None:
         await pilot.press("4")  # unchoose
         await pilot.press("1")
         assert board.picked == [tiles[1][0], tiles[0][0]]
-        assert "-picked" in app.screen.query_one("#cc-tile-0").classes
+        assert [box.border for box in app.screen.query_one("#cc-tiles", BoxRow).boxes[:2]] == ["heavy", "heavy"]  # (chosen)
         assert "Chosen 2 of 2" in text_of(app, "#cc-moment")
         placed = {p: len(screen.snapshot.view.zone(f"puzzle.{p}")) for p in (1, 2, 3, 4)}
         await pilot.press("enter")
@@ -116,7 +117,7 @@ async def test_the_mouse_draws_from_the_bag_and_stops() -> None:
         await wait_for(pilot, lambda: len(screen.snapshot.view.zone("bag")) < bag)
         assert len(screen.snapshot.view.zone("drawn")) == 1
         assert "1 of 5 drawn" in text_of(app, "#prompt")
-        await pilot.click("#cc-stop")
+        await pilot.click("#cc-buttons", offset=(13, 0))  # (" d  Draw " and a gap of 2: then " s  Stop ")
         await wait_for(pilot, lambda: not screen.snapshot.my_turn)
         assert any(e.kind == "play" and e.seat == 0 for e in screen.snapshot.log)
 

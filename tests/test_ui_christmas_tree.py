@@ -10,6 +10,7 @@ from xmas_tui.games import Action, Rng, get_game
 from xmas_tui.games.christmas_tree import SANTA, TYPES, Done, Pay, Play, Take
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp
+from xmas_tui.ui.boards.base import LineBox
 from xmas_tui.ui.boards.christmas_tree import PAY_KEYS, ChristmasTreeBoard, offered_sets, set_words
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.table import TableScreen
@@ -87,7 +88,7 @@ async def test_an_illegal_key_names_the_rule_and_changes_nothing() -> None:
         ):
             await assert_refused(pilot, table, notes, pilot.press(key), rule)
         # A click is refused the same way: I hold no Tree to make a set of.
-        await assert_refused(pilot, table, notes, pilot.click("#ct-hand-tree"), "needs at least one Christmas Tree")
+        await assert_refused(pilot, table, notes, pilot.click("#ct-hand-lines", offset=(2, TYPES.index("tree"))), "needs at least one Christmas Tree")
         # Once a row is chosen it must be paid for: taking another is refused too.
         await pilot.press("3")
         await wait_for(pilot, lambda: table.snapshot().view["phase"] == "pay")
@@ -101,12 +102,12 @@ async def test_the_mouse_takes_a_row_and_pays_for_it() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         screen = app.screen
         held = my_hand(screen.snapshot)
-        await pilot.click("#ct-row-1")
+        await pilot.click("#ct-row-lines", offset=(2, 1))
         await wait_for(pilot, lambda: screen.snapshot.view["phase"] == "pay")
-        assert "-taking" in app.screen.query_one("#ct-row-1").classes
+        assert app.screen.query_one("#ct-row-lines", LineBox).line_look(1) == "pick"  # the row being taken
         item = next(t for t in TYPES if held[t])
         paid_onto_row_1 = len(screen.snapshot.view.zone("row.0")) + 1
-        await pilot.click(f"#ct-hand-{item}")
+        await pilot.click("#ct-hand-lines", offset=(2, TYPES.index(item)))
         await wait_for(pilot, lambda: not screen.snapshot.my_turn)
         view = screen.snapshot.view
         assert len(view.zone("row.0")) == paid_onto_row_1 and view.faces_in("row.0")[-1] == item
@@ -134,12 +135,12 @@ async def test_the_mouse_plays_a_set_from_the_list_and_from_the_hand() -> None:
         slot = next(i for i, p in enumerate(board.offered) if sets_left_after(p))
         first = board.offered[slot]
         later = sets_left_after(first)
-        await pilot.click(f"#ct-set-{slot}")
+        await pilot.click("#ct-set-lines", offset=(2, slot))
         await wait_for(pilot, lambda: len(my_scores()) == 1)
         assert my_scores()[0].startswith(f"Ann plays {set_words(first)} and scores")
         assert app.screen.snapshot.view["phase"] == "play"
         # A click on a type in my hand plays its biggest set.
-        await pilot.click(f"#ct-hand-{later[0].item}")
+        await pilot.click("#ct-hand-lines", offset=(2, TYPES.index(later[0].item)))
         await wait_for(pilot, lambda: len(my_scores()) == 2)
         assert my_scores()[1].startswith(f"Ann plays {set_words(later[0])} and scores")
 
@@ -160,8 +161,8 @@ async def test_my_screen_shows_other_players_only_as_counts() -> None:
             assert re.fullmatch(rf"\s*{held} cards? in hand\s*", lines[at + 1])
         # My hand panel: my own counts, type by type.
         mine = my_hand(snapshot)
-        for item in TYPES:
-            assert text_of(app, f"#ct-hand-{item}").rstrip().endswith(str(mine[item]))
+        for item, line in zip(TYPES, text_of(app, "#ct-hand-lines").splitlines(), strict=True):
+            assert line.rstrip().endswith(str(mine[item]))
         # Change every face in the other hands: not one cell on my screen may change.
         before = await settled_screenshot(pilot, app)
         cards = table.state.cards

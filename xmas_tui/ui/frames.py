@@ -3,9 +3,9 @@
 Textual repaints the parts of the screen that changed, but to do it, it renders every widget
 inside the rectangle around all of them: a move that changes the status bar (the top line) and
 the prompt (near the foot) renders every widget on the screen, each costing a few tenths of a
-millisecond even when nothing of it changed. ``PartialCompositor`` renders only the widgets that
-overlap a part that changed; the lines written to the terminal are the same (a widget that
-overlaps no changed part writes nothing, in Textual as here).
+millisecond even when nothing of it changed. ``PartialCompositor`` renders only the lines of the widgets
+that overlap a part that changed; the lines written to the terminal are the same (a line of a
+widget that overlaps no changed part writes nothing, in Textual as here).
 
 It also remembers what it last wrote to each part of each line, and leaves out of a frame the
 lines whose parts would be written again the same: a widget repainted twice with the same
@@ -110,7 +110,28 @@ class PartialCompositor(Compositor):
             return
         for widget, (region, clip) in self.visible_widgets.items():
             shown = region.intersection(clip)
-            if not shown or not any(shown.overlaps(part) for part in touched):
-                continue  # (none of its lines is written)
-            x, y, width, height = shown
-            yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+            if not shown:
+                continue
+            x, top, width, height = shown
+            bottom = top + height
+            rows = set()  # (the lines of it that are written: the rest would be rendered for nothing)
+            for part in touched:
+                if shown.overlaps(part):
+                    rows.update(range(max(top, part.y), min(bottom, part.bottom)))
+            for first, end in _runs(rows):
+                lines = Region(x, first, width, end - first)
+                yield region, lines, widget.render_lines(Region(x - region.x, first - region.y, width, end - first))
+
+
+def _runs(rows: set[int]) -> Iterable[tuple[int, int]]:
+    """The runs of consecutive numbers in ``rows``, as (first, end) pairs, in order."""
+    start = end = None
+    for row in sorted(rows):
+        if row == end:
+            end += 1
+            continue
+        if start is not None:
+            yield start, end
+        start, end = row, row + 1
+    if start is not None:
+        yield start, end

@@ -20,20 +20,23 @@ from collections.abc import Collection, Iterable
 from typing import Any
 from weakref import WeakKeyDictionary, WeakSet
 
+from rich.segment import Segment
 from rich.text import Text
 from textual.content import Content
 from textual.strip import Strip
+from textual.style import Style as TextualStyle
 from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
+_UNREVERSED = TextualStyle(reverse=False)
 #: what each widget was last given, by what it was given (content, title, subtitle, tip)
 _shown: WeakKeyDictionary[Widget, dict[str, object]] = WeakKeyDictionary()
 _NOTHING = object()
 
 
 def _text_key(text: Text) -> tuple:
-    return (text.plain, text.spans, text.style, text.justify, text.overflow, text.no_wrap, text.end)
+    return (text.plain, tuple(text.spans), text.style, text.justify, text.overflow, text.no_wrap, text.end)
 
 
 def same(a: object, b: object) -> bool:
@@ -142,21 +145,25 @@ def settle_memory() -> None:
 
 #: Python's own rule: a generation is collected after this many collections of the one below
 OLDER_EVERY = 10
+#: while a game is shown, the youngest generation is collected by Python itself only after this
+#: many new objects (a move makes a few thousand; ``tidy_memory`` collects it between moves)
+YOUNG_HELD = 100_000
 #: the screens that hold collections back (a screen that goes without saying so lets go too)
 _holders: WeakSet[object] = WeakSet()
 _thresholds: tuple[int, int, int] | None = None
 
 
 def hold_collections(holder: object) -> None:
-    """While a game is shown, Python collects by itself only its youngest generation (a tenth
-    of a millisecond); the two older ones (1 to 7 ms) it collected in the middle of whichever
-    move crossed the threshold, a keypress then waiting for them. ``tidy_memory`` collects
-    them between moves instead, as often as Python would have. ``release_collections`` undoes
-    it once every holder has let go."""
+    """While a game is shown, Python collects nothing by itself in the middle of a move: its
+    youngest generation (a few tenths of a millisecond, three to five times a move) waits until
+    ``YOUNG_HELD`` objects have been made, its two older ones (1 to 7 ms) wait for ever; and
+    ``tidy_memory`` collects each between moves instead, as often as Python would have (a
+    keypress waited for them when they fell in its move). ``release_collections`` undoes it
+    once every holder has let go."""
     global _thresholds
     if not _holders:
         _thresholds = gc.get_threshold()
-        gc.set_threshold(_thresholds[0], 1 << 30, 1 << 30)
+        gc.set_threshold(max(YOUNG_HELD, _thresholds[0]), 1 << 30, 1 << 30)
     _holders.add(holder)
 
 
@@ -173,14 +180,16 @@ def holding() -> int:
 
 
 def tidy_memory() -> None:
-    """Collect the older generations that are due (by Python's count): for a moment between
-    moves, such as just after a move's frame has gone out."""
+    """Collect the generations that are due (by Python's count): for a moment between moves,
+    such as just after a move's frame has gone out."""
     release_collections()  # (if every holder has gone)
-    _, young, older = gc.get_count()
+    made, young, older = gc.get_count()
     if older >= OLDER_EVERY:
         gc.collect(2)
     elif young >= OLDER_EVERY:
         gc.collect(1)
+    elif _thresholds is not None and made >= _thresholds[0]:
+        gc.collect(0)
 
 
 class Unscrolled(Widget):
@@ -194,32 +203,130 @@ class Unscrolled(Widget):
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
-def line_key(line: Content) -> tuple:
+def line_key(line: Content | Text) -> tuple:
     """What a line draws: its words and their styles (a ``Content`` compares its words only)."""
+    if isinstance(line, Text):
+        return _text_key(line)
     return (line.plain, tuple(line.spans))
+
+
+def text_strip(widget: Widget, text: Text, width: int, style: Any, *, pad: bool = False) -> Strip:
+    """One line of rich ``text`` on ``widget`` in ``style`` (a Textual style): its words in
+    their own styles over ``style``, cut to ``width`` cells (and padded to it, if ``pad``). What
+    Textual draws for it (``Visual.to_strips``), made by Rich at a third of the cost (Textual
+    also marks each piece with where it lies, to select text with the mouse, which a line of a
+    board does not offer)."""
+    base = style.rich_style
+    console = widget.app.console
+    if not text.spans:  # (Rich draws a text's own style under its spans only)
+        own = console.get_style(text.style) if text.style else None
+        segments = [Segment(text.plain, base + own if own else base)] if text.plain else []
+    else:
+        segments = Segment.simplify(  # (a piece for each change of style, as Textual cuts them)
+            Segment(words, base + own if own is not None else base) for words, own, _ in text.render(console, end="")
+        )
+    strip = Strip(segments)
+    if pad:
+        return strip.adjust_cell_length(width, (style + _UNREVERSED).rich_style)
+    return strip.crop(0, width) if strip.cell_length > width else strip
+
+
+def _drawn_by_rich(content: object) -> bool:
+    """Whether ``Words`` draws ``content`` itself: a rich ``Text``, or a string with no markup."""
+    return isinstance(content, Text) or (isinstance(content, str) and "[" not in content)
+
+
+class Words(Static):
+    """A ``Static`` whose words (a rich ``Text``, or a string with no markup) are wrapped and
+    drawn by Rich, as ``text_strip`` draws a line: the same cells as Textual draws, at a third
+    of the cost, which a move pays for every line of the status, the prompt and a board that
+    it changes. Anything else (markup, a ``Content``, a table; words aligned other than left
+    and top) is drawn by Textual, as a ``Static`` is."""
+
+    def __init__(self, content: Any = "", **static: Any) -> None:
+        super().__init__(content, **static)
+        self._drawn: tuple[tuple, list[Strip]] | None = None  # (what was drawn, its lines)
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        if not _drawn_by_rich(content):
+            super().update(content, layout=layout)
+            return
+        self._Static__content = content  # (Textual makes its own visual only if it needs it)
+        self._Static__visual = None
+        self.refresh(layout=layout)
+
+    def _rich_text(self) -> Text | None:
+        """The words as a rich ``Text``, if Rich draws them here (None: Textual does)."""
+        content = self.content
+        styles = self.styles
+        if not _drawn_by_rich(content) or styles.text_align not in ("left", "start"):
+            return None
+        if tuple(styles.content_align) != ("left", "top"):
+            return None
+        return content if isinstance(content, Text) else Text(content)
+
+    def _lines_at(self, text: Text, width: int) -> list[Text]:
+        """``text`` as the lines it takes at ``width``: wrapped where a word ends (a line broken
+        there loses its trailing blanks, as in Textual), or cut, as the widget's style says."""
+        styles = self.styles
+        no_wrap = styles.text_wrap == "nowrap"
+        overflow = styles.text_overflow if styles.text_overflow in ("fold", "ellipsis") else "crop"
+        console = self.app.console
+        lines: list[Text] = []
+        for paragraph in text.split("\n", allow_blank=True):
+            pieces = list(paragraph.wrap(console, width, overflow=overflow, no_wrap=no_wrap))
+            for piece in pieces[:-1]:
+                piece.rstrip()
+            lines += pieces
+        return lines
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        text = self._rich_text()
+        if text is None or not width:
+            return super().get_content_height(container, viewport, width)
+        return len(self._lines_at(text, width))
+
+    def render_line(self, y: int) -> Strip:
+        text = self._rich_text()
+        if text is None:
+            return super().render_line(y)
+        width, style = self.size.width, self.visual_style
+        key = (text, width, style, self.styles.text_wrap, self.styles.text_overflow)
+        drawn = self._drawn
+        if drawn is None or drawn[0][0] is not text or drawn[0][1:] != key[1:]:
+            lines = [text_strip(self, line, width, style) for line in self._lines_at(text, width)]
+            drawn = self._drawn = (key, lines)
+        lines = drawn[1]
+        return lines[y] if y < len(lines) else Strip.blank(width, style.rich_style)
 
 
 class LineStrips:
     """The strips of a widget made of lines, each line rendered once while it is shown: a move
     that changes one line of the players panel, or moves every line of the log up by one,
-    renders the new lines only (Textual renders the whole text again). A line is rendered as
-    Textual renders it (``Visual.to_strips``), so the cells are the same."""
+    renders the new lines only (Textual renders the whole text again). A ``Content`` line is
+    rendered as Textual renders it (``Visual.to_strips``), so the cells are the same; a rich
+    ``Text`` line as ``text_strip`` renders it."""
 
     def __init__(self) -> None:
         self._strips: dict[tuple, Strip] = {}
         self._made_for: tuple | None = None  # (width, style)
 
-    def strip(self, widget: Widget, line: Content, shown: int) -> Strip:
-        """``line`` of ``widget`` (which shows ``shown`` lines), rendered at its width and style."""
-        width, style = widget.size.width, widget.visual_style
-        if self._made_for != (width, style):
-            self._made_for = (width, style)
+    def strip(self, widget: Widget, line: Content | Text, shown: int, style: Any = None) -> Strip:
+        """``line`` of ``widget`` (which shows ``shown`` lines), rendered at its width and style;
+        or, given a ``style`` (a line of its own look), in that style and padded to the width."""
+        width, base = widget.size.width, widget.visual_style
+        if self._made_for != (width, base):
+            self._made_for = (width, base)
             self._strips = {}
         elif len(self._strips) > 4 * shown + 64:
             self._strips = {}  # (the lines no longer shown are let go)
-        key = line_key(line)
+        key = line_key(line) if style is None else (line_key(line), style)
         strip = self._strips.get(key)
         if strip is None:
-            strips = Visual.to_strips(widget, line, width, None, style)
-            strip = self._strips[key] = strips[0] if strips else Strip.blank(0)
+            if isinstance(line, Text):
+                strip = text_strip(widget, line, width, base if style is None else style, pad=style is not None)
+            else:
+                strips = Visual.to_strips(widget, line, width, None, base if style is None else style, pad=style is not None)
+                strip = strips[0] if strips else Strip.blank(0)
+            self._strips[key] = strip
         return strip

@@ -3,26 +3,30 @@
 Owns: the ``Board`` base widget (it draws one seat's ``Snapshot`` and posts
 ``Board.ActionChosen`` when the player picks an action), the ``PlayerLine``
 the side panel shows, ``BoardClick`` for the parts of a board a click acts on,
-and helpers that map a key or a click to a legal action.
+``LineBox`` for a list of such parts drawn as one widget, and helpers that map a key or a click to a legal action.
 
 Must not touch: the table or the engine state. A board sees only a snapshot.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from rich.text import Text
 from textual.actions import parse
 from textual.binding import Binding
-from textual.events import Click
+from textual.events import Click, Leave, MouseMove
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Static
 
 from xmas_tui.games import Action, Game
 from xmas_tui.tables.table import Snapshot
+
+from .. import paint
 
 W = TypeVar("W", bound=Widget)
 
@@ -44,7 +48,7 @@ def legal_where(snapshot: Snapshot, test: Callable[[Action], bool]) -> Action | 
     return next((a for a in snapshot.legal if test(a)), None)
 
 
-class BoardClick(Static):
+class BoardClick(paint.Words):
     """A part of a board that a click acts on: it calls the board's ``method`` with ``args``.
     ``static`` goes on to ``Static`` (content, id, classes)."""
 
@@ -55,6 +59,227 @@ class BoardClick(Static):
 
     def on_click(self, event: Click) -> None:
         getattr(self.screen.query_one(Board), self.method)(*self.args)
+
+
+class LineBox(paint.Unscrolled, Widget):
+    """A list of lines a board draws one by one, as one widget: each line its words, its look
+    (``pick``: chosen or highlighted; ``mark``: worth a look), its tooltip, and the board method
+    a click on it calls (with its hover look, if it is worth clicking now).
+
+    One widget instead of a widget a line: a move that changes three lines of a list of eight
+    renders those three, and a change of look is drawn with the line, not by styling a widget
+    again. The looks are component classes, styled in the app's stylesheet
+    (``LineBox > .line-box--pick``), so they follow the theme."""
+
+    COMPONENT_CLASSES = {"line-box--pick", "line-box--mark", "line-box--hover"}
+    DEFAULT_CSS = """
+    LineBox {
+        height: auto;
+        text-wrap: nowrap;
+    }
+    """
+    LOOKS = ("pick", "mark")
+
+    def __init__(self, lines: int, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        blank = Text()
+        self._lines: list[Text] = [blank] * lines
+        self._looks: list[str] = [""] * lines
+        self._tips: list[str | None] = [None] * lines
+        self._clicks: list[tuple[str, tuple[object, ...]] | None] = [None] * lines
+        self._hoverable: list[bool] = [False] * lines
+        self._hover: int | None = None
+        self._mouse: int | None = None  # the line under the mouse
+        self._strips = paint.LineStrips()
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        return len(self._lines)
+
+    def set_line(
+        self, y: int, content: str | Text, *, look: str = "", tip: str | None = None,
+        click: tuple[str, tuple[object, ...]] | None = None, hover: bool | None = None,
+    ) -> None:
+        """Line ``y`` shows ``content`` in ``look`` (one of ``LOOKS``, or none), says ``tip`` under
+        the mouse, and a click on it calls the board's ``click`` = (method, args); it lights up
+        under the mouse if ``hover`` (by default: if a click does something)."""
+        if isinstance(content, str):
+            content = Text(content)
+        self._tips[y], self._clicks[y] = tip, click
+        self._hoverable[y] = click is not None if hover is None else hover
+        if y == self._mouse:
+            paint.tip(self, tip)
+            self._hover_at(y)
+        if look != self._looks[y] or paint.line_key(content) != paint.line_key(self._lines[y]):
+            self._lines[y], self._looks[y] = content, look
+            self._refresh_line(y)
+
+    def line_text(self, y: int) -> str:
+        """The words of line ``y``, as shown."""
+        return self._lines[y].plain
+
+    def line_look(self, y: int) -> str:
+        return self._looks[y]
+
+    def line_tip(self, y: int) -> str | None:
+        return self._tips[y]
+
+    def _refresh_line(self, y: int) -> None:
+        if self.is_mounted and self.size.width:
+            left = self.styles.gutter.left
+            self.refresh(Region(-left, y, self.outer_size.width, 1))  # (from border to border)
+
+    def render(self) -> Text:
+        return Text("\n").join(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        if y >= len(self._lines):
+            return Strip.blank(self.size.width, self.visual_style.rich_style)
+        look = self._looks[y] or ("hover" if y == self._hover else "")
+        style = self.get_visual_style(f"line-box--{look}") if look else None
+        return self._strips.strip(self, self._lines[y], len(self._lines), style)
+
+    def _hover_at(self, y: int | None) -> None:
+        hover = y if y is not None and self._hoverable[y] else None
+        if hover != self._hover:
+            for line in (self._hover, hover):
+                if line is not None:
+                    self._refresh_line(line)
+            self._hover = hover
+
+    def _line_at(self, event: MouseMove | Click) -> int | None:
+        offset = event.get_content_offset(self)
+        return offset.y if offset is not None and 0 <= offset.y < len(self._lines) else None
+
+    def on_mouse_move(self, event: MouseMove) -> None:
+        y = self._mouse = self._line_at(event)
+        paint.tip(self, self._tips[y] if y is not None else None)
+        self._hover_at(y)
+
+    def on_leave(self, event: Leave) -> None:
+        self._mouse = None
+        self._hover_at(None)
+
+    def on_click(self, event: Click) -> None:
+        y = self._line_at(event)
+        click = self._clicks[y] if y is not None else None
+        if click is not None:
+            method, args = click
+            getattr(self.screen.query_one(Board), method)(*args)
+
+
+@dataclass(frozen=True)
+class Box:
+    """One box of a ``BoxRow``: its lines of words on its ground, in a border of its own (or
+    none), a title on the border's top edge, the ground it takes under the mouse (None: it
+    does not light up), its tooltip, and the board method a click on it calls (with args)."""
+
+    lines: tuple[Text, ...] = ()
+    width: int = 0  # (cells, the border's included)
+    border: str = ""  # "round", "heavy", "dashed", or "" (none)
+    edge: str = ""  # the border's colour
+    title: Text | None = None
+    ground: str = ""  # its background ("": the row's)
+    hover: str | None = None
+    tip: str | None = None
+    click: tuple[str, tuple[object, ...]] | None = None
+
+
+#: each border's characters: top, middle and bottom, each (left, fill, right), as Textual draws them
+EDGES: dict[str, tuple[str, str, str]] = {
+    "round": ("╭─╮", "│ │", "╰─╯"),
+    "heavy": ("┏━┓", "┃ ┃", "┗━┛"),
+    "dashed": ("┏╍┓", "╏ ╏", "┗╍┛"),
+}
+
+
+def grounded(words: Text, width: int, ground: str) -> Text:
+    """``words`` cut or padded to ``width`` cells, on ``ground`` (under their own styles)."""
+    words = words.copy()
+    words.truncate(width, pad=True)
+    if ground:
+        words.stylize_before(f"on {ground}", 0, len(words))
+    return words
+
+
+def box_line(box: Box, y: int, height: int, ground: str) -> Text:
+    """Line ``y`` of ``box`` (``height`` lines tall) on ``ground``: as Textual draws a widget of
+    that border, title and background."""
+    if not box.border:
+        return grounded(box.lines[y] if y < len(box.lines) else Text(), box.width, ground)
+    top, middle, bottom = EDGES[box.border]
+    edge = f"{box.edge} on {ground}" if ground else box.edge
+    inner = box.width - 2
+    if y in (0, height - 1):
+        left, fill, right = top if y == 0 else bottom
+        line = Text(left, style=edge)
+        if y == 0 and box.title:
+            line.append(fill, style=edge)
+            title = Text(" ").append_text(box.title).append(" ")
+            line.append_text(grounded(title, min(title.cell_len, inner - 1), ground))
+        line.append(fill * (box.width - 1 - line.cell_len), style=edge)
+        line.append(right, style=edge)
+        return line
+    words = box.lines[y - 1] if y - 1 < len(box.lines) else Text()
+    return Text.assemble((middle[0], edge), grounded(words, inner, ground), (middle[2], edge))
+
+
+class BoxRow(LineBox):
+    """Boxes side by side (a turn's tiles, a row of buttons), ``gap`` cells apart, drawn as one
+    widget of lines: a move that changes three tiles draws the lines they are on, once, where
+    a widget a box would style and draw each of them again. A box lights up under the mouse,
+    says its tooltip, and a click on it calls the board's method for it."""
+
+    def __init__(self, height: int, gap: int, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(height, id=id, classes=classes)
+        self.gap = gap
+        self.boxes: tuple[Box, ...] = ()
+        self._over: int | None = None  # the box under the mouse
+
+    def show_boxes(self, boxes: Sequence[Box]) -> None:
+        self.boxes = tuple(boxes)
+        self._draw()
+
+    def _draw(self) -> None:
+        height = len(self._lines)
+        lines = [Text() for _ in range(height)]
+        for index, box in enumerate(self.boxes):
+            ground = box.hover if index == self._over and box.hover else box.ground
+            for y, line in enumerate(lines):
+                if index:
+                    line.append(" " * self.gap)
+                line.append_text(box_line(box, y, height, ground))
+        for y, line in enumerate(lines):
+            self.set_line(y, line)
+
+    def _box_at(self, event: MouseMove | Click) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return None
+        x = 0
+        for index, box in enumerate(self.boxes):
+            if x <= offset.x < x + box.width:
+                return index
+            x += box.width + self.gap
+        return None
+
+    def on_mouse_move(self, event: MouseMove) -> None:
+        over = self._box_at(event)
+        paint.tip(self, self.boxes[over].tip if over is not None else None)
+        if over != self._over:
+            self._over = over
+            self._draw()
+
+    def on_leave(self, event: Leave) -> None:
+        if self._over is not None:
+            self._over = None
+            self._draw()
+
+    def on_click(self, event: Click) -> None:
+        over = self._box_at(event)
+        click = self.boxes[over].click if over is not None else None
+        if click is not None:
+            method, args = click
+            getattr(self.screen.query_one(Board), method)(*args)
 
 
 class Board(Widget, can_focus=True):

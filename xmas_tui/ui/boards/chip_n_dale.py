@@ -106,7 +106,7 @@ class SlotCard(BoardClick):
         self.border_title = str(slot + 1)
 
 
-class TreasureChip(Static):
+class TreasureChip(paint.Words):
     """A place for one of my Treasures. Click it to choose its Treasure (discard, swap, pass).
     The places stay (empty ones show nothing), so a Treasure won or lost moves nothing else."""
 
@@ -148,14 +148,14 @@ class ChipNDaleBoard(Board):
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         with Vertical(id="tree"):
-            yield Static(id="star-top", classes="star")
+            yield paint.Words(id="star-top", classes="star")
             for row in ((0,), (1, 2), (3, 4, 5)):
                 with Center():
                     with Horizontal(classes="tree-row"):
                         for slot in row:
                             yield SlotCard(slot)
-        yield Static(id="piles")
-        yield Static(id="mine-title")
+        yield paint.Words(id="piles")
+        yield paint.Words(id="mine-title")
         with Grid(id="mine"):
             for _ in range(CHIP_PLACES):
                 yield TreasureChip(classes="chip -empty")

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.widgets import Static
 
 from xmas_tui.games import Event
@@ -46,7 +46,7 @@ from xmas_tui.tables.table import Snapshot
 
 from .. import paint
 from ..theme import Inks, inks
-from .base import Board, BoardClick, PlayerLine
+from .base import Board, BoardClick, Box, BoxRow, PlayerLine
 
 #: Each puzzle's colour (the backs of its tiles).
 COLOURS: dict[int, str] = {
@@ -64,8 +64,13 @@ CLOCK_AT: dict[int, tuple[int, int]] = {
     6: (6, 8), 7: (5, 3), 8: (4, 1), 9: (3, 0), 10: (2, 1), 11: (1, 3),
 }
 CLOCK_ROWS, CLOCK_COLS = 7, 17
-#: The looks of a drawn tile, as classes (``app.tcss``): its puzzle's colour, chosen, highlighted.
-TILE_LOOKS = (*(f"-p{puzzle}" for puzzle in COLOURS), "-picked", "-cursor", "-empty")
+#: A drawn tile's size on the board (cells, its border's included), and the gap after it.
+TILE_WIDTH, TILE_HEIGHT = 8, 4
+#: The buttons under the tiles: the key, what it does, the board's action; and the gap between them.
+BUTTONS = (("d", "Draw", "draw"), ("s", "Stop", "stop"), ("⏎", "Play", "play"))
+BUTTON_GAP = 2
+#: How strongly a button that does nothing now is drawn (its colours, over the felt).
+FADED = 0.45
 LEGEND = Text.assemble(("In order: Scrooge −1\n", "dim"), ("Early: + its number", "dim"))
 #: Events worth repeating under the tiles: Scrooge moved, a puzzle was finished, a turn again.
 NEWS = frozenset({"clock", "complete", "again", "special", "ignore", "over"})
@@ -136,11 +141,11 @@ def chance(part: int, whole: int) -> str:
     return f"{part} in {whole} ({round(100 * part / whole)}%)" if whole else "none"
 
 
-class ClockFace(Static):
+class ClockFace(paint.Words):
     """Scrooge's clock."""
 
 
-class PuzzleLine(Static):
+class PuzzleLine(paint.Words):
     """One puzzle: its number, its tiles placed, and what finishing it would do now."""
 
     def __init__(self, index: int) -> None:
@@ -155,23 +160,17 @@ class BagLine(BoardClick):
         super().__init__("action_draw", id="cc-bag")
 
 
-class TileCard(BoardClick):
-    """One of this turn's puzzle tiles. Click to choose it (or unchoose it)."""
-
-    def __init__(self, slot: int) -> None:
-        super().__init__("action_pick", slot, id=f"cc-tile-{slot}", classes="cc-tile")
+def fade(colour: str, ground: str, opacity: float = FADED) -> str:
+    """``colour`` drawn at ``opacity`` over ``ground`` (hex colours)."""
+    return Color.parse(ground).blend(Color.parse(colour), opacity).hex
 
 
-class KeyButton(BoardClick):
-    """A one-line button: click it or press its key."""
-
-    def __init__(self, label: Content, action: str, id: str) -> None:
-        super().__init__(f"action_{action}", content=label, id=id, classes="cc-button")
-
-
-def key_label(key: str, words: str) -> Content:
-    """A key and what it does; its colours are the theme's, whichever is shown."""
-    return Content.assemble((f" {key} ", "bold $dark-ink on $gold-ground"), (f" {words} ", "bold"))
+def button(key: str, words: str, ink: Inks, fg: str, live: bool) -> Text:
+    """A key and what it does, faded while it does nothing now."""
+    key_fg, key_ground, words_fg = ink.dark_ink, ink.gold_ground, fg
+    if not live:
+        key_fg, key_ground, words_fg = (fade(c, ink.felt) for c in (key_fg, key_ground, words_fg))
+    return Text.assemble((f" {key} ", f"bold {key_fg} on {key_ground}"), (f" {words} ", f"bold {words_fg}"))
 
 
 class ChristmasCarolBoard(Board):
@@ -203,18 +202,13 @@ class ChristmasCarolBoard(Board):
             with Vertical(id="cc-puzzles"):
                 for index in range(4):
                     yield PuzzleLine(index)
-                yield Static(LEGEND, id="cc-legend")
+                yield paint.Words(LEGEND, id="cc-legend")
         yield BagLine()
         with Vertical(id="cc-turn"):
-            with Horizontal(id="cc-tiles"):
-                for slot in range(MAX_DRAW):
-                    yield TileCard(slot)
-            yield Static(id="cc-aside")
-            with Horizontal(id="cc-buttons"):
-                yield KeyButton(key_label("d", "Draw"), "draw", "cc-draw")
-                yield KeyButton(key_label("s", "Stop"), "stop", "cc-stop")
-                yield KeyButton(key_label("⏎", "Play"), "play", "cc-play")
-            yield Static(id="cc-moment")
+            yield BoxRow(TILE_HEIGHT, 1, id="cc-tiles")  # this turn's tiles: click one to choose it
+            yield paint.Words(id="cc-aside")
+            yield BoxRow(1, BUTTON_GAP, id="cc-buttons")  # click one, or press its key
+            yield paint.Words(id="cc-moment")
 
     def on_mount(self) -> None:
         if not self.drawable:
@@ -313,24 +307,25 @@ class ChristmasCarolBoard(Board):
         choosing = snap.my_turn and self.phase == "choose"
         if tiles:
             self.cursor = min(self.cursor, len(tiles) - 1)
+        cards = []
         for slot in range(MAX_DRAW):
-            card = self.part(f"cc-tile-{slot}", TileCard)
-            if slot < len(tiles):
-                handle, face = tiles[slot]
-                paint.show(card, tile_card(face, ink))
-                paint.title(card, str(slot + 1))
-                worn = {f"-p{puzzle_of(face)}"}
-                if handle in self.picked:
-                    worn.add("-picked")
-                if choosing and slot == self.cursor:
-                    worn.add("-cursor")
-                paint.looks(card, TILE_LOOKS, worn)
-                paint.tip(card, f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else ""))
-            else:
-                paint.show(card, Text("\n   ?", style=ink.felt_empty))
-                paint.title(card, "")
-                paint.looks(card, TILE_LOOKS, {"-empty"})
-                paint.tip(card, None)
+            if slot >= len(tiles):
+                cards.append(Box(
+                    (Text(), Text("   ?", style=ink.felt_empty)), TILE_WIDTH, "dashed", ink.felt_line_dim,
+                    ground=ink.felt, hover=ink.felt_hover, click=("action_pick", (slot,)),
+                ))
+                continue
+            handle, face = tiles[slot]
+            picked = handle in self.picked
+            cards.append(Box(
+                tuple(tile_card(face, ink).split("\n")), TILE_WIDTH,
+                "heavy" if picked else "round", ink.gold if picked else ink[COLOURS[puzzle_of(face)]],
+                Text(str(slot + 1), style=f"bold {ink.gold}" if picked else ink.leaf),
+                ink.felt_pick if picked else ink.felt_hover if choosing and slot == self.cursor else ink.felt_card,
+                ink.felt_hover, f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else ""),
+                ("action_pick", (slot,)),
+            ))
+        self.part("cc-tiles", BoxRow).show_boxes(cards)
         aside = self.set_aside()
         aside_text = Text()
         if aside:
@@ -342,9 +337,19 @@ class ChristmasCarolBoard(Board):
                 aside_text.append(f" {wakers} ◷", style=f"bold {ink.berry}")
         paint.show(self.part("cc-aside", Static), aside_text)
         drawing = snap.my_turn and self.phase == "draw"
-        paint.look(self.part("cc-draw"), drawing, "-live")
-        paint.look(self.part("cc-stop"), drawing and any(isinstance(a, Stop) for a in snap.legal), "-live")
-        paint.look(self.part("cc-play"), choosing and len(self.picked) == self.need(), "-live")
+        live = {
+            "draw": drawing,
+            "stop": drawing and any(isinstance(a, Stop) for a in snap.legal),
+            "play": choosing and len(self.picked) == self.need(),
+        }
+        buttons = self.part("cc-buttons", BoxRow)
+        fg = buttons.visual_style.foreground
+        words = fg.hex if fg is not None else ink.cream
+        buttons.show_boxes([
+            Box((label := button(key, what, ink, words, live[action]),), label.cell_len,
+                hover=ink.felt_hover if live[action] else fade(ink.felt_hover, ink.felt), click=(f"action_{action}", ()))
+            for key, what, action in BUTTONS
+        ])
         box = self.part("cc-turn")
         whose = "Your" if snap.my_turn else f"{self.player_name(view['turn'])}'s"
         if self.phase == "over":

@@ -170,7 +170,7 @@ def dice_faces(dice: Sequence[int]) -> str:
     return " ".join("⚀⚁⚂⚃⚄⚅"[d - 1] for d in dice)
 
 
-class ChoiceBar(Static):
+class ChoiceBar(paint.Words):
     """The choices under the board, on one line (one widget: a new set of choices repaints a
     line, and moves nothing). Click a choice to choose it."""
 
@@ -237,9 +237,9 @@ class ChristmasGameBoard(Board):
     def compose(self) -> ComposeResult:
         with Vertical(id="cg-ring"):
             for number in range(RING_LINES):
-                yield Static(id=f"cg-ring-{number}", classes="cg-ring-line")
-        yield Static(id="cg-mine")
-        yield Static(id="cg-card")
+                yield paint.Words(id=f"cg-ring-{number}", classes="cg-ring-line")
+        yield paint.Words(id="cg-mine")
+        yield paint.Words(id="cg-card")
         yield ChoiceBar()
 
     def on_mount(self) -> None:

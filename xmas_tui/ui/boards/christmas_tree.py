@@ -43,7 +43,7 @@ from xmas_tui.tables.table import Snapshot
 
 from .. import paint
 from ..theme import Inks, inks
-from .base import Board, BoardClick, PlayerLine
+from .base import Board, LineBox, PlayerLine
 
 #: How each type is drawn: a single-width symbol, its colour, a card background, a short name.
 LOOK: dict[str, tuple[str, str, str, str]] = {
@@ -67,15 +67,17 @@ PAY_KEYS: dict[str, str] = {
 SET_SIZES = (6, 5, 3)
 #: Lines in the list of sets; longer lists scroll with the highlight.
 SET_LINES = 8
-#: the looks of a row, as classes (``app.tcss``): takeable now, being taken, being paid onto
-ROW_LOOKS = ("-takeable", "-taking", "-paying")
 SCORING = Content.from_markup("[dim][b]3/5/6[/b] → [b $leaf]1/2/3[/] pts[/dim]")
-#: Said in the list of sets while there is none, a line a row.
-NO_SET = (
-    Content.from_markup("[dim]No set to play yet."),
-    Content.from_markup("[dim]A set: 3+ of a type,"),
-    Content.from_markup(f"[dim][${LOOK[SANTA][1]}]{LOOK[SANTA][0]}[/] Santa is wild."),
-)
+
+
+def no_set(ink: Inks) -> tuple[Text, ...]:
+    """Said in the list of sets while there is none, a line a row."""
+    santa = Text(LOOK[SANTA][0], style=ink[LOOK[SANTA][1]])
+    return (
+        Text("No set to play yet.", style="dim"),
+        Text("A set: 3+ of a type,", style="dim"),
+        Text.assemble(santa, " Santa is wild.", style="dim"),
+    )
 #: Events after which the one who made them has moved (anything else just happens to them).
 MOVES = frozenset({"take", "choose-row", "pay", "score", "done"})
 SURPRISE = frozenset({"surprise", "reward"})
@@ -177,27 +179,6 @@ def last_surprise(log: Sequence[Event], me: int | None) -> range:
     return range(first, end)
 
 
-class RowLine(BoardClick):
-    """One of the five rows. Click to take it."""
-
-    def __init__(self, row: int) -> None:
-        super().__init__("action_take", row, id=f"ct-row-{row}", classes="ct-row")
-
-
-class HandLine(BoardClick):
-    """The cards of one type in my hand. Click to pay with one, or to play a set of them."""
-
-    def __init__(self, item: str) -> None:
-        super().__init__("use_item", item, id=f"ct-hand-{item}", classes="ct-hand")
-
-
-class SetLine(BoardClick):
-    """One set I could play. Click to play it."""
-
-    def __init__(self, slot: int) -> None:
-        super().__init__("play_slot", slot, id=f"ct-set-{slot}", classes="ct-set")
-
-
 class ChristmasTreeBoard(Board):
     game = GAME
 
@@ -229,19 +210,16 @@ class ChristmasTreeBoard(Board):
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
-        yield Static(id="ct-info")
-        yield Static(id="ct-moment")
+        yield paint.Words(id="ct-info")
+        yield paint.Words(id="ct-moment")
         with Vertical(id="ct-rows"):
-            for row in range(ROWS):
-                yield RowLine(row)
+            yield LineBox(ROWS, id="ct-row-lines")  # one a row: click to take it
         with Horizontal(id="ct-lower"):
             with Vertical(id="ct-hand"):
-                for item in TYPES:
-                    yield HandLine(item)
-                yield Static(SCORING, id="ct-scoring")
+                yield LineBox(len(TYPES), id="ct-hand-lines")  # one a type: click to pay with it or play a set
+                yield paint.Words(SCORING, id="ct-scoring")
             with Vertical(id="ct-sets"):
-                for slot in range(SET_LINES):
-                    yield SetLine(slot)
+                yield LineBox(SET_LINES, id="ct-set-lines")  # one a set I could play: click to play it
 
     def on_mount(self) -> None:
         if not self.drawable:
@@ -376,8 +354,8 @@ class ChristmasTreeBoard(Board):
         held = sum(self.hand().values())
         paying = self.paying()
         paint.title(self.part("ct-rows"), "Rows · 1-5 take" if view["phase"] == "turn" else "Rows")
+        lines = self.part("ct-row-lines", LineBox)
         for row, zone in enumerate(ROW_ZONES):
-            line = self.part(f"ct-row-{row}", RowLine)
             faces = view.faces_in(zone)
             takeable = bool(faces) and held >= row and view["phase"] == "turn"
             legal = any(isinstance(a, Take) and a.row == row for a in snap.legal)
@@ -401,16 +379,14 @@ class ChristmasTreeBoard(Board):
                     text.append(f"{cost} ✓", style=ink.leaf if legal else ink.faded_leaf)
                 else:
                     text.append(f"{cost} ✗", style=ink.berry if snap.my_turn else ink.faded_berry)
-            paint.show(line, text)
-            paint.looks(line, ROW_LOOKS, {look for look, worn in (
-                ("-takeable", legal), ("-taking", paying and row == view["taking"]), ("-paying", paying and row == view["paid"]),
-            ) if worn})
             if not faces:
-                paint.tip(line, f"Row {row + 1} is empty")
+                tip = f"Row {row + 1} is empty"
             elif row == 0:
-                paint.tip(line, "Take row 1: it is free")
+                tip = "Take row 1: it is free"
             else:
-                paint.tip(line, f"Take row {row + 1}: pay {row} card{'s' if row > 1 else ''} (you hold {held})")
+                tip = f"Take row {row + 1}: pay {row} card{'s' if row > 1 else ''} (you hold {held})"
+            look = "pick" if paying and row == view["taking"] else "mark" if paying and row == view["paid"] else ""
+            lines.set_line(row, text, look=look, tip=tip, click=("action_take", (row,)), hover=legal)
 
     def _draw_hand(self) -> None:
         ink = inks(self)
@@ -421,8 +397,8 @@ class ChristmasTreeBoard(Board):
         self.hand_cursor = min(self.hand_cursor, max(0, len(held) - 1))
         paying = self.paying()
         highlighted = held[self.hand_cursor] if paying and held else None
-        for item in TYPES:
-            line = self.part(f"ct-hand-{item}", HandLine)
+        lines = self.part("ct-hand-lines", LineBox)
+        for y, item in enumerate(TYPES):
             symbol, colour, _, short = LOOK[item]
             n = hand[item]
             key_style = f"bold {ink.gold}" if paying and n else "dim"
@@ -435,11 +411,10 @@ class ChristmasTreeBoard(Board):
                 label = f" {short}{' wild' if item == SANTA else ''}"
                 text.append(f"{label:<13}", style=ink[colour] if n else "dim")
                 text.append(f"{n:>2}", style="bold" if n else "dim")
-            paint.show(line, text)
-            paint.look(line, item == highlighted, "-selected")
-            paint.tip(line, (
+            tip = (
                 f"Pay one {NAMES[item]} onto row {view['paid'] + 1}" if paying else f"Play a set of {NAMES[item]}"
-            ) if n else f"You hold no {NAMES[item]}")
+            ) if n else f"You hold no {NAMES[item]}"
+            lines.set_line(y, text, look="pick" if item == highlighted else "", tip=tip, click=("use_item", (item,)))
         total = sum(hand.values())
         box = self.part("ct-hand")
         paint.title(box, f"Your hand · {total}")
@@ -460,14 +435,13 @@ class ChristmasTreeBoard(Board):
         elif self.set_cursor >= top + SET_LINES:
             top = self.set_cursor - SET_LINES + 1
         self._set_top = top = max(0, min(top, len(self.offered) - SET_LINES))
+        lines = self.part("ct-set-lines", LineBox)
         for slot in range(SET_LINES):
-            line = self.part(f"ct-set-{slot}", SetLine)
             index = top + slot
             selected = live and index == self.set_cursor
-            paint.look(line, selected, "-selected")
             if index >= len(self.offered):
-                paint.show(line, NO_SET[slot] if not self.offered and slot < len(NO_SET) else "")
-                paint.tip(line, None)
+                none = no_set(ink) if not self.offered else ()
+                lines.set_line(slot, none[slot] if slot < len(none) else "")
                 continue
             play = self.offered[index]
             size = play.naturals + play.santas
@@ -477,8 +451,8 @@ class ChristmasTreeBoard(Board):
             text.append(" " * (7 - shown.cell_len))
             text.append(f"{LOOK[play.item][3]:<12}", style=ink[LOOK[play.item][1]])
             text.append(f"+{set_points(size)}", style=f"bold {ink.leaf}")
-            paint.show(line, text)
-            paint.tip(line, f"Play {set_words(play)}: {pts(set_points(size))}")
+            tip = f"Play {set_words(play)}: {pts(set_points(size))}"
+            lines.set_line(slot, text, look="pick" if selected else "", tip=tip, click=("play_slot", (slot,)))
         box = self.part("ct-sets")
         paint.look(box, live, "-live", alone=True)
         paint.title(box, "Sets · p play" if live else "Sets")

@@ -377,7 +377,7 @@ def fates(record: RoundRecord, names: Sequence[str]) -> dict[int, str]:
 # ---------------------------------------------------------------- widgets
 
 
-class RoomCard(Static):
+class RoomCard(paint.Words):
     """One seat's revealed card. Click to slap it (the first player's hand)."""
 
     def __init__(self, seat: int) -> None:
@@ -406,7 +406,7 @@ class RoomCard(Static):
         board.slap_by_click(self.seat, event.time)
 
 
-class Hands(Static):
+class Hands(paint.Words):
     """The keys and the presses of every player at this terminal. Click a key to press it."""
 
     def on_click(self, event: Click) -> None:
@@ -429,7 +429,7 @@ class ResultBox(paint.Unscrolled, Vertical):
     """The last round's box: its height follows the round's lines, painted in one frame."""
 
 
-class ResultText(paint.Unscrolled, Static):
+class ResultText(paint.Unscrolled, paint.Words):
     """The last round's lines: as many as it had, so its height changes from round to round."""
 
 
@@ -469,8 +469,8 @@ class DragonsChickensRound(ModalScreen[None]):
                     for seat in range(len(self.names)):
                         yield RoomCard(seat)
             yield ResultText(id="dc-result-text")
-            yield Static(id="dc-choice")  # (shown when a player here chooses what the dragon gets)
-            yield Static(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
+            yield paint.Words(id="dc-choice")  # (shown when a player here chooses what the dragon gets)
+            yield paint.Words(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
 
     def _keys(self, seat: int) -> tuple[str, ...]:
         """The keys that pick ``seat``'s offers: its key block's first treasure keys."""
@@ -618,8 +618,8 @@ class DragonsChickensLoot(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dc-loot-box", classes="dialog"):
             with VerticalScroll(id="dc-loot-scroll"):
-                yield Static(id="dc-loot-text")
-            yield Static(Text("Tab: the next player's loot · Esc: back to the table", style="dim"), classes="hint")
+                yield paint.Words(id="dc-loot-text")
+            yield paint.Words(Text("Tab: the next player's loot · Esc: back to the table", style="dim"), classes="hint")
 
     def on_mount(self) -> None:
         self._show()
@@ -671,7 +671,7 @@ class DragonsChickensBoard(Board):
     def compose(self) -> ComposeResult:
         players = len(self.snapshot.view["players"])
         per_row = 3 if players == 5 else players
-        yield Static(id="dc-head")
+        yield paint.Words(id="dc-head")
         with Vertical(id="dc-room"):
             for start in range(0, players, per_row):
                 with Center():
@@ -679,7 +679,7 @@ class DragonsChickensBoard(Board):
                         for seat in range(start, min(players, start + per_row)):
                             yield RoomCard(seat)
         yield Hands(id="dc-hands")
-        yield Static(id="dc-last")
+        yield paint.Words(id="dc-last")
 
     def on_mount(self) -> None:
         if not self.drawable:

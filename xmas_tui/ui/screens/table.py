@@ -141,6 +141,7 @@ class GameLog(paint.Unscrolled, Static):
         super().__init__(id=id)
         self._entries: list[Content] = []
         self._wrapped: list[list[Content]] = []  # each entry's lines, at ``_width``
+        self._total = 0  # how many lines they make
         self._width = 0
         #: how many of the newest lines are scrolled out of view (0: the newest is shown)
         self.back = 0
@@ -153,7 +154,9 @@ class GameLog(paint.Unscrolled, Static):
             entry = Content.from_rich_text(line)
             self._entries.append(entry)
             if self._width:
-                self._wrapped.append(entry.wrap(self._width))
+                wrapped = entry.wrap(self._width)
+                self._wrapped.append(wrapped)
+                self._total += len(wrapped)
         if lines:
             self.back = 0
             self._show()
@@ -163,15 +166,13 @@ class GameLog(paint.Unscrolled, Static):
         if width != self._width:
             self._width = width
             self._wrapped = [entry.wrap(width) for entry in self._entries] if width else []
+            self._total = sum(len(lines) for lines in self._wrapped)
         self._show()
-
-    def _total(self) -> int:
-        return sum(len(lines) for lines in self._wrapped)
 
     def _at(self, height: int) -> tuple[int, int, int, int]:
         """Keep ``back`` within what there is to scroll at ``height``; what the log then shows
         is told by (lines, back, width, height)."""
-        self.back = max(0, min(self.back, self._total() - height))
+        self.back = max(0, min(self.back, self._total - height))
         return (len(self._wrapped), self.back, self._width, height)
 
     def _lines(self, key: tuple[int, int, int, int]) -> list[Content]:
@@ -202,7 +203,7 @@ class GameLog(paint.Unscrolled, Static):
         if drawn != self._drawn:
             self._drawn = drawn
             self.refresh()
-        total = self._total()
+        total = self._total
         above = total - self.back - min(height, total - self.back)
         paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
 
@@ -278,14 +279,14 @@ class TableScreen(Screen[None]):
         self._hosting: HostedTable | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id="status")
+        yield paint.Words(id="status")
         with Horizontal(id="table-main"):
             yield self.make_board()
             with Vertical(id="side"):
                 yield PlayersPanel(id="players-panel")
-                yield Static(id="failed-joins")
+                yield paint.Words(id="failed-joins")
                 yield GameLog(id="log")
-        yield Static(id="prompt")
+        yield paint.Words(id="prompt")
         yield KeyBar()
 
     def make_board(self) -> Board:

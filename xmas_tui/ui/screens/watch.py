@@ -12,9 +12,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Static
 
 from xmas_tui.tables.table import Table
+from xmas_tui.ui import paint
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.network import Watching, big
 from xmas_tui.ui.screens.table import GameLog, PlayersPanel, TableScreen
@@ -36,15 +36,15 @@ class WatchScreen(TableScreen):
         self.watching = watching
 
     def compose(self) -> ComposeResult:
-        yield Static(self.banner(), id="watch-banner")
-        yield Static(id="status")
+        yield paint.Words(self.banner(), id="watch-banner")
+        yield paint.Words(id="status")
         with Horizontal(id="table-main"):
             yield self.make_board()
             with Vertical(id="side"):
-                yield Static(Content.styled(big(self.watching.code), "bold $gold"), id="watch-code")
+                yield paint.Words(Content.styled(big(self.watching.code), "bold $gold"), id="watch-code")
                 yield PlayersPanel(id="players-panel")
                 yield GameLog(id="log")
-        yield Static(id="prompt")
+        yield paint.Words(id="prompt")
         yield KeyBar()
 
     def banner(self) -> Content:
