@@ -25,6 +25,7 @@ from xmas_tui.games.dragons_chickens import (
 from xmas_tui.names import default_name
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.boards.base import BoxRow
 from xmas_tui.ui.boards.dragons_chickens import (
     BLOCKS,
     DragonsChickensBoard,
@@ -40,9 +41,15 @@ FAST = 0.05  # the table's pace: the result stays up 0.15 s between rounds
 
 
 def board_of(app: XmasApp) -> DragonsChickensBoard:
-    screen = app.screen_stack[1] if isinstance(app.screen, DragonsChickensRound) else app.screen
+    screen = app.screen
     assert isinstance(screen, TableScreen)
     return screen.query_one(DragonsChickensBoard)
+
+
+def result_shown(app: XmasApp) -> bool:
+    """Whether the last round's result is up, over the table."""
+    shown = app.screen.query(DragonsChickensRound)
+    return bool(shown) and shown.first().shown
 
 
 def window_open(app: XmasApp, rnd: int | None = None) -> bool:
@@ -68,8 +75,8 @@ async def open_window(pilot, app: XmasApp, rnd: int | None = None) -> DragonsChi
 
     At a fast pace the result dismisses itself after a moment, which a busy
     machine may let pass unseen: then there is nothing left to dismiss."""
-    await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound) or window_open(app, rnd))
-    if isinstance(app.screen, DragonsChickensRound):
+    await wait_for(pilot, lambda: result_shown(app) or window_open(app, rnd))
+    if result_shown(app):
         await pilot.press("enter")
     await wait_for(pilot, lambda: window_open(app, rnd))
     return board_of(app)
@@ -215,7 +222,7 @@ async def test_keys_before_the_reveal_is_drawn_do_not_count_and_the_clock_starts
     app = XmasApp(table=table)
     keys: list[tuple[str, float]] = []
     async with app.run_test(size=(80, 24), message_hook=key_times(keys)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await wait_for(pilot, lambda: result_shown(app))
         board = board_of(app)
         frames: list[float] = []
         show = app._display
@@ -302,7 +309,7 @@ async def test_a_click_on_the_dark_room_slaps_it_and_a_click_on_a_key_presses_it
     app = app_at_round(25)  # Ivy's card is the dark room
     async with app.run_test(size=(80, 24)) as pilot:
         board = await open_window(pilot, app, 25)
-        await pilot.click("#dc-card-3")
+        await pilot.click("#dc-row-0", offset=(3 * 12 + 4, 2))  # (Ivy's card: the fourth in the row)
         await wait_for(pilot, lambda: SLAP in board.window.hands[0].inputs)
         assert board.window.hands[0].inputs[SLAP][0] == 3
         chest = 7 + 3 * 6  # after the name and the six treasures of the legend
@@ -369,7 +376,7 @@ async def test_with_two_dark_rooms_out_the_slap_waits_for_the_key_shown_on_the_c
         await pilot.press("9")
         assert board.window.hands[0].inputs == {}
         for seat in darks:
-            assert str(seat + 1) in board.query_one(f"#dc-card-{seat}").border_subtitle
+            assert str(seat + 1) in board.query_one("#dc-row-0", BoxRow).boxes[seat].subtitle.plain
         await pilot.press(str(darks[1] + 1))
         assert board.window.hands[0].inputs[SLAP][0] == darks[1]
         assert NAME not in board.window.hands[0].inputs, "the key picked the card, it was no shout"
@@ -425,7 +432,7 @@ async def test_between_rounds_the_keys_of_the_table_still_work(keys, done) -> No
     table.autoplay(before_round(3))
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
+        await wait_for(pilot, lambda: result_shown(app))
         await pilot.press(*keys)
         await wait_for(pilot, lambda: done(app))
 
@@ -491,9 +498,9 @@ async def test_a_burned_player_with_a_chicken_chooses_what_the_dragon_gets() -> 
     async with app.run_test(size=(80, 24)) as pilot:
         board = await open_window(pilot, app)
         await pilot.press(BLOCKS[0].chest)  # not the shield: Ann is burned
-        await wait_for(pilot, lambda: isinstance(app.screen, DragonsChickensRound))
-        dialog = app.screen
-        assert isinstance(dialog, DragonsChickensRound) and 0 in dialog.choices
+        await wait_for(pilot, lambda: result_shown(app))
+        dialog = app.screen.query_one(DragonsChickensRound)
+        assert 0 in dialog.choices
 
         def shown() -> str:
             return dialog.query_one("#dc-choice").render().plain

@@ -4,8 +4,9 @@ Textual repaints the parts of the screen that changed, but to do it, it renders 
 inside the rectangle around all of them: a move that changes the status bar (the top line) and
 the prompt (near the foot) renders every widget on the screen, each costing a few tenths of a
 millisecond even when nothing of it changed. ``PartialCompositor`` renders only the lines of the widgets
-that overlap a part that changed; the lines written to the terminal are the same (a line of a
-widget that overlaps no changed part writes nothing, in Textual as here).
+that overlap a part that changed, and nothing behind a widget that covers all of it; the lines
+written to the terminal are the same (a line of a widget that overlaps no changed part, or that
+lies under another, writes nothing, in Textual as here).
 
 It also remembers what it last wrote to each part of each line, and leaves out of a frame the
 lines whose parts would be written again the same: a widget repainted twice with the same
@@ -104,9 +105,19 @@ class PartialCompositor(Compositor):
         return ChopsUpdate(chops, spans, chop_ends)
 
     def _get_renders(self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        """Each widget's lines to write, front to back; none behind a widget that covers all of
+        them (a board's dialog over the whole table), which would be rendered for nothing."""
         touched = self._touched
-        if touched is None:
-            yield from super()._get_renders(crop)
+        if touched is None:  # (a whole frame)
+            whole = crop or self.size.region
+            for widget, (region, clip) in self.visible_widgets.items():
+                shown = region.intersection(clip)
+                if not shown or not whole.overlaps(shown):
+                    continue
+                x, y, width, height = shown
+                yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+                if shown.contains_region(whole):
+                    return
             return
         for widget, (region, clip) in self.visible_widgets.items():
             shown = region.intersection(clip)
@@ -121,6 +132,8 @@ class PartialCompositor(Compositor):
             for first, end in _runs(rows):
                 lines = Region(x, first, width, end - first)
                 yield region, lines, widget.render_lines(Region(x - region.x, first - region.y, width, end - first))
+            if all(shown.contains_region(part) for part in touched):
+                return
 
 
 def _runs(rows: set[int]) -> Iterable[tuple[int, int]]:

@@ -22,7 +22,9 @@ from weakref import WeakKeyDictionary, WeakSet
 
 from rich.segment import Segment
 from rich.text import Text
+from textual._styles_cache import StylesCache
 from textual.content import Content
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style as TextualStyle
 from textual.visual import Visual
@@ -190,6 +192,55 @@ def tidy_memory() -> None:
         gc.collect(1)
     elif _thresholds is not None and made >= _thresholds[0]:
         gc.collect(0)
+
+
+class _ReusingStylesCache(StylesCache):
+    """A widget's styles cache (its lines with their border and padding) that draws a line of
+    words it drew before, at another height, as it drew it then: a content line is its words'
+    strip between the same left and right edges wherever it lies. Anything else that changes
+    a line (its style, its size) repaints the whole widget, which empties this cache."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._made: dict[int, tuple[Strip, Strip]] = {}  # id of a words' strip -> (it, the line drawn)
+
+    def clear(self) -> None:
+        super().clear()
+        self._made = {}
+
+    def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
+        top = styles.gutter.top
+        if not top <= y < top + content_size.height:  # (a border or padding line)
+            return super().render_line(styles, y, size, content_size, padding, *rest)
+        base_background, background, render_content_line, *others = rest
+        words = render_content_line(y - top)
+        made = self._made.get(id(words))
+        if made is not None and made[0] is words:
+            return made[1]
+        line = super().render_line(styles, y, size, content_size, padding, base_background, background, lambda _: words, *others)
+        if len(self._made) > 4 * content_size.height + 64:
+            self._made = {}  # (the lines no longer shown are let go)
+        self._made[id(words)] = (words, line)
+        return line
+
+
+class ReusedLines(Widget):
+    """A widget whose lines of words move (a log that scrolls up a line a move): a line drawn
+    once is drawn again where it moves to at no cost (``_ReusingStylesCache``), if the widget
+    gives the same strip for the same words (``LineStrips``) and repaints its content region,
+    not itself, when its words change (``refresh_words``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._styles_cache = _ReusingStylesCache()
+
+    def refresh_words(self) -> None:
+        """Repaint every line of words (not the border, nor the padding)."""
+        width, height = self.size
+        if width and height:
+            self.refresh(Region(0, 0, width, height))
+        else:
+            self.refresh()
 
 
 class Unscrolled(Widget):

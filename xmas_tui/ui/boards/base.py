@@ -167,7 +167,7 @@ class LineBox(paint.Unscrolled, Widget):
             getattr(self.screen.query_one(Board), method)(*args)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Box:
     """One box of a ``BoxRow``: its lines of words on its ground, in a border of its own (or
     none), a title on the border's top edge, the ground it takes under the mouse (None: it
@@ -178,6 +178,7 @@ class Box:
     border: str = ""  # "round", "heavy", "dashed", or "" (none)
     edge: str = ""  # the border's colour
     title: Text | None = None
+    subtitle: Text | None = None  # (on the bottom edge, at its right)
     ground: str = ""  # its background ("": the row's)
     hover: str | None = None
     tip: str | None = None
@@ -211,14 +212,15 @@ def box_line(box: Box, y: int, height: int, ground: str) -> Text:
     inner = box.width - 2
     if y in (0, height - 1):
         left, fill, right = top if y == 0 else bottom
-        line = Text(left, style=edge)
-        if y == 0 and box.title:
-            line.append(fill, style=edge)
-            title = Text(" ").append_text(box.title).append(" ")
-            line.append_text(grounded(title, min(title.cell_len, inner - 1), ground))
-        line.append(fill * (box.width - 1 - line.cell_len), style=edge)
-        line.append(right, style=edge)
-        return line
+        label = box.title if y == 0 else box.subtitle
+        if not label:
+            return Text.assemble((left + fill * inner + right, edge))
+        label = Text(" ").append_text(label).append(" ")
+        label = grounded(label, min(label.cell_len, inner - 1), ground)
+        before = 1 if y == 0 else inner - 1 - label.cell_len  # (a title at the left, a subtitle at the right)
+        return Text.assemble(
+            (left + fill * before, edge), label, (fill * (inner - before - label.cell_len) + right, edge),
+        )
     words = box.lines[y - 1] if y - 1 < len(box.lines) else Text()
     return Text.assemble((middle[0], edge), grounded(words, inner, ground), (middle[2], edge))
 
@@ -229,9 +231,15 @@ class BoxRow(LineBox):
     a widget a box would style and draw each of them again. A box lights up under the mouse,
     says its tooltip, and a click on it calls the board's method for it."""
 
-    def __init__(self, height: int, gap: int, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, height: int, gap: int, *, width: int | None = None, timed: bool = False,
+        id: str | None = None, classes: str | None = None,
+    ) -> None:
         super().__init__(height, id=id, classes=classes)
+        if width is not None:  # (as wide as its boxes will be)
+            self.styles.width = width
         self.gap = gap
+        self.timed = timed  # (a click also says when it was made: the board's method takes it last)
         self.boxes: tuple[Box, ...] = ()
         self._over: int | None = None  # the box under the mouse
 
@@ -279,7 +287,7 @@ class BoxRow(LineBox):
         click = self.boxes[over].click if over is not None else None
         if click is not None:
             method, args = click
-            getattr(self.screen.query_one(Board), method)(*args)
+            getattr(self.screen.query_one(Board), method)(*args, *((event.time,) if self.timed else ()))
 
 
 class Board(Widget, can_focus=True):

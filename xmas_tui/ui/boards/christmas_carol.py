@@ -311,19 +311,19 @@ class ChristmasCarolBoard(Board):
         for slot in range(MAX_DRAW):
             if slot >= len(tiles):
                 cards.append(Box(
-                    (Text(), Text("   ?", style=ink.felt_empty)), TILE_WIDTH, "dashed", ink.felt_line_dim,
+                    lines=(Text(), Text("   ?", style=ink.felt_empty)), width=TILE_WIDTH, border="dashed", edge=ink.felt_line_dim,
                     ground=ink.felt, hover=ink.felt_hover, click=("action_pick", (slot,)),
                 ))
                 continue
             handle, face = tiles[slot]
             picked = handle in self.picked
             cards.append(Box(
-                tuple(tile_card(face, ink).split("\n")), TILE_WIDTH,
-                "heavy" if picked else "round", ink.gold if picked else ink[COLOURS[puzzle_of(face)]],
-                Text(str(slot + 1), style=f"bold {ink.gold}" if picked else ink.leaf),
-                ink.felt_pick if picked else ink.felt_hover if choosing and slot == self.cursor else ink.felt_card,
-                ink.felt_hover, f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else ""),
-                ("action_pick", (slot,)),
+                lines=tuple(tile_card(face, ink).split("\n")), width=TILE_WIDTH,
+                border="heavy" if picked else "round", edge=ink.gold if picked else ink[COLOURS[puzzle_of(face)]],
+                title=Text(str(slot + 1), style=f"bold {ink.gold}" if picked else ink.leaf),
+                ground=ink.felt_pick if picked else ink.felt_hover if choosing and slot == self.cursor else ink.felt_card,
+                hover=ink.felt_hover, click=("action_pick", (slot,)),
+                tip=f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else ""),
             ))
         self.part("cc-tiles", BoxRow).show_boxes(cards)
         aside = self.set_aside()
@@ -346,7 +346,7 @@ class ChristmasCarolBoard(Board):
         fg = buttons.visual_style.foreground
         words = fg.hex if fg is not None else ink.cream
         buttons.show_boxes([
-            Box((label := button(key, what, ink, words, live[action]),), label.cell_len,
+            Box(lines=(label := button(key, what, ink, words, live[action]),), width=label.cell_len,
                 hover=ink.felt_hover if live[action] else fade(ink.felt_hover, ink.felt), click=(f"action_{action}", ()))
             for key, what, action in BUTTONS
         ])

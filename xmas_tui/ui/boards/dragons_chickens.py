@@ -30,7 +30,7 @@ from typing import NamedTuple
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Horizontal, Vertical, VerticalScroll
+from textual.containers import Center, Vertical, VerticalScroll
 from textual.events import Click, Key
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -68,9 +68,8 @@ from xmas_tui.games.dragons_chickens import last_round as record_of
 from xmas_tui.tables.table import DEFAULT_PACE, Heard, Snapshot
 
 from .. import paint
-from ..frames import PartialCompositor
 from ..theme import Inks, inks
-from .base import Board, PlayerLine
+from .base import Board, Box, BoxRow, PlayerLine
 
 #: One single-width symbol and one colour per treasure, in ``TREASURES`` order.
 SYMBOLS = ("○", "●", "♛", "$", "◆", "Ψ")
@@ -86,8 +85,6 @@ CHOOSE_SECONDS = 10.0
 #: The countdown is shown once this little of the window is left (seconds).
 COUNTDOWN_FROM = 3
 NAME_WIDTH = 7
-#: The looks of a revealed card, as classes (``app.tcss``).
-CARD_LOOKS = ("-hidden", "-empty", "-dragon", "-dark")
 
 
 def now() -> float:
@@ -377,33 +374,55 @@ def fates(record: RoundRecord, names: Sequence[str]) -> dict[int, str]:
 # ---------------------------------------------------------------- widgets
 
 
-class RoomCard(paint.Words):
-    """One seat's revealed card. Click to slap it (the first player's hand)."""
+CARD_WIDTH, CARD_HEIGHT = 12, 5
+HIDDEN = Text("░" * (CARD_WIDTH - 2))
 
-    def __init__(self, seat: int) -> None:
-        super().__init__(id=f"dc-card-{seat}", classes="dc-card")
-        self.seat = seat
 
-    def show(self, name: str, face: str | None, *, hidden: bool = False, note: str = "") -> None:
-        ink = inks(self)
-        paint.title(self, short(name, 6))
-        if hidden:
-            paint.show(self, Text("░░░░░░░░░░\n░░░░░░░░░░\n░░░░░░░░░░", style=ink.felt_line))
-            paint.looks(self, CARD_LOOKS, {"-hidden"})
-            paint.subtitle(self, note)
-            return
-        paint.show(self, card_body(ink, face))
-        if face is None:
-            paint.looks(self, CARD_LOOKS, {"-empty"})
-            paint.subtitle(self, note)
-            return
+def room_box(ink: Inks, seat: int, name: str, face: str | None, *, hidden: bool = False, note: str = "",
+             hover: bool = False) -> Box:
+    """One seat's card in the room: face down (``hidden``), none, or its two treasures and its
+    chicken or dragon; ``note`` on its bottom edge (where it went, a dark room's key); lit
+    under the mouse if ``hover``, where a click on it slaps it (the first player's hand)."""
+    look = dict(
+        width=CARD_WIDTH, border="round", edge=ink.felt_line, title=Text(short(name, 6), style=ink.leaf),
+        ground=ink.felt_card, hover=ink.felt_hover if hover else None, click=("slap_by_click", (seat,)) if hover else None,
+    )
+    subtitle = ink.gold
+    if hidden:
+        lines = tuple(Text(HIDDEN.plain, style=ink.felt_line) for _ in range(3))
+        look["ground"] = ink.felt_down
+    elif face is None:
+        lines = tuple(card_body(ink, None).split("\n", allow_blank=True))
+        look["edge"] = ink.felt_line_dim
+    else:
+        lines = tuple(card_body(ink, face).split("\n", allow_blank=True))
         c = card(face)
-        paint.looks(self, CARD_LOOKS, {look for look, worn in (("-dragon", c.dragon), ("-dark", c.torch)) if worn})
-        paint.subtitle(self, note or (f"{TORCH} dark" if c.torch else ""))
+        note = note or (f"{TORCH} dark" if c.torch else "")
+        if c.torch:
+            look.update(border="dashed", edge=ink.lilac)
+            subtitle = ink.lilac
+        if c.dragon:  # (a dark room's dragon is drawn as a dragon, its note as a dark room's)
+            look.update(border="heavy", edge=ink.dragon, ground=ink.dragon_ground,
+                        title=Text(short(name, 6), style=f"bold {ink.dragon}"))
+    return Box(lines=lines[: CARD_HEIGHT - 2], subtitle=Text(note, style=subtitle) if note else None, **look)
 
-    def on_click(self, event: Click) -> None:
-        board = self.screen.query_one(DragonsChickensBoard)
-        board.slap_by_click(self.seat, event.time)
+
+def room_rows(players: int, per_row: int, *, timed: bool = False) -> list[BoxRow]:
+    """The rows of the room's cards, ``per_row`` a row (``timed``: a click slaps a card)."""
+    return [
+        BoxRow(CARD_HEIGHT, 0, width=CARD_WIDTH * len(range(start, min(players, start + per_row))), timed=timed,
+               id=f"dc-row-{start // per_row}", classes="dc-row")
+        for start in range(0, players, per_row)
+    ]
+
+
+def show_room(rows: Sequence[BoxRow], boxes: Sequence[Box]) -> None:
+    """Each row shows its seats' cards, in seat order."""
+    start = 0
+    for row in rows:
+        count = round(row.styles.width.value) // CARD_WIDTH
+        row.show_boxes(boxes[start : start + count])
+        start += count
 
 
 class Hands(paint.Words):
@@ -433,24 +452,21 @@ class ResultText(paint.Unscrolled, paint.Words):
     """The last round's lines: as many as it had, so its height changes from round to round."""
 
 
-class DragonsChickensRound(ModalScreen[None]):
+class DragonsChickensRound(Vertical):
     """The last round in full, between rounds: the cards and where they went, every press
     with its time and what came of it, and why. It hides the table (and its log, which
     already tells the next room) until the next room is revealed.
+
+    It lies over the table on a layer of the table's screen, and is shown and hidden there
+    (``open``, ``close``): a screen of its own cost a screen's change and the table's whole
+    repaint both ways, 20 to 45 ms between a key and its frame.
 
     A player here whom the dragon burned, with a chicken in their loot, chooses here what
     the dragon gets (ruling "Chickens"): their first two treasure keys pick an offer, the
     cheaper first; Enter, or the pause running out, gives the cheaper."""
 
-    BINDINGS = [
-        Binding("enter,space", "dismiss", "Next room", key_display="⏎", tooltip="Reveal the next room now", id="dc.next"),
-        Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Leave this game for the lobby", id="dc.leave"),
-        Binding("ctrl+q", "app.quit", "Quit", key_display="^q", show=False, id="dc.quit"),  # (a modal hides the app's)
-    ]
-
     def __init__(self, names: Sequence[str]) -> None:
-        super().__init__()
-        self._compositor = self._frames = PartialCompositor()  # (the table's move under it repaints nothing here)
+        super().__init__(id="dc-round")
         self.names = tuple(names)
         self.record: RoundRecord | None = None
         self.faces: dict[int, str] = {}
@@ -461,13 +477,12 @@ class DragonsChickensRound(ModalScreen[None]):
         self.feed: Callable[[int, bool], None] | None = None
         self.fed: dict[int, bool] = {}
         self._timer: Timer | None = None
+        self._then: Callable[[], None] | None = None  # (called once it is closed)
 
     def compose(self) -> ComposeResult:
         with ResultBox(id="dc-result-box", classes="dialog"):
             with Center():
-                with Horizontal(classes="dc-row"):
-                    for seat in range(len(self.names)):
-                        yield RoomCard(seat)
+                yield from room_rows(len(self.names), len(self.names))
             yield ResultText(id="dc-result-text")
             yield paint.Words(id="dc-choice")  # (shown when a player here chooses what the dragon gets)
             yield paint.Words(Text("Enter: the next room now · it comes by itself in a moment", style="dim"), classes="hint")
@@ -496,16 +511,51 @@ class DragonsChickensRound(ModalScreen[None]):
                 text.append(" (cheaper)" if i == 0 else "", style="dim")
         paint.show(self.query_one("#dc-choice", Static), text)
 
-    def on_key(self, event: Key) -> None:
+    @property
+    def shown(self) -> bool:
+        return self.display
+
+    def open(self, closed: Callable[[], None]) -> None:
+        """Show the round over the table, for its pause; ``closed()`` once it is closed (by
+        Enter, by the pause running out, or by the next room)."""
+        self._then = closed
+        if not self.is_mounted:  # (the round ended as the table came up)
+            self.call_after_refresh(self.open, closed)
+            return
+        self.display = True  # (the board keeps the keys: moving them here restyles the screen)
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.pause, self.action_dismiss)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if not self.display:
+            return
+        self.display = False
+        closed, self._then = self._then, None
+        if closed is not None:
+            closed()
+
+    def key(self, key: str) -> bool:
+        """A key pressed while the round is up (the table's board hands them on): Enter or
+        Space shows the next room, a burned player's first two treasure keys choose what the
+        dragon gets, and every other key of a player's block does nothing; True if taken."""
+        if key in ("enter", "space"):
+            self.close()
+            return True
         for seat, choice in self.choices.items():
             keys = self._keys(seat)
-            if seat not in self.fed and event.key in keys:
-                event.stop()
-                chicken = bool(choice.offers[keys.index(event.key)][1])
+            if seat not in self.fed and key in keys:
+                chicken = bool(choice.offers[keys.index(key)][1])
                 self.fed[seat] = chicken
                 if self.feed is not None:
                     self.feed(seat, chicken)
                 self._draw_choices()
+                return True
+        return any(key in (*block.treasures, block.chest, block.shield, block.slap) for block in BLOCKS)
+
     def show_round(self, record: RoundRecord, faces: Mapping[int, str], mine: Sequence[int], pause: float,
                    choices: Mapping[int, Choice] | None = None, feed: Callable[[int, bool], None] | None = None) -> None:
         """The round to show next time this screen is shown (it is made once a game, and
@@ -530,9 +580,10 @@ class DragonsChickensRound(ModalScreen[None]):
         paint.title(self.query_one("#dc-result-box"), f"Round {record.round} · what happened")
         handles = dict(record.revealed)
         where = fates(record, names)
-        for room_card in self.query(RoomCard):
-            seat = room_card.seat
-            room_card.show(names[seat], self.faces.get(handles.get(seat, -1)), note=where.get(seat, ""))
+        show_room(list(self.query(BoxRow)), [
+            room_box(ink, seat, name, self.faces.get(handles.get(seat, -1)), note=where.get(seat, ""))
+            for seat, name in enumerate(names)
+        ])
         text = headline(ink, record, names)
         if record.outcome.how != "dragon":
             text.append("  ")
@@ -548,23 +599,8 @@ class DragonsChickensRound(ModalScreen[None]):
         if self.choices:
             self._draw_choices()
 
-    def on_screen_resume(self) -> None:
-        self._timer = self.set_timer(self.pause, self.action_dismiss)
-
-    def on_screen_suspend(self) -> None:
-        self._frames.forget()  # (the table is drawn over it)
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-
-    def action_dismiss(self) -> None:  # type: ignore[override]
-        if self.is_current:
-            self.dismiss(None)
-
-    def action_leave(self) -> None:
-        leave, lobby = getattr(self.app, "leave_game", None), getattr(self.app, "open_lobby", None)
-        if leave is not None and lobby is not None:
-            leave(lobby)
+    def action_dismiss(self) -> None:
+        self.close()
 
 
 def dragon_faces() -> list[str]:
@@ -673,11 +709,9 @@ class DragonsChickensBoard(Board):
         per_row = 3 if players == 5 else players
         yield paint.Words(id="dc-head")
         with Vertical(id="dc-room"):
-            for start in range(0, players, per_row):
+            for row in room_rows(players, per_row, timed=True):
                 with Center():
-                    with Horizontal(classes="dc-row"):
-                        for seat in range(start, min(players, start + per_row)):
-                            yield RoomCard(seat)
+                    yield row
         yield Hands(id="dc-hands")
         yield paint.Words(id="dc-last")
 
@@ -685,6 +719,7 @@ class DragonsChickensBoard(Board):
         if not self.drawable:
             return
         self._ticker = self.set_interval(0.05, self._tick, pause=True)
+        self._round()  # (ready, hidden, over the table, for the first round's end)
         self.redraw()
 
     # -------------------------------------------------------------- the round's stages
@@ -706,17 +741,16 @@ class DragonsChickensBoard(Board):
                 for choice in choices.values():  # the loot on offer (public, like every loot)
                     faces.update((h, f) for handles, _ in choice.offers for h in handles if (f := view.face(h)))
                 self.fed = set()
-                screen = self._round_screen()
-                screen.show_round(record, faces, snapshot.my_seats, self.pause(), choices, self._feed)
-                self._between = screen
-                self.app.push_screen(self._round_name, lambda _: self._ready())
+                between = self._round()
+                between.show_round(record, faces, snapshot.my_seats, self.pause(), choices, self._feed)
+                between.open(self._ready)
                 return
         if snapshot.result is None and view["phase"] == "race" and rnd != self.round_seen:
             self.round_seen = rnd
             self._close_window()
-            between, self._between = self._between, None
-            if between is not None and between.is_current:  # the room opened: ready or not
-                between.dismiss(None)
+            between = self._between
+            if between is not None and between.shown:  # the room opened: ready or not
+                between.close()
             if snapshot.room_in > 0.001:  # every terminal draws it at one instant
                 self.redraw()
                 self.set_timer(snapshot.room_in, partial(self._reveal, rnd))
@@ -736,21 +770,18 @@ class DragonsChickensBoard(Board):
         """A player here chose what the dragon gets: that is being ready too."""
         self.fed.add(seat)
         self.choose(Feed(int(chicken)), seat=seat)
-    @property
-    def _round_name(self) -> str:
-        return f"dc-round-{id(self)}"
-
-    def _round_screen(self) -> DragonsChickensRound:
-        """The screen of a round's result: made and installed once, shown after every round."""
-        if not self.app.is_screen_installed(self._round_name):
-            self.app.install_screen(DragonsChickensRound(self.snapshot.view["players"]), self._round_name)
-        screen = self.app.get_screen(self._round_name)
-        assert isinstance(screen, DragonsChickensRound)
-        return screen
+    def _round(self) -> DragonsChickensRound:
+        """The last round's result, over the table: made once a game, shown after every round."""
+        if self._between is None:
+            self._between = DragonsChickensRound(self.snapshot.view["players"])
+            self.screen.mount(self._between)
+        return self._between
 
     def on_unmount(self) -> None:
-        with contextlib.suppress(Exception):  # (still shown as the app closes: it goes with the app)
-            self.app.uninstall_screen(self._round_name)
+        between, self._between = self._between, None
+        if between is not None:
+            with contextlib.suppress(Exception):  # (the screen may be going too)
+                between.remove()
 
     def _ready(self) -> None:
         """The last round has been seen: every player here is ready for the next room (one who
@@ -784,7 +815,8 @@ class DragonsChickensBoard(Board):
     def _open_window(self, rnd: int) -> None:
         if rnd != self.round_seen or self.revealed_round != rnd or self.window is not None:
             return
-        if self.screen is not self.app.screen:  # a dialog is over the cards: not seen yet
+        if self.screen is not self.app.screen or (self._between is not None and self._between.shown):
+            # a dialog is over the cards: not seen yet
             self.call_after_refresh(self._open_window, rnd)
             return
         snap = self.snapshot
@@ -818,7 +850,13 @@ class DragonsChickensBoard(Board):
 
     # -------------------------------------------------------------- input
     def on_key(self, event: Key) -> None:
-        """Note when each key arrived; the binding's action then times the press with it."""
+        """Note when each key arrived; the binding's action then times the press with it.
+        While the last round is up over the table, its keys are its own."""
+        between = self._between
+        if between is not None and between.shown and between.key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         self._arrivals.setdefault(event.key, deque(maxlen=8)).append(event.time)
 
     def _arrival(self, key: str) -> float:
@@ -907,14 +945,15 @@ class DragonsChickensBoard(Board):
 
     def _draw_cards(self, shown: bool, revealed: Mapping[int, str]) -> None:
         """The room; while a slap waits for its card, each dark room shows the key that picks it."""
-        names = self.snapshot.view["players"]
-        for room_card in self.query(RoomCard):
-            seat = room_card.seat
+        ink = inks(self)
+        boxes = []
+        for seat, name in enumerate(self.snapshot.view["players"]):
             face = revealed.get(seat)
             note = ""
             if self.slap_pending and face is not None and card(face).torch:
                 note = f"{TORCH} " + " ".join(BLOCKS[b].seat_keys[seat] for b in sorted(self.slap_pending))
-            room_card.show(names[seat], face, hidden=not shown, note=note)
+            boxes.append(room_box(ink, seat, name, face, hidden=not shown, note=note, hover=True))
+        show_room(list(self.query(BoxRow)), boxes)
 
     def _draw_head(self, shown: bool, revealed: Mapping[int, str]) -> None:
         ink = inks(self)

@@ -129,7 +129,7 @@ class PlayersPanel(paint.Unscrolled, Static):
         return self._strips.strip(self, rows[y], len(rows))
 
 
-class GameLog(paint.Unscrolled, Static):
+class GameLog(paint.ReusedLines, paint.Unscrolled, Static):
     """What happened, newest last: as many lines as fit, wrapped here to the log's width, and
     written in a move's own frame without laying the screen out again (the log's size does not
     change). The mouse wheel scrolls back; the border says when there is more above.
@@ -202,7 +202,7 @@ class GameLog(paint.Unscrolled, Static):
         drawn = self._at(height)
         if drawn != self._drawn:
             self._drawn = drawn
-            self.refresh()
+            self.refresh_words()
         total = self._total
         above = total - self.back - min(height, total - self.back)
         paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
