@@ -551,3 +551,30 @@ def test_ring_and_pearl_differ_by_shape_not_only_by_colour() -> None:
     assert all(console.measure(symbol).maximum == 1 for symbol in SYMBOLS)
     plain = card_body(Inks({}), "ring+pearl").plain  # the theme's default inks
     assert "○ Ring" in plain and "● Pearl" in plain
+
+
+async def test_a_room_drawn_at_an_instant_is_told_in_the_log_no_sooner() -> None:
+    """A networked table names the instant every terminal draws the next room (``room_in``):
+    the log's line that names the room's cards waits for that instant too, or a player who
+    reads the log could count the room before the others see it."""
+    import dataclasses
+
+    from xmas_tui.games import Event
+    from xmas_tui.ui.screens.table import GameLog
+
+    app = app_at_round(3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_window(pilot, app, 3)
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        screen.table.unsubscribe(screen._on_table_changed)  # (only this snapshot comes now)
+        shown = screen.snapshot
+        room = Event("reveal", "Round 4 — My-trea-sure! Ann Crown & Gold; Holly Ring & Ring.")
+        screen.show_snapshot(dataclasses.replace(shown, log=(*shown.log, room), room_in=0.4))
+
+        def told() -> bool:
+            return any("Crown & Gold; Holly Ring" in line.plain for line in screen.query_one(GameLog)._entries)
+
+        await pilot.pause(0.15)
+        assert not told(), "the room's cards were in the log before the room was drawn"
+        await wait_for(pilot, told, seconds=2.0)

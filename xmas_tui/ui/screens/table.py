@@ -274,6 +274,7 @@ class TableScreen(Screen[None]):
         self.table = table
         self.snapshot = table.snapshot()
         self._logged = 0
+        self._log_held: Snapshot | None = None  # (the newest snapshot whose lines wait for a room's instant)
         self._ended = False
         self._warned: str | None = None  # the last problem the player was told of
         self._hosting: HostedTable | None = None
@@ -366,15 +367,33 @@ class TableScreen(Screen[None]):
         watchers = hosting.spectators() if hosting is not None else []
         paint.subtitle(panel, f"{len(watchers)} watching" if watchers else "")
         self._show_prompt()
+        self._show_log(snapshot)
+        self.call_after_refresh(self._tidy)
+        if snapshot.result is not None and not self._ended:
+            self._ended = True
+            self.app.show_result(self.table, snapshot)
+
+    def _show_log(self, snapshot: Snapshot) -> None:
+        """The log's new lines. A room drawn at an instant (``room_in``) is told in the log no
+        sooner than it is drawn: its line (its cards, in words) waits, with any after it."""
+        if snapshot.room_in > 0.001 or self._log_held is not None:
+            if self._log_held is None:
+                self.set_timer(snapshot.room_in, self._release_log)
+            self._log_held = snapshot
+            return
+        self._add_log(snapshot)
+
+    def _release_log(self) -> None:
+        held, self._log_held = self._log_held, None
+        if held is not None and self.is_attached:
+            self._add_log(held)
+
+    def _add_log(self, snapshot: Snapshot) -> None:
         self._log.add([
             Text(event.text, style="bold" if event.seat is not None and event.seat == snapshot.seat else "")
             for event in snapshot.log[self._logged :]
         ])
         self._logged = len(snapshot.log)
-        self.call_after_refresh(self._tidy)
-        if snapshot.result is not None and not self._ended:
-            self._ended = True
-            self.app.show_result(self.table, snapshot)
 
     def _tidy(self) -> None:
         """Just after a move's frame has gone to the terminal: collect the garbage that is due,
