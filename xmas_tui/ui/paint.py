@@ -248,7 +248,10 @@ class Unscrolled(Widget):
     log under it shrinks): the frame of that layout paints it at its new size, and that is all.
     Textual would also set its virtual size there and, as for a scrolling widget, ask for a
     second layout that paints it again, the same, a frame later; a widget that does not scroll
-    never reads its virtual size, so it is set quietly (Textual is pinned: ``_size_updated``)."""
+    never reads its virtual size, so it is set quietly (Textual is pinned: ``_size_updated``).
+
+    Name it after the widget's own class (``class Words(Static, Unscrolled)``): Textual styles
+    a widget as its first base, so first it would lose that class's rules (``Static``'s)."""
 
     def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
@@ -282,12 +285,25 @@ def text_strip(widget: Widget, text: Text, width: int, style: Any, *, pad: bool 
     return strip.crop(0, width) if strip.cell_length > width else strip
 
 
+def wrapped(widget: Widget, text: Text, width: int, *, overflow: str = "fold", no_wrap: bool = False) -> list[Text]:
+    """``text`` as the lines it takes at ``width`` on ``widget``: wrapped where a word ends (a
+    line broken there loses its trailing blanks, as in Textual), or cut if ``no_wrap``."""
+    console = widget.app.console
+    lines: list[Text] = []
+    for paragraph in text.split("\n", allow_blank=True):
+        pieces = list(paragraph.wrap(console, width, overflow=overflow, no_wrap=no_wrap))  # type: ignore[arg-type]
+        for piece in pieces[:-1]:
+            piece.rstrip()
+        lines += pieces
+    return lines
+
+
 def _drawn_by_rich(content: object) -> bool:
     """Whether ``Words`` draws ``content`` itself: a rich ``Text``, or a string with no markup."""
     return isinstance(content, Text) or (isinstance(content, str) and "[" not in content)
 
 
-class Words(Static):
+class Words(Static, Unscrolled):
     """A ``Static`` whose words (a rich ``Text``, or a string with no markup) are wrapped and
     drawn by Rich, as ``text_strip`` draws a line: the same cells as Textual draws, at a third
     of the cost, which a move pays for every line of the status, the prompt and a board that
@@ -317,19 +333,9 @@ class Words(Static):
         return content if isinstance(content, Text) else Text(content)
 
     def _lines_at(self, text: Text, width: int) -> list[Text]:
-        """``text`` as the lines it takes at ``width``: wrapped where a word ends (a line broken
-        there loses its trailing blanks, as in Textual), or cut, as the widget's style says."""
         styles = self.styles
-        no_wrap = styles.text_wrap == "nowrap"
         overflow = styles.text_overflow if styles.text_overflow in ("fold", "ellipsis") else "crop"
-        console = self.app.console
-        lines: list[Text] = []
-        for paragraph in text.split("\n", allow_blank=True):
-            pieces = list(paragraph.wrap(console, width, overflow=overflow, no_wrap=no_wrap))
-            for piece in pieces[:-1]:
-                piece.rstrip()
-            lines += pieces
-        return lines
+        return wrapped(self, text, width, overflow=overflow, no_wrap=styles.text_wrap == "nowrap")
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         text = self._rich_text()

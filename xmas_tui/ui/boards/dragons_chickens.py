@@ -444,15 +444,19 @@ def offer_text(ink: Inks, choice: Choice, offer: int, faces: Mapping[int, str]) 
     return Text(f"the {count(len(handles), 'card')} it wants{also}")
 
 
+class Centered(Center, paint.Unscrolled):
+    """The result's row of cards, centred: laid out once as the result is shown."""
+
+
 class ResultBox(paint.Unscrolled, Vertical):
     """The last round's box: its height follows the round's lines, painted in one frame."""
 
 
-class ResultText(paint.Unscrolled, paint.Words):
+class ResultText(paint.Words):
     """The last round's lines: as many as it had, so its height changes from round to round."""
 
 
-class DragonsChickensRound(Vertical):
+class DragonsChickensRound(Vertical, paint.Unscrolled):
     """The last round in full, between rounds: the cards and where they went, every press
     with its time and what came of it, and why. It hides the table (and its log, which
     already tells the next room) until the next room is revealed.
@@ -481,7 +485,7 @@ class DragonsChickensRound(Vertical):
 
     def compose(self) -> ComposeResult:
         with ResultBox(id="dc-result-box", classes="dialog"):
-            with Center():
+            with Centered():
                 yield from room_rows(len(self.names), len(self.names))
             yield ResultText(id="dc-result-text")
             yield paint.Words(id="dc-choice")  # (shown when a player here chooses what the dragon gets)

@@ -19,11 +19,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.events import MouseScrollDown, MouseScrollUp
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
@@ -40,14 +40,14 @@ from xmas_tui.ui.theme import inks
 TIDY_AFTER = 0.005
 
 
-def hanging(first: Content, body: Content, width: int | None) -> list[Content]:
+def hanging(widget: Widget, first: Text, body: Text, width: int | None) -> list[Text]:
     """``body`` wrapped to ``width`` cells (None: as it is), ``first`` before its first line and
     as many blanks before the others, so that they hang under it."""
     if width is None:
-        return [first + body]
-    lines = body.wrap(max(1, width - first.cell_length), overflow="fold") or [Content("")]
-    indent = Content(" " * first.cell_length)
-    return [(first if number == 0 else indent) + line for number, line in enumerate(lines)]
+        return [Text.assemble(first, body)]
+    lines = paint.wrapped(widget, body, max(1, width - first.cell_len)) or [Text()]
+    indent = Text(" " * first.cell_len)
+    return [Text.assemble(first if number == 0 else indent, line) for number, line in enumerate(lines)]
 
 
 class PlayersPanel(paint.Unscrolled, Static):
@@ -63,7 +63,7 @@ class PlayersPanel(paint.Unscrolled, Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._rows: list[Content] = []
+        self._rows: list[Text] = []  # (Rich draws them)
         self._strips = paint.LineStrips()  # (each line rendered once while it is shown)
 
     def on_resize(self) -> None:
@@ -79,8 +79,8 @@ class PlayersPanel(paint.Unscrolled, Static):
             return  # nothing new to say about anyone
         self._drawn = drawn
         ink = inks(self)
-        rows: list[Content] = []
-        blank = Content("  ")
+        rows: list[Text] = []
+        blank = Text("  ")
         for line in lines:
             head = Text()
             style = f"bold {ink.gold}" if line.acting else "bold"
@@ -92,12 +92,12 @@ class PlayersPanel(paint.Unscrolled, Static):
             urgent = bool(note) and note.startswith(("away", "idle"))
             if note and not urgent:
                 head.append(f"  {note}", style="dim")
-            arrow = Content.styled("▶ ", ink.gold) if line.acting else blank
-            rows += hanging(arrow, Content.from_rich_text(head), width)
+            arrow = Text("▶ ", style=ink.gold) if line.acting else blank
+            rows += hanging(self, arrow, head, width)
             if urgent:  # on a line of its own: never cut
-                rows += hanging(blank, Content.styled(note, f"bold {ink.ember}"), width)
+                rows += hanging(self, blank, Text(note, style=f"bold {ink.ember}"), width)
             if line.summary:
-                rows += hanging(blank, Content.styled(line.summary, "dim"), width)
+                rows += hanging(self, blank, Text(line.summary, style="dim"), width)
         if width is not None:
             height = len(rows) + self.styles.gutter.height
             now = self.styles.height
@@ -105,7 +105,7 @@ class PlayersPanel(paint.Unscrolled, Static):
                 self.styles.height = height
         self._repaint(rows, width)
 
-    def _repaint(self, rows: list[Content], width: int | None) -> None:
+    def _repaint(self, rows: list[Text], width: int | None) -> None:
         """Show ``rows``, repainting only the lines that changed (all of them if their number
         changed, or the panel's height follows them)."""
         before, self._rows = self._rows, rows
@@ -119,8 +119,8 @@ class PlayersPanel(paint.Unscrolled, Static):
         if changed:
             self.refresh(*changed)
 
-    def render(self) -> Content:
-        return Content("\n").join(self._rows)
+    def render(self) -> Text:
+        return Text("\n").join(self._rows)
 
     def render_line(self, y: int) -> Strip:
         rows = self._rows
@@ -139,22 +139,21 @@ class GameLog(paint.ReusedLines, paint.Unscrolled, Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._entries: list[Content] = []
-        self._wrapped: list[list[Content]] = []  # each entry's lines, at ``_width``
+        self._entries: list[Text] = []
+        self._wrapped: list[list[Text]] = []  # each entry's lines, at ``_width`` (Rich draws them)
         self._total = 0  # how many lines they make
         self._width = 0
         #: how many of the newest lines are scrolled out of view (0: the newest is shown)
         self.back = 0
         self._drawn: tuple[int, int, int, int] | None = None  # (lines, back, width, height) painted
-        self._window: tuple[tuple[int, int, int, int], list[Content]] | None = None
+        self._window: tuple[tuple[int, int, int, int], list[Text]] | None = None
         self._strips = paint.LineStrips()  # (each line rendered once while it is shown)
 
     def add(self, lines: list[Text]) -> None:
-        for line in lines:
-            entry = Content.from_rich_text(line)
+        for entry in lines:
             self._entries.append(entry)
             if self._width:
-                wrapped = entry.wrap(self._width)
+                wrapped = paint.wrapped(self, entry, self._width)
                 self._wrapped.append(wrapped)
                 self._total += len(wrapped)
         if lines:
@@ -165,7 +164,7 @@ class GameLog(paint.ReusedLines, paint.Unscrolled, Static):
         width = self.content_size.width
         if width != self._width:
             self._width = width
-            self._wrapped = [entry.wrap(width) for entry in self._entries] if width else []
+            self._wrapped = [paint.wrapped(self, entry, width) for entry in self._entries] if width else []
             self._total = sum(len(lines) for lines in self._wrapped)
         self._show()
 
@@ -175,12 +174,12 @@ class GameLog(paint.ReusedLines, paint.Unscrolled, Static):
         self.back = max(0, min(self.back, self._total - height))
         return (len(self._wrapped), self.back, self._width, height)
 
-    def _lines(self, key: tuple[int, int, int, int]) -> list[Content]:
+    def _lines(self, key: tuple[int, int, int, int]) -> list[Text]:
         """The lines shown at ``key`` (``_at``), the newest ``back`` lines scrolled out of view."""
         height = key[3]
         if self._window is not None and self._window[0] == key:
             return self._window[1]
-        shown: list[Content] = []
+        shown: list[Text] = []
         skip = self.back
         for lines in reversed(self._wrapped):
             for line in reversed(lines):
@@ -207,17 +206,17 @@ class GameLog(paint.ReusedLines, paint.Unscrolled, Static):
         above = total - self.back - min(height, total - self.back)
         paint.subtitle(self, "↑ scroll up for more" if above > 0 else ("↓ more below" if self.back else ""))
 
-    def _shown(self) -> list[Content] | None:
+    def _shown(self) -> list[Text] | None:
         """What the log shows at the size it has now (None: it has no room yet)."""
         height = self.content_size.height
         if not height or not self._width:
             return None
         self._drawn = self._at(height)
-        return self._lines(self._drawn) or [Content("")]
+        return self._lines(self._drawn) or [Text()]
 
-    def render(self) -> Content:
+    def render(self) -> Text:
         shown = self._shown()
-        return Content("") if shown is None else Content("\n").join(shown)
+        return Text() if shown is None else Text("\n").join(shown)
 
     def render_line(self, y: int) -> Strip:
         shown = self._shown()
@@ -258,7 +257,7 @@ def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], st
     return " ".join(said) or None
 
 
-class TableScreen(Screen[None]):
+class TableScreen(Screen[None], paint.Unscrolled):
     """A game in progress. The board is the game's; the rest is shared."""
 
     BINDINGS = [
