@@ -7,6 +7,7 @@ import pytest
 from rich.text import Text
 from textual import events
 from textual._compositor import Compositor
+from textual.color import Color
 from textual.widgets import Static
 
 from xmas_tui.games import get_game
@@ -17,6 +18,7 @@ from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import RulesScreen
 from xmas_tui.ui.screens.table import GameLog, TableScreen
+from xmas_tui.ui.theme import inks
 
 from .uikit import my_turn, table_at, wait_for
 
@@ -302,3 +304,22 @@ async def test_a_line_drawn_by_rich_has_the_cells_textual_draws(words: Text) -> 
             assert ours.size == theirs.size  # (as many lines)
             lines = ours.size.height
             assert _cells([ours.render_line(y) for y in range(lines)], width) == _cells([theirs.render_line(y) for y in range(lines)], width)
+
+
+async def test_the_prompt_wears_my_turn_and_takes_it_off_again() -> None:
+    """On my turn the prompt wears the live ground (set on the widget, not by a class that
+    would match the whole stylesheet again); off my turn it is the stylesheet's prompt again."""
+    app = BoardBench(recorded("christmas-tree", moves=40))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any(isinstance(s, TableScreen) for s in app.screen_stack))
+        screen = table_screen(app)
+        prompt = screen.query_one("#prompt")
+        looks: dict[bool, set] = {True: set(), False: set()}
+        for _ in range(30):
+            looks[screen.snapshot.my_turn].add(str(prompt.visual_style))
+            await pilot.press("f5")
+            await pilot.pause(0.02)
+        assert len(looks[True]) == len(looks[False]) == 1, looks  # (the same look every time)
+        mine, others = looks[True].pop(), looks[False].pop()
+        assert mine != others and "bold" in mine and "bold" not in others
+        assert Color.parse(inks(screen).prompt_live_ground).css in mine

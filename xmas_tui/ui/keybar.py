@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from textual.content import Content
 from textual.events import Click, MouseMove
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 
 from . import paint
@@ -53,6 +54,7 @@ class KeyBar(Widget, can_focus=False):
         self._keys: tuple[ShownKey, ...] = ()
         self._palette: ShownKey | None = None
         self._line = Content()
+        self._strips = paint.LineStrips()  # (the line of each turn drawn once: turns alternate)
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -114,6 +116,11 @@ class KeyBar(Widget, can_focus=False):
         right = Content.styled("▏", "$foreground 20%") + self._label(palette) + Content(" ")
         room = self.size.width - line.cell_length - right.cell_length
         return line + Content(" " * max(0, room)) + right if room >= 1 else line
+
+    def render_line(self, y: int) -> Strip:
+        if y:
+            return Strip.blank(self.size.width, self.visual_style.rich_style)
+        return self._strips.strip(self, self.render(), 1)
 
     # ------------------------------------------------------------ the mouse
     def _key_at(self, x: int) -> ShownKey | None:

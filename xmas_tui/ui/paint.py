@@ -6,7 +6,7 @@ part shows, and these helpers touch a widget only when what it shows has changed
 a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
-tooltip), ``looks`` (classes), ``same`` (whether two contents draw alike), ``settle_memory``
+tooltip), ``looks`` (classes), ``wear`` (colours of a look that comes and goes), ``same`` (whether two contents draw alike), ``settle_memory``
 (no frame waits for a full garbage collection), ``hold_collections`` and ``tidy_memory`` (nor for
 a collection of the older generations), ``Unscrolled`` (a widget a layout resizes in
 one frame) and ``LineStrips`` (each line of a widget of lines rendered once). Must not touch: what is drawn (the screens and
@@ -132,6 +132,20 @@ def looks(widget: Widget, every: Iterable[str], wanted: Collection[str], *, alon
 def look(widget: Widget, worn: bool, name: str, *, alone: bool = False) -> None:
     """``widget`` wears the class ``name`` if ``worn`` (as ``looks``)."""
     looks(widget, (name,), (name,) if worn else (), alone=alone)
+
+
+def wear(widget: Widget, ground: str | None = None, ink: str | None = None, style: str | None = None) -> None:
+    """``widget`` wears this ground, ink and text style over its stylesheet's (None: the
+    stylesheet's own), set only when they change: a look that comes and goes every turn (the
+    prompt on my turn) then costs its repaint, not the whole stylesheet matched again (1-2 ms
+    a move, in ``looks``)."""
+    if _changed(widget, "worn", (ground, ink, style)):
+        styles = widget.styles
+        styles.background, styles.color, styles.text_style = ground, ink, style  # type: ignore[assignment]
+        if ink is None:  # (the stylesheet's ink again, which may be the ground's contrast: "auto")
+            styles.clear_rule("auto_color")
+        else:
+            styles.auto_color = False
 
 
 def settle_memory() -> None:

@@ -401,15 +401,18 @@ class TableScreen(Screen[None], paint.Unscrolled):
 
     def _show_prompt(self) -> None:
         """What I can do now; or who we wait for, and why; or, the host gone, what happened."""
-        prompt = self._prompt
+        prompt, ink = self._prompt, inks(self)
         gone = self.table.host_gone
         if gone and self.snapshot.result is None:
             paint.show(prompt, f"{gone}\nPress Esc to go back to the lobby.")
-            paint.looks(prompt, ("-my-turn", "-gone"), {"-gone"})
+            paint.wear(prompt, ink.alarm_ground, ink.on_ground, "bold")
             return
         board = self.board
         paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
-        paint.look(prompt, self.snapshot.my_turn, "-my-turn")
+        if self.snapshot.my_turn:
+            paint.wear(prompt, ink.prompt_live_ground, ink.on_ground, "bold")
+        else:
+            paint.wear(prompt)
 
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left."""
@@ -426,7 +429,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
                     text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
         status = self._status
         paint.show(status, text)
-        paint.look(status, bool(problem), "-problem")
+        paint.wear(status, ink.alarm_ground if problem else None)
         if self.table.networked:
             self._show_prompt()  # an away player's countdown, the host gone
 
