@@ -562,8 +562,8 @@ class DragonsChickensRound(Vertical, paint.Unscrolled):
 
     def show_round(self, record: RoundRecord, faces: Mapping[int, str], mine: Sequence[int], pause: float,
                    choices: Mapping[int, Choice] | None = None, feed: Callable[[int, bool], None] | None = None) -> None:
-        """The round to show next time this screen is shown (it is made once a game, and
-        shown after every round: pushing it again costs a repaint, not a new screen).
+        """The round to show when it is next opened (it is made once a game, and shown after
+        every round: opening it again costs a repaint, not a new widget).
         ``choices``: my seats' choices for the dragon (seat -> choice); ``feed(seat, chicken)``
         sends one made."""
         self.record, self.faces, self.mine = record, dict(faces), tuple(mine)
