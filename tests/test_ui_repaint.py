@@ -323,3 +323,22 @@ async def test_the_prompt_wears_my_turn_and_takes_it_off_again() -> None:
         mine, others = looks[True].pop(), looks[False].pop()
         assert mine != others and "bold" in mine and "bold" not in others
         assert Color.parse(inks(screen).prompt_live_ground).css in mine
+
+
+async def test_words_given_a_string_draw_its_lines_once() -> None:
+    """A string's words (the prompt's) are made a Text once, so its lines are drawn once, not
+    again for every line Textual asks for."""
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield paint.Words("Take a row: press 1-5.\nRow 1 is free.", id="words")
+
+    async with One().run_test(size=(40, 6)) as pilot:
+        await pilot.pause()
+        words = pilot.app.query_one("#words", paint.Words)
+        drawn = words._drawn
+        assert drawn is not None
+        for y in range(2):
+            words.render_line(y)
+        assert words._drawn is drawn

@@ -327,6 +327,7 @@ class Words(Static, Unscrolled):
     def __init__(self, content: Any = "", **static: Any) -> None:
         super().__init__(content, **static)
         self._drawn: tuple[tuple, list[Strip]] | None = None  # (what was drawn, its lines)
+        self._as_text: tuple[object, Text] | None = None  # (a string's words, as a Text made once)
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
         if not _drawn_by_rich(content):
@@ -344,7 +345,11 @@ class Words(Static, Unscrolled):
             return None
         if tuple(styles.content_align) != ("left", "top"):
             return None
-        return content if isinstance(content, Text) else Text(content)
+        if isinstance(content, Text):
+            return content
+        if self._as_text is None or self._as_text[0] is not content:  # (one Text a string: the lines drawn are kept)
+            self._as_text = (content, Text(content))
+        return self._as_text[1]
 
     def _lines_at(self, text: Text, width: int) -> list[Text]:
         styles = self.styles
