@@ -6,11 +6,14 @@ part shows, and these helpers touch a widget only when what it shows has changed
 a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
-tooltip), ``looks`` (classes), ``wear`` (colours of a look that comes and goes), ``same`` (whether two contents draw alike), ``settle_memory``
-(no frame waits for a full garbage collection), ``hold_collections`` and ``tidy_memory`` (nor for
-a collection of the older generations), ``Unscrolled`` (a widget a layout resizes in
-one frame) and ``LineStrips`` (each line of a widget of lines rendered once). Must not touch: what is drawn (the screens and
-boards decide that), tables, games.
+tooltip), ``looks`` (classes), ``wear`` (colours of a look that comes and goes), ``same``
+(whether two contents draw alike), ``settle_memory`` (no frame waits for a full garbage
+collection), ``hold_collections`` and ``tidy_memory`` (nor for a collection of the older
+generations), ``Unscrolled`` (a widget a layout resizes in one frame), ``ReusedLines`` (a line
+that moves is not drawn again), ``text_strip``, ``wrapped`` and ``Words`` (rich words drawn by
+Rich), ``line_region`` (one line to repaint) and ``LineStrips`` (each line of a widget of lines
+rendered once). Must not touch: what is drawn (the screens and boards decide that), tables,
+games.
 """
 
 from __future__ import annotations
@@ -269,6 +272,11 @@ class Unscrolled(Widget):
 
     def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+def line_region(widget: Widget, y: int) -> Region:
+    """Content line ``y`` of ``widget`` from border to border, to repaint that line alone."""
+    return Region(-widget.styles.gutter.left, y, widget.outer_size.width, 1)
 
 
 def line_key(line: Content | Text) -> tuple:

@@ -3,7 +3,8 @@
 Owns: the ``Board`` base widget (it draws one seat's ``Snapshot`` and posts
 ``Board.ActionChosen`` when the player picks an action), the ``PlayerLine``
 the side panel shows, ``BoardClick`` for the parts of a board a click acts on,
-``LineBox`` for a list of such parts drawn as one widget, and helpers that map a key or a click to a legal action.
+``LineBox`` and ``BoxRow`` for lists and rows of such parts drawn as one widget, and
+helpers that map a key or a click to a legal action.
 
 Must not touch: the table or the engine state. A board sees only a snapshot.
 """
@@ -18,7 +19,6 @@ from rich.text import Text
 from textual.actions import parse
 from textual.binding import Binding
 from textual.events import Click, Leave, MouseMove
-from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -125,8 +125,7 @@ class LineBox(paint.Unscrolled, Widget):
 
     def _refresh_line(self, y: int) -> None:
         if self.is_mounted and self.size.width:
-            left = self.styles.gutter.left
-            self.refresh(Region(-left, y, self.outer_size.width, 1))  # (from border to border)
+            self.refresh(paint.line_region(self, y))
 
     def render(self) -> Text:
         return Text("\n").join(self._lines)

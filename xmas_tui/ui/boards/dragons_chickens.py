@@ -407,22 +407,24 @@ def room_box(ink: Inks, seat: int, name: str, face: str | None, *, hidden: bool 
     return Box(lines=lines[: CARD_HEIGHT - 2], subtitle=Text(note, style=subtitle) if note else None, **look)
 
 
+def cards_per_row(players: int) -> int:
+    """How many cards a row of the board's room holds: five players' in rows of three and two."""
+    return 3 if players == 5 else players
+
+
 def room_rows(players: int, per_row: int, *, timed: bool = False) -> list[BoxRow]:
     """The rows of the room's cards, ``per_row`` a row (``timed``: a click slaps a card)."""
     return [
-        BoxRow(CARD_HEIGHT, 0, width=CARD_WIDTH * len(range(start, min(players, start + per_row))), timed=timed,
+        BoxRow(CARD_HEIGHT, 0, width=CARD_WIDTH * (min(players, start + per_row) - start), timed=timed,
                id=f"dc-row-{start // per_row}", classes="dc-row")
         for start in range(0, players, per_row)
     ]
 
 
-def show_room(rows: Sequence[BoxRow], boxes: Sequence[Box]) -> None:
-    """Each row shows its seats' cards, in seat order."""
-    start = 0
-    for row in rows:
-        count = round(row.styles.width.value) // CARD_WIDTH
-        row.show_boxes(boxes[start : start + count])
-        start += count
+def show_room(rows: Sequence[BoxRow], boxes: Sequence[Box], per_row: int) -> None:
+    """Each row shows its seats' cards, ``per_row`` a row, in seat order."""
+    for number, row in enumerate(rows):
+        row.show_boxes(boxes[number * per_row : (number + 1) * per_row])
 
 
 class Hands(paint.Words):
@@ -587,7 +589,7 @@ class DragonsChickensRound(Vertical, paint.Unscrolled):
         show_room(list(self.query(BoxRow)), [
             room_box(ink, seat, name, self.faces.get(handles.get(seat, -1)), note=where.get(seat, ""))
             for seat, name in enumerate(names)
-        ])
+        ], len(names))
         text = headline(ink, record, names)
         if record.outcome.how != "dragon":
             text.append("  ")
@@ -710,10 +712,9 @@ class DragonsChickensBoard(Board):
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
         players = len(self.snapshot.view["players"])
-        per_row = 3 if players == 5 else players
         yield paint.Words(id="dc-head")
         with Vertical(id="dc-room"):
-            for row in room_rows(players, per_row, timed=True):
+            for row in room_rows(players, cards_per_row(players), timed=True):
                 with Center():
                     yield row
         yield Hands(id="dc-hands")
@@ -957,7 +958,7 @@ class DragonsChickensBoard(Board):
             if self.slap_pending and face is not None and card(face).torch:
                 note = f"{TORCH} " + " ".join(BLOCKS[b].seat_keys[seat] for b in sorted(self.slap_pending))
             boxes.append(room_box(ink, seat, name, face, hidden=not shown, note=note, hover=True))
-        show_room(list(self.query(BoxRow)), boxes)
+        show_room(list(self.query(BoxRow)), boxes, cards_per_row(len(boxes)))
 
     def _draw_head(self, shown: bool, revealed: Mapping[int, str]) -> None:
         ink = inks(self)

@@ -20,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import MouseScrollDown, MouseScrollUp
-from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -114,8 +113,7 @@ class PlayersPanel(paint.Unscrolled, Static):
             self.refresh(layout=sized)
             return
         key = paint.line_key
-        left, whole = self.styles.gutter.left, self.outer_size.width  # (a line from border to border)
-        changed = [Region(-left, y, whole, 1) for y, (old, new) in enumerate(zip(before, rows, strict=True)) if key(old) != key(new)]
+        changed = [paint.line_region(self, y) for y, (old, new) in enumerate(zip(before, rows, strict=True)) if key(old) != key(new)]
         if changed:
             self.refresh(*changed)
 
