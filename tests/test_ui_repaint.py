@@ -7,7 +7,10 @@ import pytest
 from rich.text import Text
 from textual import events
 from textual._compositor import Compositor
+from textual.app import App, ComposeResult
 from textual.color import Color
+from textual.containers import Vertical
+from textual.screen import Screen
 from textual.widgets import Static
 
 from xmas_tui.games import get_game
@@ -141,45 +144,19 @@ async def test_a_game_left_for_the_next_does_not_stay_in_memory() -> None:
         gc.freeze()
 
 
-@pytest.mark.parametrize("game_id", ["christmas-tree", "chip-n-dale", "dragons-chickens"])
+@pytest.mark.parametrize("game_id", GAMES)
 async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_id: str) -> None:
     """The table screen renders only the widgets a frame changed, and writes only what the
     terminal does not show already (``PartialCompositor``): a terminal that was sent every
     frame of a dozen moves (Dragons & Chickens: a round's result opened over the table and
     closed again) shows, cell for cell and ink for ink, what drawing the whole screen shows."""
-    import pyte
-
     app = BoardBench(recorded(game_id, moves=12))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await pilot.pause(0.1)
         screen = app.screen
-        compositor = screen._compositor
-        assert isinstance(compositor, PartialCompositor)
-        console = app.console
-
-        def terminal(*frames: str) -> pyte.Screen:
-            shown = pyte.Screen(*SIZE)
-            stream = pyte.Stream(shown)
-            for frame in frames:
-                stream.feed(frame)
-            return shown
-
-        def cells(shown: pyte.Screen) -> list[list[tuple]]:
-            return [[(c.data, c.fg, c.bg, c.bold, c.italics, c.reverse) for c in (shown.buffer[y][x] for x in range(SIZE[0]))]
-                    for y in range(SIZE[1])]
-
-        frames = [compositor.render_full_update().render_segments(console)]
-        render_update = compositor.render_update
-
-        def recorded_update(*args: object, **kwargs: object) -> object:
-            update = render_update(*args, **kwargs)  # type: ignore[arg-type]
-            if update is not None:
-                frames.append(update.render_segments(console))  # type: ignore[union-attr]
-            return update
-
-        compositor.render_update = recorded_update  # type: ignore[method-assign]
-        partial = len(frames)
+        terminal = Terminal(app, screen._compositor)
+        partial = len(terminal.frames)
         compared = 0
         for _ in range(12):
             shown = screen.snapshot
@@ -188,11 +165,94 @@ async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_
             await pilot.pause(0.05)
             if app.screen is not screen:
                 continue  # (a dialog covers the table: it is drawn whole again when it closes)
-            whole = Compositor.render_full_update(compositor).render_segments(console)  # (as Textual draws it)
-            assert cells(terminal(*frames)) == cells(terminal(whole)), game_id
+            assert terminal.shows() == terminal.whole(), game_id
             compared += 1
         assert compared >= 5
-        assert len(frames) > partial  # (the moves were painted in partial frames)
+        assert len(terminal.frames) > partial  # (the moves were painted in partial frames)
+
+
+class Terminal:
+    """A terminal (pyte's) fed every frame a screen's ``PartialCompositor`` writes, from a
+    whole one on."""
+
+    def __init__(self, app: App, compositor: Compositor) -> None:
+        assert isinstance(compositor, PartialCompositor)
+        self.console, self.compositor = app.console, compositor
+        self.frames = [compositor.render_full_update().render_segments(self.console)]
+        render_update = compositor.render_update
+
+        def recorded_update(*args: object, **kwargs: object) -> object:
+            update = render_update(*args, **kwargs)  # type: ignore[arg-type]
+            if update is not None:
+                self.frames.append(update.render_segments(self.console))  # type: ignore[union-attr]
+            return update
+
+        compositor.render_update = recorded_update  # type: ignore[method-assign]
+
+    @staticmethod
+    def cells(*frames: str) -> list[list[tuple]]:
+        import pyte
+
+        shown = pyte.Screen(*SIZE)
+        stream = pyte.Stream(shown)
+        for frame in frames:
+            stream.feed(frame)
+        return [[(c.data, c.fg, c.bg, c.bold, c.italics, c.reverse) for c in (shown.buffer[y][x] for x in range(SIZE[0]))]
+                for y in range(SIZE[1])]
+
+    def shows(self) -> list[list[tuple]]:
+        return self.cells(*self.frames)
+
+    def whole(self) -> list[list[tuple]]:
+        """What drawing the whole screen shows (as Textual draws it)."""
+        return self.cells(Compositor.render_full_update(self.compositor).render_segments(self.console))
+
+
+class Layered(Screen):
+    """A box with words in it, and a label over it on a layer above."""
+
+    DEFAULT_CSS = """
+    Layered { layers: below above; }
+    #box { height: 6; background: darkred; }
+    #over { layer: above; offset: 3 1; width: 12; height: 3; background: darkgreen; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._compositor = PartialCompositor()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            yield Static("inside the box", id="inner")
+        yield Static("over it", id="over")
+
+
+async def test_a_frame_leaves_alone_only_what_no_repaint_reaches() -> None:
+    """A frame renders the widgets that asked to be repainted and what lies inside them (a box
+    whose ground changes repaints the words on it), and nothing else: a label over them, left
+    as the terminal shows it, keeps its cells (nothing behind it shows through)."""
+    app = App()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(Layered())
+        await pilot.pause(0.1)
+        screen = app.screen
+        terminal = Terminal(app, screen._compositor)
+        changes = [
+            lambda: setattr(screen.query_one("#box").styles, "background", "darkblue"),
+            lambda: screen.query_one("#inner", Static).update("other words inside the box, under the label"),
+            lambda: screen.query_one("#over", Static).update("a new label"),
+        ]
+        for change in changes:
+            before = len(terminal.frames)
+            change()
+            await pilot.pause(0.05)
+            assert len(terminal.frames) == before + 1
+            assert terminal.shows() == terminal.whole()
+        screen.query_one("#box").refresh()  # (the same cells again: the terminal shows them, nothing is written)
+        await pilot.pause(0.05)
+        assert len(terminal.frames) == len(changes) + 1
+        assert terminal.shows() == terminal.whole()
+        assert "other words" in "".join(cell[0] for cell in terminal.shows()[0])
 
 
 def test_while_a_game_is_shown_garbage_is_collected_between_moves() -> None:

@@ -8,6 +8,11 @@ that overlap a part that changed, and nothing behind a widget that covers all of
 written to the terminal are the same (a line of a widget that overlaps no changed part, or that
 lies under another, writes nothing, in Textual as here).
 
+While it knows what the terminal shows, it renders only the widgets that asked to be repainted
+(and what lies inside them): a widget around or beside them that overlaps the part that changed
+shows the same cells as before, which the terminal has already, so that part of it is left as it
+is (the containers of a board, a box around a list whose line changed).
+
 It also remembers what it last wrote to each part of each line, and leaves out of a frame the
 lines whose parts would be written again the same: a widget repainted twice with the same
 words (a dialog closed over the table repaints it whole, then the moves drawn under the dialog
@@ -19,14 +24,17 @@ Textual is pinned: this replaces ``Compositor.render_partial_update`` of its ver
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate, ReflowResult
 from textual._context import visible_screen_stack
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
+from textual.widget import Widget
 
 Chops = list[dict[int, Strip | None]]
+#: a part of a line that a widget in front holds, left as the terminal shows it
+_KEPT = Strip([])
 
 
 class PartialCompositor(Compositor):
@@ -38,11 +46,46 @@ class PartialCompositor(Compositor):
         #: what the terminal shows, by line and cut (as last written), and the cuts it was cut at
         self._written: Chops | None = None
         self._written_cuts: list[list[int]] | None = None
+        #: the widgets that asked to be repainted since the last frame, and the parts they made dirty
+        self._repainted: set[Widget] = set()
+        self._repainted_parts: set[Region] = set()
+        #: while a frame is rendered: whether a widget is drawn again (None: every one is)
+        self._drawn_again: dict[Widget, bool] | None = None
 
     def forget(self) -> None:
         """Another screen is drawn over this one: what the terminal shows is not known any more
         (the next frame is drawn whole). A screen calls it when it is suspended."""
         self._written = self._written_cuts = None
+
+    def update_widgets(self, widgets: set[Widget]) -> None:
+        before = self._dirty_regions.copy()
+        super().update_widgets(widgets)
+        self._repainted |= widgets
+        self._repainted_parts |= self._dirty_regions - before
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        self._repainted_parts.clear()  # (a part a layout made dirty is drawn whole)
+        return super().reflow(parent, size)
+
+    def _knows_the_rest(self, update_regions: set[Region]) -> bool:
+        """Whether every cell of this frame that no repainted widget draws is on the terminal
+        already: every dirty part was made dirty by a widget asking to be repainted, none by a
+        layout that moved something (the terminal shows the rest as it is composed, as Textual
+        keeps it: each frame writes every dirty part)."""
+        return update_regions <= self._repainted_parts
+
+    def _draws_again(self, widget: Widget) -> bool:
+        """Whether ``widget`` or a widget it lies in asked to be repainted (a repainted
+        container repaints what is inside it: the screen, when the whole of it is repainted)."""
+        drawn = self._drawn_again
+        if drawn is None:
+            return True
+        again = drawn.get(widget)
+        if again is None:
+            parent = widget.parent
+            again = widget in self._repainted or (isinstance(parent, Widget) and self._draws_again(parent))
+            drawn[widget] = again
+        return again
 
     def render_update(self, full: bool = False, screen_stack: list | None = None, simplify: bool = False) -> object:
         if (
@@ -56,6 +99,8 @@ class PartialCompositor(Compositor):
     def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
         screen_region = self.size.region
         self._dirty_regions.clear()
+        self._repainted.clear()
+        self._repainted_parts.clear()
         chops = self._render_chops(screen_region, lambda y: True)
         if simplify:  # (a screenshot: nothing is written)
             return LayoutUpdate([[Strip.join(line.values()).simplify().discard_meta()] for line in chops], screen_region)
@@ -65,9 +110,11 @@ class PartialCompositor(Compositor):
     def _unwritten(self, spans: list[tuple[int, int, int]], chops: Chops) -> list[tuple[int, int, int]]:
         """The spans that would write something the terminal does not show already."""
         written, cuts = self._written, self.cuts
-        if written is None or self._written_cuts is not cuts:  # (laid out anew since the last whole frame)
-            self._written = None
+        if written is None:
             return spans
+        if self._written_cuts is not cuts:  # laid out anew: a part cut where it was is known still
+            written = self._written = _recut(written, self._written_cuts, cuts)
+            self._written_cuts = cuts
         new = []
         for y, x1, x2 in spans:
             was, line_cuts, same = written[y], cuts[y], True
@@ -88,16 +135,21 @@ class PartialCompositor(Compositor):
         screen_region = self.size.region
         update_regions = self._dirty_regions.copy()
         self._dirty_regions.clear()
+        knows_the_rest = self._knows_the_rest(update_regions)
+        self._repainted_parts.clear()
         if not update_regions:
+            self._repainted.clear()
             return None
         crop = Region.from_union(update_regions).intersection(screen_region)
         spans = list(self._regions_to_spans(update_regions))
         is_rendered_line = {y for y, _, _ in spans}.__contains__
         self._touched = list(update_regions)
+        self._drawn_again = {} if knows_the_rest else None
         try:
             chops = self._render_chops(crop, is_rendered_line)
         finally:
-            self._touched = None
+            self._touched = self._drawn_again = None
+            self._repainted.clear()
         spans = self._unwritten(spans, chops)
         if not spans:
             return None  # (all of it is on the terminal already)
@@ -129,11 +181,63 @@ class PartialCompositor(Compositor):
             for part in touched:
                 if shown.overlaps(part):
                     rows.update(range(max(top, part.y), min(bottom, part.bottom)))
+            again = self._draws_again(widget)
             for first, end in _runs(rows):
                 lines = Region(x, first, width, end - first)
-                yield region, lines, widget.render_lines(Region(x - region.x, first - region.y, width, end - first))
+                if again:
+                    yield region, lines, widget.render_lines(Region(x - region.x, first - region.y, width, end - first))
+                else:  # (the same as the terminal shows: it holds its parts, for nothing behind it to fill)
+                    yield region, lines, None
             if all(shown.contains_region(part) for part in touched):
                 return
+
+    def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool]) -> Chops:
+        """Textual's chops (each line's parts, each from the front-most widget there), where a
+        widget that yields no lines (None) holds its parts and leaves them unwritten."""
+        cuts = self.cuts
+        chops: Chops = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
+        kept = False
+        for region, clip, strips in self._get_renders(crop):
+            render_region = region.intersection(clip)
+            render_x = render_region.x
+            first_cut, last_cut = render_region.column_span
+            for y in render_region.line_range:
+                if not is_rendered_line(y):
+                    continue
+                line = chops[y]
+                final_cuts = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+                if strips is None:
+                    kept = True
+                    for cut in final_cuts[:-1]:
+                        if line.get(cut) is None:
+                            line[cut] = _KEPT
+                    continue
+                strip = strips[y - render_region.y]
+                for cut, part in zip(final_cuts, strip.divide([cut - render_x for cut in final_cuts[1:]]), strict=False):
+                    if line.get(cut) is None:
+                        line[cut] = part
+        if kept:
+            for line in chops:
+                for x, part in line.items():
+                    if part is _KEPT:
+                        line[x] = None  # (the terminal shows it)
+        return chops
+
+
+def _recut(written: Chops, old_cuts: list[list[int]] | None, cuts: list[list[int]]) -> Chops:
+    """What the terminal shows, by the new ``cuts`` of each line: each part that lies between
+    the same two cuts as before (what lies elsewhere is not known as a whole)."""
+    if old_cuts is None or len(old_cuts) != len(cuts):
+        return [{} for _ in cuts]
+    recut: Chops = []
+    for was, old, new in zip(written, old_cuts, cuts, strict=True):
+        if old == new:
+            recut.append(was)
+            continue
+        old_ends = dict(zip(old, old[1:], strict=False))
+        new_ends = zip(new, new[1:], strict=False)
+        recut.append({x: was.get(x) for x, end in new_ends if old_ends.get(x) == end and was.get(x) is not None})
+    return recut
 
 
 def _runs(rows: set[int]) -> Iterable[tuple[int, int]]:
