@@ -13,7 +13,7 @@ from xmas_tui.tables.kept import keep_path
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.base import BoxRow
-from xmas_tui.ui.boards.chip_n_dale import LOOK, ChipNDaleBoard, SlotCard
+from xmas_tui.ui.boards.chip_n_dale import LOOK, SLOT_WIDTH, TREE_ROWS, ChipNDaleBoard
 from xmas_tui.ui.screens.dialogs import RulesScreen
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen
@@ -150,7 +150,8 @@ async def test_a_card_turned_face_down_is_drawn_face_down_again() -> None:
         screen = app.screen
         await pilot.press("1")
         await wait_for(pilot, lambda: 0 in screen.snapshot.view["flipped"] or screen.snapshot.view["phase"] != "flip")
-        assert "-down" not in app.screen.query_one("#slot-0", SlotCard).classes
+        board = app.screen.query_one(ChipNDaleBoard)
+        assert "down" not in board.slot_looks[0]
         for key in "23456":
             if screen.snapshot.view["phase"] != "flip":
                 break
@@ -162,7 +163,8 @@ async def test_a_card_turned_face_down_is_drawn_face_down_again() -> None:
         for slot in range(6):
             handle = screen.snapshot.view.zone(f"tree.{slot}")
             if handle and screen.snapshot.view.face(handle[0]) is None:
-                assert "-down" in app.screen.query_one(f"#slot-{slot}", SlotCard).classes
+                assert "down" in board.slot_looks[slot]
+                assert "░" in board.query_one(f"#cnd-row-{next(i for i, row in enumerate(TREE_ROWS) if slot in row)}", BoxRow).line_text(1)
 
 
 async def test_help_shows_the_rules_and_every_ruling() -> None:
@@ -220,13 +222,14 @@ async def test_the_mouse_flips_and_collects_too() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         screen = app.screen
-        await pilot.click("#slot-3")
+        await pilot.click("#cnd-row-2", offset=(3, 1))  # (slot 4: the first of the bottom row)
         await wait_for(pilot, lambda: 3 in screen.snapshot.view["flipped"])
         face = screen.snapshot.view.face(screen.snapshot.view.zone("tree.3")[0])
         assert face is not None
         kind = face.split("/")[0]
-        assert LOOK[kind][1] in str(app.screen.query_one("#slot-3", SlotCard).render())
-        assert "-flipped" in app.screen.query_one("#slot-3").classes
+        board = app.screen.query_one(ChipNDaleBoard)
+        assert LOOK[kind][1] in board.query_one("#cnd-row-2", BoxRow).line_text(1)[:SLOT_WIDTH]
+        assert "flipped" in board.slot_looks[3]
 
 
 def test_the_rules_screen_lets_paragraphs_wrap_at_its_own_width() -> None:

@@ -41,12 +41,13 @@ from xmas_tui.games.chip_n_dale import (
 
 from .. import paint
 from ..theme import Inks, inks
-from .base import Board, BoardClick, PlayerLine, legal_where
+from .base import Board, Box, BoxRow, PlayerLine, legal_where
 
 PLUTO = "☻"
-#: The looks of a place in the tree, as classes (``app.tcss``): one of them at a time, or none.
-SLOT_LOOKS = ("-empty", "-down", "-flipped", "-peeked", "-choosable")
-CHIP_LOOKS = ("-empty", "-selected")
+#: The tree's rows of places, top to bottom.
+TREE_ROWS = ((0,), (1, 2), (3, 4, 5))
+#: A place in the tree: its width and height (its border's included), and the cells between two.
+SLOT_WIDTH, SLOT_HEIGHT, SLOT_GAP = 14, 4, 1
 #: Places for my Treasures, four a row (more are made if a collection ever outgrows them).
 CHIP_PLACES = 16
 #: What pressing a slot key or choosing one of my Treasures means in each phase.
@@ -98,17 +99,24 @@ def summary(faces: list[str]) -> str:
     return ", ".join(parts) or "no Treasures yet"
 
 
-class SlotCard(BoardClick):
-    """One place in the tree. Click to flip, collect, peek or take it."""
-
-    def __init__(self, slot: int) -> None:
-        super().__init__("action_slot", slot, id=f"slot-{slot}", classes="card")
-        self.border_title = str(slot + 1)
+def slot_box(slot: int, words: Text, looks: frozenset[str], ink: Inks) -> Box:
+    """A place in the tree, as a card of its ``looks``: ``down`` (face down), ``flipped``
+    (flipped this turn), ``peeked`` (seen by me this turn), ``empty``, ``choosable`` (a key or
+    a click on it does something now). Click it to flip, collect, peek or take it."""
+    edge = ink.felt_line_dim if "empty" in looks else ink.ice if "peeked" in looks else ink.gold if "flipped" in looks else ink.felt_line
+    choosable = "choosable" in looks
+    return Box(
+        lines=tuple(Text(" ").append_text(line) for line in words.split("\n")), width=SLOT_WIDTH,
+        border="dashed" if "peeked" in looks and "empty" not in looks else "round", edge=edge,
+        title=Text(str(slot + 1), style=f"bold {ink.gold}" if choosable else ink.leaf),
+        ground=ink.felt_down if "down" in looks else ink.felt_card, hover=ink.felt_hover, click=("action_slot", (slot,)),
+    )
 
 
 class TreasureChip(paint.Words):
     """A place for one of my Treasures. Click it to choose its Treasure (discard, swap, pass).
-    The places stay (empty ones show nothing), so a Treasure won or lost moves nothing else."""
+    The places stay (empty ones show nothing), so a Treasure won or lost moves nothing else.
+    A chip's look (chosen, empty) is worn, not a class: a move restyles no widget."""
 
     handle: int | None = None
 
@@ -116,12 +124,15 @@ class TreasureChip(paint.Words):
         kind, plutos = treasure(face)
         self.handle = handle
         paint.show(self, Text(f"{SHORT[kind]}{PLUTO * plutos}", style=ink[LOOK[kind][0]]))
-        paint.looks(self, CHIP_LOOKS, {"-selected"} if selected else set())
+        if selected:
+            paint.wear(self, ink.gold_ground, ink.dark_ink, "bold")
+        else:
+            paint.wear(self)  # (the stylesheet's, which lights it under the mouse)
 
-    def empty(self) -> None:
+    def empty(self, ink: Inks) -> None:
         self.handle = None
         paint.show(self, "")
-        paint.looks(self, CHIP_LOOKS, {"-empty"})
+        paint.wear(self, ink.felt)  # (and not lit under the mouse)
 
     def on_click(self, event: Click) -> None:
         if self.handle is not None:
@@ -149,16 +160,15 @@ class ChipNDaleBoard(Board):
     def compose(self) -> ComposeResult:
         with Vertical(id="tree"):
             yield paint.Words(id="star-top", classes="star")
-            for row in ((0,), (1, 2), (3, 4, 5)):
-                with Center():
-                    with Horizontal(classes="tree-row"):
-                        for slot in row:
-                            yield SlotCard(slot)
+            for index, row in enumerate(TREE_ROWS):
+                with Center(), Horizontal(classes="tree-row"):
+                    width = len(row) * (SLOT_WIDTH + SLOT_GAP) - SLOT_GAP
+                    yield BoxRow(SLOT_HEIGHT, SLOT_GAP, width=width, id=f"cnd-row-{index}")
         yield paint.Words(id="piles")
         yield paint.Words(id="mine-title")
         with Grid(id="mine"):
             for _ in range(CHIP_PLACES):
-                yield TreasureChip(classes="chip -empty")
+                yield TreasureChip(classes="chip")
 
     def on_mount(self) -> None:
         if not self.drawable:
@@ -174,27 +184,31 @@ class ChipNDaleBoard(Board):
         phase = view["phase"]
         flipped = set(view["flipped"])
         peeked = set(view["peeked"])
+        boxes = []
+        self.slot_looks = []
         for slot, zone in enumerate(SLOT_ZONES):
-            card = self.part(f"slot-{slot}", SlotCard)
             cards = view.cards(zone)
             looks = set()
             if not cards:
-                paint.show(card, Text("\n  empty", style="dim"))
-                looks.add("-empty")
+                words = Text("\n  empty", style="dim")
+                looks.add("empty")
             else:
                 face = cards[0][1]
                 if face is None:
-                    paint.show(card, Text("░░░░░░░░░\n░░░░░░░░░", style=ink.felt_line))
-                    looks.add("-down")
+                    words = Text("░░░░░░░░░\n░░░░░░░░░", style=ink.felt_line)
+                    looks.add("down")
                 else:
-                    paint.show(card, card_text(face, ink))
+                    words = card_text(face, ink)
                     if slot in flipped:
-                        looks.add("-flipped")
+                        looks.add("flipped")
                     if slot in peeked and me == view["turn"]:
-                        looks.add("-peeked")
+                        looks.add("peeked")
                 if any(getattr(a, "slot", None) == slot for a in snap.legal):
-                    looks.add("-choosable")
-            paint.looks(card, SLOT_LOOKS, looks)
+                    looks.add("choosable")
+            self.slot_looks.append(frozenset(looks))
+            boxes.append(slot_box(slot, words, self.slot_looks[-1], ink))
+        for index, row in enumerate(TREE_ROWS):
+            self.part(f"cnd-row-{index}", BoxRow).show_boxes([boxes[slot] for slot in row])
         star = view["star"]
         if star is None:
             paint.show(self.part("star-top", Static), Text("★", style=f"bold {ink.gold}"))
@@ -212,7 +226,7 @@ class ChipNDaleBoard(Board):
         if offered:
             piles.append(f" · Offered: {NAMES[treasure(offered[0])[0]]}", style=ink.gold)
         paint.show(self.part("piles", Static), piles)
-        mine = view.cards(f"collection.{me}") if me is not None else []
+        mine = self._my_treasures()
         faces = [f for _, f in mine if f]
         points = score(faces).total
         title, grid = self.part("mine-title", Static), self.part("mine", Grid)
@@ -222,9 +236,14 @@ class ChipNDaleBoard(Board):
         ))
         if mine:
             self.selected = min(self.selected, len(mine) - 1)
-        ordered = sorted(mine, key=lambda hf: (ORDER.index(treasure(hf[1] or "acorn/0")[0]), hf[0]))
-        self._ordered = [h for h, _ in ordered]
-        self._draw_chips(ordered, self._picking(), ink)
+        self._ordered = [h for h, _ in mine]
+        self._draw_chips(mine, self._picking(), ink)
+
+    def _my_treasures(self) -> list[tuple[int, str | None]]:
+        """My Treasures (handle, face), in the order their places show them: by kind, then as won."""
+        snap = self.snapshot
+        mine = snap.view.cards(f"collection.{snap.seat}") if snap.seat is not None else []
+        return sorted(mine, key=lambda hf: (ORDER.index(treasure(hf[1] or "acorn/0")[0]), hf[0]))
 
     def _picking(self) -> bool:
         """Whether I am to pick one of my Treasures now (a chip is selected only then)."""
@@ -235,14 +254,14 @@ class ChipNDaleBoard(Board):
         grid = self.part("mine", Grid)
         chips = list(grid.query_children(TreasureChip))
         while len(chips) < len(ordered):
-            chips.append(TreasureChip(classes="chip -empty"))
+            chips.append(TreasureChip(classes="chip"))
             grid.mount(chips[-1])
         for i, chip in enumerate(chips):
             if i < len(ordered):
                 handle, face = ordered[i]
                 chip.show(handle, face or "acorn/0", picking and i == self.selected, ink)
             else:
-                chip.empty()
+                chip.empty(ink)
 
     def status_line(self) -> str:
         view = self.snapshot.view
@@ -323,9 +342,7 @@ class ChipNDaleBoard(Board):
     def action_move(self, step: int) -> None:
         if self._ordered:
             self.selected = (self.selected + step) % len(self._ordered)
-            picking = self._picking()
-            for i, chip in enumerate(list(self.part("mine", Grid).query_children(TreasureChip))[: len(self._ordered)]):
-                paint.look(chip, picking and i == self.selected, "-selected")
+            self._draw_chips(self._my_treasures(), self._picking(), inks(self))
 
     def action_pick(self) -> None:
         if any(isinstance(a, Continue) for a in self.snapshot.legal):
@@ -340,6 +357,8 @@ class ChipNDaleBoard(Board):
         self.choose(legal or CARD_ACTIONS.get(self.snapshot.view["phase"], Discard)(handle))
 
     _ordered: list[int] = []
+    #: each place's looks, as drawn (see ``slot_box``)
+    slot_looks: list[frozenset[str]] = []
 
     def describe(self, action: Action) -> str:
         return action.text()
