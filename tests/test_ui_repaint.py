@@ -10,6 +10,7 @@ from textual._compositor import Compositor
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.containers import Vertical
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -364,6 +365,75 @@ async def test_a_line_drawn_by_rich_has_the_cells_textual_draws(words: Text) -> 
             assert ours.size == theirs.size  # (as many lines)
             lines = ours.size.height
             assert _cells([ours.render_line(y) for y in range(lines)], width) == _cells([theirs.render_line(y) for y in range(lines)], width)
+
+
+BOXES = {  # (each box's own stylesheet: the quick styles cache or Textual draws its lines)
+    "bare": "",
+    "padded": "padding: 0 2;",
+    "bordered": "border: round #2e7d32; padding: 0 1; border-title-color: #ffd700;",
+    "tall": "border: tall #ff6b6b; padding: 1 1 0 0; background: #123a22 60%;",
+    "left-edge": "border-left: heavy #9ad0ff; background: #5c4d0f;",
+    "outlined": "outline: round #ffd700; padding: 0 1;",
+    "faded": "border: round #2e7d32; text-opacity: 60%;",
+    "tinted": "border: round #2e7d32; tint: #ff0000 30%;",
+    "hatched": "hatch: cross #ff6b6b; padding: 0 1;",
+}
+
+
+async def test_a_box_of_words_draws_its_border_and_padding_as_textual_does() -> None:
+    """``QuickLines`` puts each line of words between its border and padding, made once a
+    render: every cell of every line is what Textual's own styles cache draws, for borders,
+    paddings and grounds, and Textual draws what it does not cover (outline, opacity, tint,
+    hatch)."""
+    from textual._styles_cache import StylesCache
+
+    class Boxes(App):
+        CSS = "\n".join(f"#{name} {{ height: 5; width: 30; {css} }}" for name, css in BOXES.items())
+
+        def compose(self) -> ComposeResult:
+            for name in BOXES:
+                yield paint.Words(Text("words in a box, wrapped\nto its width ☃", style="bold #ffd700"), id=name)
+
+    app = Boxes()
+    async with app.run_test(size=(40, 5 * len(BOXES))) as pilot:
+        await pilot.pause()
+        for name in BOXES:
+            box = app.query_one(f"#{name}", paint.Words)
+            box.border_title = "A title"
+            assert isinstance(box._styles_cache, paint._QuickStylesCache)
+            whole = Region(0, 0, *box.outer_size)
+            quick = box.render_lines(whole)
+            box._styles_cache = StylesCache()
+            assert _cells(quick, 30) == _cells(box.render_lines(whole), 30), name
+
+
+async def test_a_box_that_lights_up_repaints_its_border_only() -> None:
+    """``wear_edge``: a box's border and title take a colour over the stylesheet's and give it
+    back, repainting the border's lines and columns, not the words inside it."""
+    class Lit(App):
+        CSS = "#box { border: round #2e7d32; border-title-color: #9be39b; padding: 0 1; height: 5; }"
+
+        def compose(self) -> ComposeResult:
+            yield paint.Words("inside", id="box")
+
+    app = Lit()
+    async with app.run_test(size=(30, 6)) as pilot:
+        await pilot.pause()
+        box = app.query_one("#box", paint.Words)
+        box.border_title = "Sets"
+        await pilot.pause()
+        drawn = box.render_lines(Region(0, 0, *box.outer_size))
+        paint.wear_edge(box, "#ffd700", "#ffd700")
+        assert box._repaint_regions and all(r.width == 1 or r.height == 1 for r in box._repaint_regions)
+        await pilot.pause()
+        lit = box.render_lines(Region(0, 0, *box.outer_size))
+        assert lit[0].text == drawn[0].text  # (its title: the same words)
+        assert _cells([lit[2].crop(1, 29)], 28) == _cells([drawn[2].crop(1, 29)], 28)  # (the words inside: the same)
+        assert {s.style.color.name for s in lit[0] if s.style and s.style.color} == {"#ffd700"}
+        assert {s.style.color.name for s in (*lit[2].crop(0, 1), *lit[2].crop(29, 30))} == {"#ffd700"}
+        paint.wear_edge(box)
+        await pilot.pause()
+        assert _cells(box.render_lines(Region(0, 0, *box.outer_size)), 30) == _cells(drawn, 30)
 
 
 async def test_the_prompt_wears_my_turn_and_takes_it_off_again() -> None:

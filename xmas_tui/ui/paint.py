@@ -6,7 +6,7 @@ part shows, and these helpers touch a widget only when what it shows has changed
 a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
-tooltip), ``looks`` (classes), ``wear`` (colours of a look that comes and goes), ``same``
+tooltip), ``wear`` and ``wear_edge`` (colours of a look that comes and goes), ``same``
 (whether two contents draw alike), ``settle_memory`` (no frame waits for a full garbage
 collection), ``hold_collections`` and ``tidy_memory`` (nor for a collection of the older
 generations), ``Unscrolled`` (a widget a layout resizes in one frame), ``ReusedLines`` (a line
@@ -19,13 +19,15 @@ games.
 from __future__ import annotations
 
 import gc
-from collections.abc import Collection, Iterable
 from typing import Any
 from weakref import WeakKeyDictionary, WeakSet
 
 from rich.segment import Segment
 from rich.text import Text
+from textual._border import get_box
+from textual._segment_tools import make_blank
 from textual._styles_cache import StylesCache
+from textual.color import Color
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
@@ -98,15 +100,29 @@ def show(widget: Static, content: Any) -> bool:
 
 
 def title(widget: Widget, text: str | None) -> None:
-    """``widget``'s border title, set only when it changes."""
+    """``widget``'s border title, set only when it changes (and only its border's top line
+    repainted: not a box's every line, and every widget in it)."""
     if _changed(widget, "title", text):
-        widget.border_title = text
+        _set_label(widget, "_border_title", text, top=True)
 
 
 def subtitle(widget: Widget, text: str | None) -> None:
-    """``widget``'s border subtitle, set only when it changes."""
+    """``widget``'s border subtitle, set only when it changes (its bottom line repainted)."""
     if _changed(widget, "subtitle", text):
-        widget.border_subtitle = text
+        _set_label(widget, "_border_subtitle", text, top=False)
+
+
+def _set_label(widget: Widget, name: str, text: str | None, *, top: bool) -> None:
+    """Set a border's label as Textual's ``border_title`` does (Textual is pinned), and repaint
+    the line it is on; a widget not laid out yet, or with no border there, is repainted whole."""
+    border = widget.styles.border_top if top else widget.styles.border_bottom
+    height, width = widget.outer_size.height, widget.outer_size.width
+    if not border[0] or not height or not width:
+        setattr(widget, name.removeprefix("_"), text)  # (Textual's own setter: a whole repaint)
+        return
+    setattr(widget, name, None if text is None else widget.render_str(text).expand_tabs(4).split()[0])
+    gutter = widget.styles.gutter
+    widget.refresh(Region(-gutter.left, -gutter.top if top else height - gutter.top - 1, width, 1))
 
 
 def tip(widget: Widget, text: str | None) -> None:
@@ -115,33 +131,37 @@ def tip(widget: Widget, text: str | None) -> None:
         widget.tooltip = text
 
 
-def looks(widget: Widget, every: Iterable[str], wanted: Collection[str], *, alone: bool = False) -> None:
-    """``widget`` wears those of the classes ``every`` that are ``wanted``, and none of the
-    others: a class that stays on or off costs nothing (``set_classes`` restyles every time),
-    and the classes that change are restyled at once, not one by one. ``alone``: no rule styles
-    the widget's children by these classes (only its own border, say), so only the widget is
-    styled again, not every widget inside it too, as Textual does."""
-    changes = [(look, look in wanted) for look in every if (look in widget.classes) != (look in wanted)]
-    if not changes:
+def wear_edge(widget: Widget, colour: str | None = None, label: str | None = None) -> None:
+    """``widget``'s border (of the kind its stylesheet gives it) in ``colour`` and its title in
+    ``label``, over its stylesheet's (None: the stylesheet's own), set only when they change;
+    only the border is repainted (a box that lights up on my turn, say): a class would match
+    the whole stylesheet again, and repaint the box and every widget in it."""
+    if not _changed(widget, "edge", (colour, label)):
         return
-    for look, worn in changes:
-        widget.set_class(worn, look, update=False)
-    if alone and widget.is_mounted:
-        widget.app.stylesheet.update_nodes([widget], animate=True)
-    else:
-        widget.update_node_styles()
+    styles = widget.styles
+    for rule in _EDGES:
+        kind, _ = styles.base.get_rule(rule) or ("", None)
+        styles.set_rule(rule, None if colour is None or not kind else (kind, Color.parse(colour)))
+    styles.set_rule("border_title_color", None if label is None else Color.parse(label))
+    width, height = widget.outer_size
+    if not widget.is_mounted or not width or not height:
+        widget.refresh()
+        return
+    left, top = -widget.styles.gutter.left, -widget.styles.gutter.top
+    widget.refresh(
+        Region(left, top, width, 1), Region(left, top + height - 1, width, 1),
+        Region(left, top, 1, height), Region(left + width - 1, top, 1, height),
+    )
 
 
-def look(widget: Widget, worn: bool, name: str, *, alone: bool = False) -> None:
-    """``widget`` wears the class ``name`` if ``worn`` (as ``looks``)."""
-    looks(widget, (name,), (name,) if worn else (), alone=alone)
+_EDGES = ("border_top", "border_right", "border_bottom", "border_left")
 
 
 def wear(widget: Widget, ground: str | None = None, ink: str | None = None, style: str | None = None) -> None:
     """``widget`` wears this ground, ink and text style over its stylesheet's (None: the
     stylesheet's own), set only when they change: a look that comes and goes every turn (the
     prompt on my turn) then costs its repaint, not the whole stylesheet matched again (1-2 ms
-    a move, in ``looks``)."""
+    a move, as a class)."""
     if _changed(widget, "worn", (ground, ink, style)):
         styles = widget.styles
         styles.background, styles.color, styles.text_style = ground, ink, style  # type: ignore[assignment]
@@ -211,7 +231,74 @@ def tidy_memory() -> None:
         gc.collect(0)
 
 
-class _ReusingStylesCache(StylesCache):
+class _QuickStylesCache(StylesCache):
+    """A widget's styles cache that puts a line of words between its border and padding as
+    Textual does, with the border's and the padding's pieces made once a render, not once a
+    line (Textual looks up a line's every style again: three quarters of the cost of a line of
+    words). Anything it does not cover (an outline, a hatch, a tint, an opacity) and the lines
+    of the border and padding themselves are drawn by Textual."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._frame: tuple[tuple[Segment, ...], tuple[Segment, ...], Any] | bool | None = None
+
+    def render(self, *args: Any, **kwargs: Any) -> list[Strip]:
+        self._frame = None  # (its styles, its size or the colours under it may have changed)
+        return super().render(*args, **kwargs)
+
+    def _frame_of(self, styles: Any, padding: Any, base_background: Any, background: Any, opacity: float) -> Any:
+        """The lines of words (first, end), the pieces left and right of each, and the ground
+        of the words; False if Textual has to draw them."""
+        if opacity != 1.0 or styles.text_opacity != 1.0 or styles.tint.a or any(edge for edge, _ in styles.outline):
+            return False
+        if styles.has_rule("hatch") and styles.hatch != "none":
+            return False
+        inner, outer = self.get_inner_outer(base_background, background)
+        ground = inner.rich_style
+        _, (right_edge, right_colour), _, (left_edge, left_colour) = styles.border
+        _, pad_right, _, pad_left = padding
+        left: list[Segment] = []
+        right: list[Segment] = []
+        if left_edge:
+            left.append(get_box(left_edge, inner, outer, TextualStyle(foreground=base_background + left_colour))[1][0])
+        if pad_left:
+            left.append(make_blank(pad_left, ground))
+        if pad_right:
+            right.append(make_blank(pad_right, ground))
+        if right_edge:
+            right.append(get_box(right_edge, inner, outer, TextualStyle(foreground=base_background + right_colour))[1][2])
+        return styles.gutter, tuple(left), tuple(right), ground
+
+    def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
+        frame = self._frame
+        if frame is None:
+            base_background, background, _, _, _, opacity, *_ = rest
+            frame = self._frame = self._frame_of(styles, padding, base_background, background, opacity)
+        if frame is False:
+            return super().render_line(styles, y, size, content_size, padding, *rest)
+        gutter, left, right, ground = frame  # type: ignore[misc]
+        top = gutter.top
+        if not top <= y < size.height - gutter.bottom:  # (a line of the border or the padding)
+            return super().render_line(styles, y, size, content_size, padding, *rest)
+        content_width, content_height = content_size
+        if y - top < content_height:
+            words = rest[2](y - top).adjust_cell_length(content_width, ground)
+        else:
+            words = Strip.blank(content_width, ground)
+        return Strip([*left, *words, *right], size.width)
+
+
+class QuickLines(Widget):
+    """A widget whose lines of words are put in their border and padding by ``_QuickStylesCache``.
+    Name it after the widget's own class, as ``Unscrolled``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if type(self._styles_cache) is StylesCache:
+            self._styles_cache = _QuickStylesCache()
+
+
+class _ReusingStylesCache(_QuickStylesCache):
     """A widget's styles cache (its lines with their border and padding) that draws a line of
     words it drew before, at another height, as it drew it then: a content line is its words'
     strip between the same left and right edges wherever it lies. Anything else that changes
@@ -325,7 +412,7 @@ def _drawn_by_rich(content: object) -> bool:
     return isinstance(content, Text) or (isinstance(content, str) and "[" not in content)
 
 
-class Words(Static, Unscrolled):
+class Words(Static, Unscrolled, QuickLines):
     """A ``Static`` whose words (a rich ``Text``, or a string with no markup) are wrapped and
     drawn by Rich, as ``text_strip`` draws a line: the same cells as Textual draws, at a third
     of the cost, which a move pays for every line of the status, the prompt and a board that

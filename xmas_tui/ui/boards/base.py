@@ -61,7 +61,7 @@ class BoardClick(paint.Words):
         getattr(self.screen.query_one(Board), self.method)(*self.args)
 
 
-class LineBox(paint.Unscrolled, Widget):
+class LineBox(paint.Unscrolled, paint.QuickLines, Widget):
     """A list of lines a board draws one by one, as one widget: each line its words, its look
     (``pick``: chosen or highlighted; ``mark``: worth a look), its tooltip, and the board method
     a click on it calls (with its hover look, if it is worth clicking now).

@@ -418,7 +418,7 @@ class ChristmasTreeBoard(Board):
         total = sum(hand.values())
         box = self.part("ct-hand")
         paint.title(box, f"Your hand · {total}")
-        paint.look(box, paying, "-paying", alone=True)
+        paint.wear_edge(box, *(ink.gold, ink.gold) if paying else ())
 
     def _draw_sets(self) -> None:
         ink = inks(self)
@@ -454,7 +454,7 @@ class ChristmasTreeBoard(Board):
             tip = f"Play {set_words(play)}: {pts(set_points(size))}"
             lines.set_line(slot, text, look="pick" if selected else "", tip=tip, click=("play_slot", (slot,)))
         box = self.part("ct-sets")
-        paint.look(box, live, "-live", alone=True)
+        paint.wear_edge(box, *(ink.gold, ink.gold) if live else ())
         paint.title(box, "Sets · p play" if live else "Sets")
         below = len(self.offered) - top - SET_LINES
         paint.subtitle(box, f"↓ {below} more" if below > 0 else ("↑ more" if top else ""))

@@ -49,7 +49,7 @@ def hanging(widget: Widget, first: Text, body: Text, width: int | None) -> list[
     return [Text.assemble(first if number == 0 else indent, line) for number, line in enumerate(lines)]
 
 
-class PlayersPanel(paint.Unscrolled, Static):
+class PlayersPanel(paint.Unscrolled, Static, paint.QuickLines):
     """Every player: name, score, a summary; who acts now is marked, and a seat's state
     (away with its countdown, idle, a bot) leads the second line, where it has room.
 
