@@ -365,6 +365,11 @@ async def test_a_line_drawn_by_rich_has_the_cells_textual_draws(words: Text) -> 
             assert ours.size == theirs.size  # (as many lines)
             lines = ours.size.height
             assert _cells([ours.render_line(y) for y in range(lines)], width) == _cells([theirs.render_line(y) for y in range(lines)], width)
+            ours.styles.text_align = theirs.styles.text_align = "center"  # (a title over a board)
+            await pilot.pause()
+            assert ours._rich_text() is not None
+            assert _cells([ours.render_line(y) for y in range(lines)], width) == _cells([theirs.render_line(y) for y in range(lines)], width)
+            ours.styles.text_align = theirs.styles.text_align = "left"
 
 
 BOXES = {  # (each box's own stylesheet: the quick styles cache or Textual draws its lines)

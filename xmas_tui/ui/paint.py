@@ -9,8 +9,9 @@ Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's)
 tooltip), ``wear`` and ``wear_edge`` (colours of a look that comes and goes), ``same``
 (whether two contents draw alike), ``settle_memory`` (no frame waits for a full garbage
 collection), ``hold_collections`` and ``tidy_memory`` (nor for a collection of the older
-generations), ``Unscrolled`` (a widget a layout resizes in one frame), ``ReusedLines`` (a line
-that moves is not drawn again), ``text_strip``, ``wrapped`` and ``Words`` (rich words drawn by
+generations), ``Unscrolled`` (a widget a layout resizes in one frame), ``QuickLines`` and
+``Panel`` (a box's lines put in their border and padding once a render), ``ReusedLines`` (a
+line that moves is not drawn again), ``text_strip``, ``wrapped`` and ``Words`` (rich words drawn by
 Rich), ``line_region`` (one line to repaint) and ``LineStrips`` (each line of a widget of lines
 rendered once). Must not touch: what is drawn (the screens and boards decide that), tables,
 games.
@@ -28,6 +29,7 @@ from textual._border import get_box
 from textual._segment_tools import make_blank
 from textual._styles_cache import StylesCache
 from textual.color import Color
+from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
@@ -298,6 +300,11 @@ class QuickLines(Widget):
             self._styles_cache = _QuickStylesCache()
 
 
+class Panel(Vertical, QuickLines):
+    """A column of widgets in a box (a border, a title): its own lines (the border's sides, the
+    padding) are drawn by ``_QuickStylesCache`` when it lights up or its title changes."""
+
+
 class _ReusingStylesCache(_QuickStylesCache):
     """A widget's styles cache (its lines with their border and padding) that draws a line of
     words it drew before, at another height, as it drew it then: a content line is its words'
@@ -416,8 +423,8 @@ class Words(Static, Unscrolled, QuickLines):
     """A ``Static`` whose words (a rich ``Text``, or a string with no markup) are wrapped and
     drawn by Rich, as ``text_strip`` draws a line: the same cells as Textual draws, at a third
     of the cost, which a move pays for every line of the status, the prompt and a board that
-    it changes. Anything else (markup, a ``Content``, a table; words aligned other than left
-    and top) is drawn by Textual, as a ``Static`` is."""
+    it changes. Anything else (markup, a ``Content``, a table; words aligned other than left or
+    centre, and top) is drawn by Textual, as a ``Static`` is."""
 
     def __init__(self, content: Any = "", **static: Any) -> None:
         super().__init__(content, **static)
@@ -436,7 +443,7 @@ class Words(Static, Unscrolled, QuickLines):
         """The words as a rich ``Text``, if Rich draws them here (None: Textual does)."""
         content = self.content
         styles = self.styles
-        if not _drawn_by_rich(content) or styles.text_align not in ("left", "start"):
+        if not _drawn_by_rich(content) or styles.text_align not in ("left", "start", "center"):
             return None
         if tuple(styles.content_align) != ("left", "top"):
             return None
@@ -462,10 +469,14 @@ class Words(Static, Unscrolled, QuickLines):
         if text is None:
             return super().render_line(y)
         width, style = self.size.width, self.visual_style
-        key = (text, width, style, self.styles.text_wrap, self.styles.text_overflow)
+        key = (text, width, style, self.styles.text_wrap, self.styles.text_overflow, self.styles.text_align)
         drawn = self._drawn
         if drawn is None or drawn[0][0] is not text or drawn[0][1:] != key[1:]:
             lines = [text_strip(self, line, width, style) for line in self._lines_at(text, width)]
+            if self.styles.text_align == "center":  # (half the room left on its left, as Textual does)
+                ground = style.rich_style
+                lines = [Strip([Segment(" " * left, ground), *line]).adjust_cell_length(width, ground) if left else line.adjust_cell_length(width, ground)
+                         for line, left in ((line, max(0, (width - line.cell_length) // 2)) for line in lines)]
             drawn = self._drawn = (key, lines)
         lines = drawn[1]
         return lines[y] if y < len(lines) else Strip.blank(width, style.rich_style)

@@ -19,7 +19,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.color import Color
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Static
 
 from xmas_tui.games import Event
@@ -199,12 +199,12 @@ class ChristmasCarolBoard(Board):
     def compose(self) -> ComposeResult:
         with Horizontal(id="cc-top"):
             yield ClockFace(id="cc-clock")
-            with Vertical(id="cc-puzzles"):
+            with paint.Panel(id="cc-puzzles"):
                 for index in range(4):
                     yield PuzzleLine(index)
                 yield paint.Words(LEGEND, id="cc-legend")
         yield BagLine()
-        with Vertical(id="cc-turn"):
+        with paint.Panel(id="cc-turn"):
             yield BoxRow(TILE_HEIGHT, 1, id="cc-tiles")  # this turn's tiles: click one to choose it
             yield paint.Words(id="cc-aside")
             yield BoxRow(1, BUTTON_GAP, id="cc-buttons")  # click one, or press its key

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.events import Click, MouseMove
 from textual.widgets import Static
 
@@ -235,7 +234,7 @@ class ChristmasGameBoard(Board):
 
     # -------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
-        with Vertical(id="cg-ring"):
+        with paint.Panel(id="cg-ring"):
             for number in range(RING_LINES):
                 yield paint.Words(id=f"cg-ring-{number}", classes="cg-ring-line")
         yield paint.Words(id="cg-mine")

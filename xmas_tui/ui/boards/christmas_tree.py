@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Static
 
@@ -212,13 +212,13 @@ class ChristmasTreeBoard(Board):
     def compose(self) -> ComposeResult:
         yield paint.Words(id="ct-info")
         yield paint.Words(id="ct-moment")
-        with Vertical(id="ct-rows"):
+        with paint.Panel(id="ct-rows"):
             yield LineBox(ROWS, id="ct-row-lines")  # one a row: click to take it
         with Horizontal(id="ct-lower"):
-            with Vertical(id="ct-hand"):
+            with paint.Panel(id="ct-hand"):
                 yield LineBox(len(TYPES), id="ct-hand-lines")  # one a type: click to pay with it or play a set
                 yield paint.Words(SCORING, id="ct-scoring")
-            with Vertical(id="ct-sets"):
+            with paint.Panel(id="ct-sets"):
                 yield LineBox(SET_LINES, id="ct-set-lines")  # one a set I could play: click to play it
 
     def on_mount(self) -> None:
