@@ -477,3 +477,27 @@ async def test_words_given_a_string_draw_its_lines_once() -> None:
         for y in range(2):
             words.render_line(y)
         assert words._drawn is drawn
+
+
+async def test_words_are_wrapped_once_for_the_layout_and_the_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Words whose height follows their lines (the prompt) are wrapped once a change: the
+    layout's height and the frame's lines come from the same wrapping."""
+    from textual.app import App
+
+    wrapped = paint.wrapped
+    calls = []
+    monkeypatch.setattr(paint, "wrapped", lambda *args, **kwargs: calls.append(args[1].plain) or wrapped(*args, **kwargs))
+
+    class Grows(App):
+        CSS = "#words { height: auto; width: 20; }"
+
+        def compose(self):
+            yield paint.Words(id="words")
+
+    async with Grows().run_test(size=(40, 8)) as pilot:
+        words = pilot.app.query_one("#words", paint.Words)
+        said = Text("Take a row: press 1-5, or pay a card onto the next row.")
+        paint.show(words, said)
+        await pilot.pause()
+        assert words.size.height == 3
+        assert calls.count(said.plain) == 1

@@ -67,6 +67,10 @@ class PartialCompositor(Compositor):
         self._repainted_parts.clear()  # (a part a layout made dirty is drawn whole)
         return super().reflow(parent, size)
 
+    def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
+        self._repainted_parts.clear()  # (nor one a scroll did)
+        return super().reflow_visible(parent, size)
+
     def _knows_the_rest(self, update_regions: set[Region]) -> bool:
         """Whether every cell of this frame that no repainted widget draws is on the terminal
         already: every dirty part was made dirty by a widget asking to be repainted, none by a

@@ -430,6 +430,7 @@ class Words(Static, Unscrolled, QuickLines):
         super().__init__(content, **static)
         self._drawn: tuple[tuple, list[Strip]] | None = None  # (what was drawn, its lines)
         self._as_text: tuple[object, Text] | None = None  # (a string's words, as a Text made once)
+        self._wrapped: tuple[Text, tuple, list[Text]] | None = None  # (words, (width, how), their lines)
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
         if not _drawn_by_rich(content):
@@ -454,9 +455,14 @@ class Words(Static, Unscrolled, QuickLines):
         return self._as_text[1]
 
     def _lines_at(self, text: Text, width: int) -> list[Text]:
+        """``text`` wrapped at ``width``, once for the layout (its height) and the frame."""
         styles = self.styles
         overflow = styles.text_overflow if styles.text_overflow in ("fold", "ellipsis") else "crop"
-        return wrapped(self, text, width, overflow=overflow, no_wrap=styles.text_wrap == "nowrap")
+        key = (width, overflow, styles.text_wrap)
+        kept = self._wrapped
+        if kept is None or kept[0] is not text or kept[1] != key:
+            kept = self._wrapped = (text, key, wrapped(self, text, width, overflow=overflow, no_wrap=styles.text_wrap == "nowrap"))
+        return kept[2]
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         text = self._rich_text()
