@@ -501,3 +501,31 @@ async def test_words_are_wrapped_once_for_the_layout_and_the_frame(monkeypatch: 
         await pilot.pause()
         assert words.size.height == 3
         assert calls.count(said.plain) == 1
+
+
+async def test_a_row_of_boxes_is_drawn_again_only_when_a_box_changes() -> None:
+    """``BoxRow.show_boxes`` given boxes that draw what it shows (new Texts, the same words and
+    styles) draws nothing again; a box that changes is drawn."""
+    from textual.app import App
+
+    from xmas_tui.ui.boards.base import Box, BoxRow
+
+    def boxes(words: str) -> list[Box]:
+        return [Box(lines=(Text(words, style="bold"),), width=12, border="round", edge="#2e7d32", title=Text(str(n))) for n in (1, 2)]
+
+    class Row(App):
+        def compose(self):
+            yield BoxRow(3, 1, width=25, id="row")
+
+    async with Row().run_test(size=(30, 4)) as pilot:
+        row = pilot.app.query_one("#row", BoxRow)
+        row.show_boxes(boxes("a tile"))
+        await pilot.pause()
+        drawn = [row.line_text(y) for y in range(3)]
+        redrawn = []
+        row._draw = lambda: redrawn.append(True)  # type: ignore[method-assign]
+        row.show_boxes(boxes("a tile"))
+        assert not redrawn
+        row.show_boxes(boxes("another"))
+        assert redrawn
+        assert "a tile" in drawn[1]

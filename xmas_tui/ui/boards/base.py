@@ -184,6 +184,15 @@ class Box:
     click: tuple[str, tuple[object, ...]] | None = None
 
 
+def box_key(box: Box) -> tuple:
+    """What ``box`` draws and does, comparable (its words and their styles, not the Texts)."""
+    label = paint.line_key
+    return (
+        tuple(label(line) for line in box.lines), box.width, box.border, box.edge,
+        box.title and label(box.title), box.subtitle and label(box.subtitle), box.ground, box.hover, box.tip, box.click,
+    )
+
+
 #: each border's characters: top, middle and bottom, each (left, fill, right), as Textual draws them
 EDGES: dict[str, tuple[str, str, str]] = {
     "round": ("╭─╮", "│ │", "╰─╯"),
@@ -241,9 +250,16 @@ class BoxRow(LineBox):
         self.timed = timed  # (a click also says when it was made: the board's method takes it last)
         self.boxes: tuple[Box, ...] = ()
         self._over: int | None = None  # the box under the mouse
+        self._shown: tuple = ()  # (what the boxes shown draw: see box_key)
 
     def show_boxes(self, boxes: Sequence[Box]) -> None:
-        self.boxes = tuple(boxes)
+        """Show these boxes: drawn again only if one of them differs from what is shown."""
+        boxes = tuple(boxes)
+        key = tuple(box_key(box) for box in boxes)
+        if key == self._shown:
+            self.boxes = boxes  # (the same; a click or a tooltip reads them)
+            return
+        self.boxes, self._shown = boxes, key
         self._draw()
 
     def _draw(self) -> None:

@@ -167,8 +167,8 @@ class ChipNDaleBoard(Board):
         yield paint.Words(id="piles")
         yield paint.Words(id="mine-title")
         with Grid(id="mine"):
-            for _ in range(CHIP_PLACES):
-                yield TreasureChip(classes="chip")
+            self._chips = [TreasureChip(classes="chip") for _ in range(CHIP_PLACES)]
+            yield from self._chips
 
     def on_mount(self) -> None:
         if not self.drawable:
@@ -251,11 +251,10 @@ class ChipNDaleBoard(Board):
 
     def _draw_chips(self, ordered: list[tuple[int, str | None]], picking: bool, ink: Inks) -> None:
         """My Treasures in their places: only a place whose Treasure changed is drawn again."""
-        grid = self.part("mine", Grid)
-        chips = list(grid.query_children(TreasureChip))
+        chips = self._chips
         while len(chips) < len(ordered):
             chips.append(TreasureChip(classes="chip"))
-            grid.mount(chips[-1])
+            self.part("mine", Grid).mount(chips[-1])
         for i, chip in enumerate(chips):
             if i < len(ordered):
                 handle, face = ordered[i]
@@ -357,6 +356,7 @@ class ChipNDaleBoard(Board):
         self.choose(legal or CARD_ACTIONS.get(self.snapshot.view["phase"], Discard)(handle))
 
     _ordered: list[int] = []
+    _chips: list[TreasureChip] = []  # (the places for my Treasures, in order)
     #: each place's looks, as drawn (see ``slot_box``)
     slot_looks: list[frozenset[str]] = []
 
