@@ -70,9 +70,18 @@ class Snapshot:
     heard: tuple[Heard, ...] = ()
     room_in: float = 0.0
 
+    #: a room this near is drawn at once (a timer that short would only be late)
+    ROOM_NOW = 0.001
+
     @property
     def seat(self) -> int | None:
         return self.view.seat
+
+    @property
+    def room_waits(self) -> bool:
+        """Whether this round's room is still to be drawn, at ``room_in`` (until then, nothing
+        on screen may tell its cards: not the room, not the log)."""
+        return self.room_in > self.ROOM_NOW
 
     @property
     def my_seats(self) -> tuple[int, ...]:

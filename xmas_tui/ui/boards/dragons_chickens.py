@@ -756,7 +756,7 @@ class DragonsChickensBoard(Board):
             between = self._between
             if between is not None and between.shown:  # the room opened: ready or not
                 between.close()
-            if snapshot.room_in > 0.001:  # every terminal draws it at one instant
+            if snapshot.room_waits:  # every terminal draws it at one instant
                 self.redraw()
                 self.set_timer(snapshot.room_in, partial(self._reveal, rnd))
             else:

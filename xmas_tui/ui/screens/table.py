@@ -373,7 +373,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
     def _show_log(self, snapshot: Snapshot) -> None:
         """The log's new lines. A room drawn at an instant (``room_in``) is told in the log no
         sooner than it is drawn: its line (its cards, in words) waits, with any after it."""
-        if snapshot.room_in > 0.001 or self._log_held is not None:
+        if snapshot.room_waits or self._log_held is not None:
             if self._log_held is None:
                 self.set_timer(snapshot.room_in, self._release_log)
             self._log_held = snapshot
