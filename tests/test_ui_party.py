@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from rich.color import Color, ColorSystem
+from textual.color import Color as TextualColor
 
 from xmas_tui.games import get_game
 from xmas_tui.tables.local import LocalTable
@@ -343,3 +345,46 @@ def test_in_16_colours_no_word_sinks_into_the_felt() -> None:
         for name in [*words_on_felt, "felt-line", "felt-ink-dim"]:
             ink = Color.parse(INKS[name][index]).downgrade(ColorSystem.STANDARD)
             assert ink.number != felt.number, (theme.name, name)
+
+
+@pytest.mark.parametrize("theme", [theme.name for theme in THEMES])
+async def test_a_chosen_treasure_is_dark_on_gold_in_every_theme(theme: str) -> None:
+    """A chosen Treasure's place wears the gold ground; its words were in the Treasure's own
+    ink, so a chosen Bell (gold) or Popcorn (yellow) vanished there. They are dark ink now,
+    apart from the ground by a contrast of at least 4.5 in each theme."""
+    from textual.app import App
+    from textual.geometry import Region
+
+    from xmas_tui.ui.boards.chip_n_dale import TreasureChip
+    from xmas_tui.ui.theme import inks
+
+    class Place(App):
+        def compose(self):
+            yield TreasureChip(classes="chip")
+
+    app = Place()
+    async with app.run_test(size=(30, 3)) as pilot:
+        app.register_theme(next(t for t in THEMES if t.name == theme))
+        app.theme = theme
+        await pilot.pause()
+        chip = app.query_one(TreasureChip)
+        ink = inks(chip)
+        for face in ("bell/1", "popcorn/0", "ornament-chip/1"):
+            chip.show(1, face, True, ink)
+            await pilot.pause()
+            words = [s for s in chip.render_lines(Region(0, 0, *chip.outer_size))[0] if s.text.strip()]
+            assert words and all(s.style.color.name == TextualColor.parse(ink.dark_ink).hex.lower() for s in words), face
+            ground = TextualColor.parse(ink.gold_ground)
+            assert all(s.style.bgcolor.name == ground.hex.lower() for s in words)
+            assert _contrast(ground, TextualColor.parse(ink.dark_ink)) >= 4.5, (face, theme)
+
+
+def _contrast(a: TextualColor, b: TextualColor) -> float:
+    """WCAG's contrast ratio of two colours."""
+    def luminance(colour: TextualColor) -> float:
+        def channel(c: int) -> float:
+            c = c / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        return 0.2126 * channel(colour.r) + 0.7152 * channel(colour.g) + 0.0722 * channel(colour.b)
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -123,7 +123,8 @@ class TreasureChip(paint.Words):
     def show(self, handle: int, face: str, selected: bool, ink: Inks) -> None:
         kind, plutos = treasure(face)
         self.handle = handle
-        paint.show(self, Text(f"{SHORT[kind]}{PLUTO * plutos}", style=ink[LOOK[kind][0]]))
+        # (chosen, it is dark on gold: a Bell's or a Popcorn's own ink would vanish there)
+        paint.show(self, Text(f"{SHORT[kind]}{PLUTO * plutos}", style=ink.dark_ink if selected else ink[LOOK[kind][0]]))
         if selected:
             paint.wear(self, ink.gold_ground, ink.dark_ink, "bold")
         else:
