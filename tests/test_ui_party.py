@@ -388,3 +388,33 @@ def _contrast(a: TextualColor, b: TextualColor) -> float:
         return 0.2126 * channel(colour.r) + 0.7152 * channel(colour.g) + 0.0722 * channel(colour.b)
     high, low = sorted((luminance(a), luminance(b)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+async def test_carol_s_news_of_the_clock_is_shown_whole_at_80_by_24() -> None:
+    """The latest news of the clock ("Scrooge moves 1 space clockwise (the special tile) to
+    10: 10 spaces from waking.") was one line cut off with an ellipsis at 80x24. It wraps into
+    the rows the turn box has (the line of set-aside tiles is there only while some are), and
+    only words that still do not fit would end in an ellipsis."""
+    from rich.text import Text
+
+    from xmas_tui.ui import paint
+
+    carol = get_game("christmas-carol")
+
+    def clock_moved_forward(s) -> bool:
+        news = [e for e in s.log if e.kind in ("clock", "complete", "again", "special", "ignore", "over")]
+        return bool(news) and "clockwise (" in news[-1].text and s.result is None and turn_ended_by_scrooge(s.log) is None
+
+    table = table_at(carol, 3, 2, clock_moved_forward)
+    app = XmasApp(table=table, theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.pause(0.1)
+        news = next(e for e in reversed(app.screen.snapshot.log) if "clockwise (" in e.text).text
+        moment = app.screen.query_one("#cc-moment", paint.Words)
+        shown = " ".join(moment.render_line(y).text.strip() for y in range(moment.size.height))
+        assert news in shown and "…" not in shown
+        # (words that do not fit the rows it has end in an ellipsis on its last row)
+        moment.update(Text("word " * 80))
+        await pilot.pause()
+        assert moment.render_line(moment.size.height - 1).text.rstrip().endswith("…")

@@ -464,6 +464,22 @@ class Words(Static, Unscrolled, QuickLines):
             kept = self._wrapped = (text, key, wrapped(self, text, width, overflow=overflow, no_wrap=styles.text_wrap == "nowrap"))
         return kept[2]
 
+    def _fitted(self, lines: list[Text], width: int) -> list[Text]:
+        """Wrapped lines that the widget's height cuts short (a box of a fixed height) end in an
+        ellipsis on its last line, as a line too long for its width does (``text-overflow:
+        ellipsis``): the words are seen to go on, not cut off mid-sentence."""
+        height = self.size.height
+        if self.styles.text_overflow != "ellipsis" or self.styles.text_wrap == "nowrap" or not 0 < height < len(lines):
+            return lines
+        last = lines[height - 1].copy()
+        for more in lines[height:]:  # (the words after it fill its row, cut where an ellipsis ends it)
+            if last.cell_len > width:
+                break
+            last.append(" ")
+            last.append_text(more)
+        last.truncate(width, overflow="ellipsis")
+        return [*lines[: height - 1], last]
+
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         text = self._rich_text()
         if text is None or not width:
@@ -475,10 +491,10 @@ class Words(Static, Unscrolled, QuickLines):
         if text is None:
             return super().render_line(y)
         width, style = self.size.width, self.visual_style
-        key = (text, width, style, self.styles.text_wrap, self.styles.text_overflow, self.styles.text_align)
+        key = (text, width, style, self.styles.text_wrap, self.styles.text_overflow, self.styles.text_align, self.size.height)
         drawn = self._drawn
         if drawn is None or drawn[0][0] is not text or drawn[0][1:] != key[1:]:
-            lines = [text_strip(self, line, width, style) for line in self._lines_at(text, width)]
+            lines = [text_strip(self, line, width, style) for line in self._fitted(self._lines_at(text, width), width)]
             if self.styles.text_align == "center":  # (half the room left on its left, as Textual does)
                 ground = style.rich_style
                 lines = [Strip([Segment(" " * left, ground), *line]).adjust_cell_length(width, ground) if left else line.adjust_cell_length(width, ground)

@@ -335,7 +335,9 @@ class ChristmasCarolBoard(Board):
             aside_text.append(f" {counts[IGNORE]} ⊘", style=f"bold {ink.ice}")
             if wakers:
                 aside_text.append(f" {wakers} ◷", style=f"bold {ink.berry}")
-        paint.show(self.part("cc-aside", Static), aside_text)
+        aside_line = self.part("cc-aside", Static)
+        paint.show(aside_line, aside_text)
+        aside_line.display = bool(aside)
         drawing = snap.my_turn and self.phase == "draw"
         live = {
             "draw": drawing,
