@@ -205,7 +205,10 @@ class Terminal:
         return self.cells(*self.frames)
 
     def whole(self) -> list[list[tuple]]:
-        """What drawing the whole screen shows (as Textual draws it)."""
+        """What drawing the whole screen afresh shows (as Textual draws it): every widget's
+        lines are rendered again, none taken from what it kept."""
+        for widget in self.compositor.visible_widgets:
+            widget._styles_cache.clear()
         return self.cells(Compositor.render_full_update(self.compositor).render_segments(self.console))
 
 
@@ -529,3 +532,31 @@ async def test_a_row_of_boxes_is_drawn_again_only_when_a_box_changes() -> None:
         row.show_boxes(boxes("another"))
         assert redrawn
         assert "a tile" in drawn[1]
+
+
+async def test_each_round_s_result_shows_that_round_s_room_on_the_terminal() -> None:
+    """The round's result is filled while it is hidden, between rounds; its rows of cards
+    repainted only the lines that changed, and a hidden widget has no lines to repaint, so
+    from the second round on it showed the first round's room. Every time it opens, the
+    terminal (fed every frame) shows the cards of the round it names."""
+    from xmas_tui.ui.boards.base import BoxRow
+    from xmas_tui.ui.boards.dragons_chickens import DragonsChickensRound
+
+    app = BoardBench(recorded("dragons-chickens", moves=60))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.pause(0.1)
+        terminal = Terminal(app, app.screen._compositor)
+        shown_rounds = set()
+        for _ in range(40):
+            await pilot.press("f5")
+            await pilot.pause(0.05)
+            result = app.screen.query_one(DragonsChickensRound)
+            if not result.display:
+                continue
+            on_screen = ["".join(cell[0] for cell in line) for line in terminal.shows()]
+            for row in result.query(BoxRow):
+                for y in range(1, 3):  # (each card's two lines of treasures)
+                    assert any(row.line_text(y) in line for line in on_screen), (result.record.round, row.line_text(y))
+            shown_rounds.add(result.record.round)
+        assert len(shown_rounds) >= 3

@@ -124,8 +124,12 @@ class LineBox(paint.Unscrolled, paint.QuickLines, Widget):
         return self._tips[y]
 
     def _refresh_line(self, y: int) -> None:
-        if self.is_mounted and self.size.width:
+        if not self.is_mounted:
+            return
+        if self.size.width:
             self.refresh(paint.line_region(self, y))
+        else:  # not shown now (a round's result between rounds): its lines drawn before are stale
+            self.refresh()
 
     def render(self) -> Text:
         return Text("\n").join(self._lines)
