@@ -217,3 +217,17 @@ async def test_the_final_plays_are_announced() -> None:
         assert "Final plays" in text_of(app, "#status")
         assert "no Surprise!" in text_of(app, "#ct-moment")
         assert "Final plays" in text_of(app, "#prompt")
+
+
+async def test_the_rows_say_their_keys_take_a_row_only_on_my_turn() -> None:
+    """"Rows · 1-5 take" is said while 1-5 take a row: on my turn, not while another player
+    takes one (the keys then only say why not)."""
+    app = XmasApp(table=table_at(TREE, 3, 6, lambda s: not s.my_turn and s.view["phase"] == "turn"), theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        rows = app.screen.query_one("#ct-rows")
+        assert rows.border_title == "Rows"
+    app = XmasApp(table=table_at(TREE, 3, 6, my_turn("turn")), theme="dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert app.screen.query_one("#ct-rows").border_title == "Rows · 1-5 take"

@@ -353,7 +353,8 @@ class ChristmasTreeBoard(Board):
         view = snap.view
         held = sum(self.hand().values())
         paying = self.paying()
-        paint.title(self.part("ct-rows"), "Rows · 1-5 take" if view["phase"] == "turn" else "Rows")
+        taking = snap.my_turn and view["phase"] == "turn"  # (the keys say so only when they take a row)
+        paint.title(self.part("ct-rows"), "Rows · 1-5 take" if taking else "Rows")
         lines = self.part("ct-row-lines", LineBox)
         for row, zone in enumerate(ROW_ZONES):
             faces = view.faces_in(zone)
