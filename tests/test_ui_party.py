@@ -95,6 +95,9 @@ async def test_the_big_screen_watches_a_table_in_play_and_the_host_lists_it(monk
             assert host.spectators() == ["Big screen"]
             assert watching_line(host.spectators()) == "Watching: Big screen"
             assert all(face is None for _, face in screen.snapshot.view.cards("deck"))  # the public view
+            await wait_for(pilot, lambda: screen.query_one("#players-panel").border_title == "Scores")
+            # (its table screen is mounted once: one listener, one running table)
+            assert screen.table._watchers._callbacks == [screen._on_table_changed]
     finally:
         await host.close()
 
@@ -110,6 +113,9 @@ async def test_a_latecomer_at_a_full_table_in_play_is_told_they_are_watching() -
             assert app.screen.watching.latecomer
             await wait_for(pilot, lambda: any("you are watching" in n.message for n in app._notifications))
             assert "WATCHING" in str(app.screen.query_one("#watch-banner").render())
+            # (at 80 columns its side column is the table's, so a board keeps the width it is drawn for:
+            # Dragons & Chickens' last round wrapped its rows when it was 32)
+            assert app.screen.query_one("#side").size.width == 30
     finally:
         await host.close()
 

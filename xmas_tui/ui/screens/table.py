@@ -296,12 +296,15 @@ class TableScreen(Screen[None], paint.Unscrolled):
     def board(self) -> Board:
         return self._board
 
+    #: the players panel's title
+    players_title = "Players"
+
     def on_mount(self) -> None:
         self._status = self.query_one("#status", Static)
         self._players = self.query_one("#players-panel", PlayersPanel)
         self._log = self.query_one("#log", GameLog)
         self._prompt = self.query_one("#prompt", Static)
-        self._players.border_title = "Players"
+        self._players.border_title = self.players_title
         self._log.border_title = "What happened"
         self.board.pace = self.table.pace
         self.table.subscribe(self._on_table_changed)

@@ -54,9 +54,9 @@ class WatchScreen(TableScreen):
             (self.table.game.title, "bold"), " · join: code ", (w.code, "bold $gold"), " at ", (w.address, "bold"),
         )  # fmt: skip
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.query_one("#players-panel").border_title = "Scores"
+    players_title = "Scores"
+
+    def on_mount(self) -> None:  # (Textual calls TableScreen's on_mount as well, after this one)
         self.show_big_code()
         if self.watching.latecomer:
             self.notify("The table is full and the game has begun: you are watching.", title="Watching", timeout=10)
