@@ -431,7 +431,7 @@ async def test_a_box_that_lights_up_repaints_its_border_only() -> None:
         box.border_title = "Sets"
         await pilot.pause()
         drawn = box.render_lines(Region(0, 0, *box.outer_size))
-        paint.wear_edge(box, "#ffd700", "#ffd700")
+        paint.wear_edge(box, "#ffd700")
         assert box._repaint_regions and all(r.width == 1 or r.height == 1 for r in box._repaint_regions)
         await pilot.pause()
         lit = box.render_lines(Region(0, 0, *box.outer_size))

@@ -118,13 +118,17 @@ def _set_label(widget: Widget, name: str, text: str | None, *, top: bool) -> Non
     """Set a border's label as Textual's ``border_title`` does (Textual is pinned), and repaint
     the line it is on; a widget not laid out yet, or with no border there, is repainted whole."""
     border = widget.styles.border_top if top else widget.styles.border_bottom
-    height, width = widget.outer_size.height, widget.outer_size.width
-    if not border[0] or not height or not width:
+    if not border[0] or not widget.outer_size:
         setattr(widget, name.removeprefix("_"), text)  # (Textual's own setter: a whole repaint)
         return
     setattr(widget, name, None if text is None else widget.render_str(text).expand_tabs(4).split()[0])
+    widget.refresh(_edge_line(widget, top=top))
+
+
+def _edge_line(widget: Widget, *, top: bool) -> Region:
+    """The top or bottom line of ``widget``'s border, to repaint it alone."""
     gutter = widget.styles.gutter
-    widget.refresh(Region(-gutter.left, -gutter.top if top else height - gutter.top - 1, width, 1))
+    return line_region(widget, -gutter.top if top else widget.outer_size.height - gutter.top - 1)
 
 
 def tip(widget: Widget, text: str | None) -> None:
@@ -133,25 +137,25 @@ def tip(widget: Widget, text: str | None) -> None:
         widget.tooltip = text
 
 
-def wear_edge(widget: Widget, colour: str | None = None, label: str | None = None) -> None:
-    """``widget``'s border (of the kind its stylesheet gives it) in ``colour`` and its title in
-    ``label``, over its stylesheet's (None: the stylesheet's own), set only when they change;
-    only the border is repainted (a box that lights up on my turn, say): a class would match
-    the whole stylesheet again, and repaint the box and every widget in it."""
-    if not _changed(widget, "edge", (colour, label)):
+def wear_edge(widget: Widget, colour: str | None = None) -> None:
+    """``widget``'s border (of the kind its stylesheet gives it) and its title in ``colour``,
+    over its stylesheet's (None: the stylesheet's own), set only when it changes; only the
+    border is repainted (a box that lights up on my turn, say): a class would match the whole
+    stylesheet again, and repaint the box and every widget in it."""
+    if not _changed(widget, "edge", colour):
         return
     styles = widget.styles
     for rule in _EDGES:
         kind, _ = styles.base.get_rule(rule) or ("", None)
         styles.set_rule(rule, None if colour is None or not kind else (kind, Color.parse(colour)))
-    styles.set_rule("border_title_color", None if label is None else Color.parse(label))
+    styles.set_rule("border_title_color", None if colour is None else Color.parse(colour))
     width, height = widget.outer_size
     if not widget.is_mounted or not width or not height:
         widget.refresh()
         return
-    left, top = -widget.styles.gutter.left, -widget.styles.gutter.top
+    left, top = -styles.gutter.left, -styles.gutter.top
     widget.refresh(
-        Region(left, top, width, 1), Region(left, top + height - 1, width, 1),
+        _edge_line(widget, top=True), _edge_line(widget, top=False),
         Region(left, top, 1, height), Region(left + width - 1, top, 1, height),
     )
 
@@ -242,15 +246,17 @@ class _QuickStylesCache(StylesCache):
 
     def __init__(self) -> None:
         super().__init__()
-        self._frame: tuple[tuple[Segment, ...], tuple[Segment, ...], Any] | bool | None = None
+        #: while a render lasts: (the gutter, the pieces left and right of a line of words, their
+        #: ground), or False if Textual draws every line; None until its first line
+        self._frame: tuple[Any, tuple[Segment, ...], tuple[Segment, ...], Any] | bool | None = None
 
     def render(self, *args: Any, **kwargs: Any) -> list[Strip]:
         self._frame = None  # (its styles, its size or the colours under it may have changed)
         return super().render(*args, **kwargs)
 
     def _frame_of(self, styles: Any, padding: Any, base_background: Any, background: Any, opacity: float) -> Any:
-        """The lines of words (first, end), the pieces left and right of each, and the ground
-        of the words; False if Textual has to draw them."""
+        """The gutter, the pieces left and right of each line of words, and the ground of the
+        words; False if Textual has to draw them."""
         if opacity != 1.0 or styles.text_opacity != 1.0 or styles.tint.a or any(edge for edge, _ in styles.outline):
             return False
         if styles.has_rule("hatch") and styles.hatch != "none":
@@ -271,11 +277,16 @@ class _QuickStylesCache(StylesCache):
             right.append(get_box(right_edge, inner, outer, TextualStyle(foreground=base_background + right_colour))[1][2])
         return styles.gutter, tuple(left), tuple(right), ground
 
-    def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
+    def _frame_for(self, styles: Any, padding: Any, rest: tuple) -> Any:
+        """This render's frame (``_frame_of``), made at its first line."""
         frame = self._frame
         if frame is None:
             base_background, background, _, _, _, opacity, *_ = rest
             frame = self._frame = self._frame_of(styles, padding, base_background, background, opacity)
+        return frame
+
+    def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
+        frame = self._frame_for(styles, padding, rest)
         if frame is False:
             return super().render_line(styles, y, size, content_size, padding, *rest)
         gutter, left, right, ground = frame  # type: ignore[misc]
@@ -320,7 +331,8 @@ class _ReusingStylesCache(_QuickStylesCache):
         self._made = {}
 
     def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
-        top = styles.gutter.top
+        frame = self._frame_for(styles, padding, rest)
+        top = frame[0].top if frame else styles.gutter.top  # type: ignore[index]
         if not top <= y < top + content_size.height:  # (a border or padding line)
             return super().render_line(styles, y, size, content_size, padding, *rest)
         base_background, background, render_content_line, *others = rest
@@ -495,13 +507,20 @@ class Words(Static, Unscrolled, QuickLines):
         drawn = self._drawn
         if drawn is None or drawn[0][0] is not text or drawn[0][1:] != key[1:]:
             lines = [text_strip(self, line, width, style) for line in self._fitted(self._lines_at(text, width), width)]
-            if self.styles.text_align == "center":  # (half the room left on its left, as Textual does)
-                ground = style.rich_style
-                lines = [Strip([Segment(" " * left, ground), *line]).adjust_cell_length(width, ground) if left else line.adjust_cell_length(width, ground)
-                         for line, left in ((line, max(0, (width - line.cell_length) // 2)) for line in lines)]
+            if self.styles.text_align == "center":
+                lines = [_centred(line, width, style.rich_style) for line in lines]
             drawn = self._drawn = (key, lines)
         lines = drawn[1]
         return lines[y] if y < len(lines) else Strip.blank(width, style.rich_style)
+
+
+def _centred(line: Strip, width: int, ground: Any) -> Strip:
+    """``line`` in the middle of ``width`` cells of ``ground``: half the room on its left, the
+    rest on its right, as Textual centres words."""
+    left = max(0, (width - line.cell_length) // 2)
+    if left:
+        line = Strip([Segment(" " * left, ground), *line])
+    return line.adjust_cell_length(width, ground)
 
 
 class LineStrips:

@@ -360,7 +360,7 @@ class ChristmasCarolBoard(Board):
             paint.title(box, f"{whose} tiles · choose {self.need()}")
         else:  # (how many are drawn: the tiles show it, and the prompt says it)
             paint.title(box, f"{whose} turn · drawing")
-        paint.wear_edge(box, *(ink.gold, ink.gold) if snap.my_turn else ())
+        paint.wear_edge(box, ink.gold if snap.my_turn else None)
         paint.show(self.part("cc-moment", Static), self._moment())
 
     def _moment(self) -> Text:

@@ -419,7 +419,7 @@ class ChristmasTreeBoard(Board):
         total = sum(hand.values())
         box = self.part("ct-hand")
         paint.title(box, f"Your hand · {total}")
-        paint.wear_edge(box, *(ink.gold, ink.gold) if paying else ())
+        paint.wear_edge(box, ink.gold if paying else None)
 
     def _draw_sets(self) -> None:
         ink = inks(self)
@@ -455,7 +455,7 @@ class ChristmasTreeBoard(Board):
             tip = f"Play {set_words(play)}: {pts(set_points(size))}"
             lines.set_line(slot, text, look="pick" if selected else "", tip=tip, click=("play_slot", (slot,)))
         box = self.part("ct-sets")
-        paint.wear_edge(box, *(ink.gold, ink.gold) if live else ())
+        paint.wear_edge(box, ink.gold if live else None)
         paint.title(box, "Sets · p play" if live else "Sets")
         below = len(self.offered) - top - SET_LINES
         paint.subtitle(box, f"↓ {below} more" if below > 0 else ("↑ more" if top else ""))

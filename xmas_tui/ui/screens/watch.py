@@ -31,6 +31,8 @@ class WatchScreen(TableScreen):
         Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Stop watching", id="watch.leave"),
     ]
 
+    players_title = "Scores"
+
     def __init__(self, table: Table, watching: Watching) -> None:
         super().__init__(table)
         self.watching = watching
@@ -53,8 +55,6 @@ class WatchScreen(TableScreen):
             (" WATCHING ", "bold $dark-ink on $gold-ground"), " ",
             (self.table.game.title, "bold"), " · join: code ", (w.code, "bold $gold"), " at ", (w.address, "bold"),
         )  # fmt: skip
-
-    players_title = "Scores"
 
     def on_mount(self) -> None:  # (Textual calls TableScreen's on_mount as well, after this one)
         self.show_big_code()
