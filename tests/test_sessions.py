@@ -182,6 +182,28 @@ def test_a_name_already_playing_is_refused_and_a_seat_needs_its_own_token_to_com
     assert token != host.rejoin_token(1)
 
 
+@pytest.mark.parametrize(
+    "look_alike",
+    ["Hоlly", "ΗΟLLY", "Ｈｏｌｌｙ", "𝐇𝐨𝐥𝐥𝐲", "Holly\ufe0f", "Hօlly"],  # Cyrillic о, Greek Η Ο, full width, bold, a variation selector, Armenian օ
+)
+def test_a_name_that_looks_like_a_seated_players_is_refused(look_alike: str) -> None:
+    """"Hоlly" with a Cyrillic о reads as Holly on every screen: it takes no seat beside her,
+    none kept for her, and not hers when she drops; a name that only looks close still sits."""
+    host = chip_host(4)
+    host.seats[3].name = "Noel"  # a seat kept for Noel, who has not come yet
+    seat(host, "p1", "Holly", 0.0)
+    why = sent_to(seat(host, "p2", look_alike, 0.0), "p2", Refused)[0].why
+    assert "looks like 'Holly'" in why and "choose another name" in why
+    assert sent_to(seat(host, "p3", "Nоel", 0.0), "p3", Refused)[0].why.startswith("'Nоel' looks like 'Noel'")
+    assert "already playing" in sent_to(seat(host, "p4", "HOLLY", 0.0), "p4", Refused)[0].why
+    assert sent_to(seat(host, "p5", "Holy", 0.0), "p5", Welcome)[0].seat == 1
+    seat(host, "p6", "Noel", 0.0)
+    host.start(1.0)
+    host.peer_lost("p1", 2.0)
+    assert "looks like 'Holly'" in sent_to(seat(host, "p7", look_alike, 3.0), "p7", Refused)[0].why
+    assert [s.name for s in host.seats] == ["Holly", "Holy", "Bot 3", "Noel"]
+
+
 def test_nobody_can_act_for_another_seat() -> None:
     host = chip_host(2)
     seat(host, "p1", "Ann", 0.0)

@@ -95,6 +95,7 @@ from netcode.fairplay import (
 from netcode.session.lease import CHECK_EVERY, Lease
 from netcode.session.lease import Verdict as LeaseVerdict
 from netcode.session.live import LiveRounds
+from netcode.session.lookalike import name_key
 from netcode.session.messages import (
     VERSION,
     Act,
@@ -787,10 +788,12 @@ class HostSession:
     def _seat_for(self, name: str, peer: Peer, token: bytes | None, local: bool, now: float) -> int | None | str:
         """The seat a player gets: their own again, else a free one before the deal;
         None: a spectator; a str: why they are refused."""
-        folded = name.casefold()
+        folded = name_key(name)
         for i, seat in enumerate(self.seats):
-            if seat.name is None or seat.name.casefold() != folded:
+            if seat.name is None or name_key(seat.name) != folded:
                 continue
+            if seat.name.casefold() != name.casefold():  # another name that reads the same
+                return f"{name!r} looks like {seat.name!r}, who has a seat at this table: choose another name."
             if not seat.sat:
                 if seat.state is SeatState.OPEN:  # a seat kept for this name
                     self._sit(i, name, peer, local)
