@@ -4,7 +4,8 @@ Owns: the web server (textual-serve's ``Server``, its page our own so that the
 browser fetches nothing from anywhere but this machine), the address the page
 tells the browser to connect back to (the one the browser used: this machine's
 LAN address, a name, or loopback), and each tab's app: its own process with a
-guest's name ("Guest 3", changed in the lobby) and data folder, at most
+guest's name ("Guest 3", changed in the lobby) and a new data folder (a tab has
+no key: ``identity.py``), at most
 ``--max-guests`` at once, closed after ``--idle`` minutes without a key.
 
 Must not touch: the games, the tables, Textual (each app runs in its own process).
@@ -26,6 +27,7 @@ from textual_serve.server import Server, to_int
 
 from xmas_tui.serve import Listening, ServeError, until_stopped
 from xmas_tui.serve.guests import GUEST_COMMAND, Guests, IdleClock, guest_environment, why_not
+from xmas_tui.serve.identity import Guest, GuestBook
 from xmas_tui.serve.registry import join_words, serving
 
 DEFAULT_PORT = 8000
@@ -59,6 +61,7 @@ class WebServer(Server, Listening):
         self.guests = guests or Guests()
         self.note = note or (lambda line: None)
         self.tabs: set[web.WebSocketResponse] = set()
+        self.book = GuestBook()
         self._numbers = itertools.count(1)
         self._runner: web.AppRunner | None = None
 
@@ -80,7 +83,8 @@ class WebServer(Server, Listening):
         """A browser tab: an app of its own while the tab stays, if there is a place for it."""
         if not self.guests.admit():
             return web.Response(status=503, text=f"xmas-tui: {self.guests.full_message()}")
-        name = f"Guest {next(self._numbers)}"
+        guest = self.new_guest()
+        name = guest.name
         tab = web.WebSocketResponse(heartbeat=15)
         service: GuestAppService | None = None
         idle: IdleClock | None = None
@@ -88,7 +92,7 @@ class WebServer(Server, Listening):
         try:
             await tab.prepare(request)
             self.tabs.add(tab)
-            env = guest_environment(name, term="xterm-256color", colorterm="truecolor")
+            env = guest_environment(name, guest.home, term="xterm-256color", colorterm="truecolor")
             service = GuestAppService(self.command, write_bytes=tab.send_bytes, write_str=tab.send_str,
                                       close=tab.close, download_manager=self.download_manager, guest_env=env)  # fmt: skip
             idle = IdleClock(self.guests.idle, lambda: asyncio.ensure_future(tab.close()))
@@ -112,8 +116,16 @@ class WebServer(Server, Listening):
                     await service._process.wait()
             self.tabs.discard(tab)
             self.guests.leave()
+            self.book.leave(guest)
             self.note(f"{name} left ({self.guests.playing} playing)")
         return tab
+
+    def new_guest(self) -> Guest:
+        """A tab is someone new, with no key: "Guest 3" (the next number no one holds) and a
+        new, empty folder."""
+        while isinstance(guest := self.book.enter(f"Guest {next(self._numbers)}", None), str):
+            continue
+        return guest
 
     async def start(self) -> int:
         """Listen; the port listened on."""
