@@ -18,6 +18,7 @@ from typing import NoReturn
 from .bots import BOT_KINDS, LEGACY
 from .games import GAMES, Game, count, get_game
 from .names import default_name
+from .outside import plain
 
 EXIT_USAGE = 2
 OPTION_HELP = (
@@ -475,7 +476,7 @@ def run_network(args: argparse.Namespace) -> int:
                 opened=lambda line: print(json.dumps(line), flush=True),
             ))  # fmt: skip
         except (IllegalAction, TimeoutError) as exc:
-            print(f"xmas-tui: {exc or 'the table did not fill and finish within an hour'}", file=sys.stderr)
+            print(plain(f"xmas-tui: {exc or 'the table did not fill and finish within an hour'}"), file=sys.stderr)
             return 1
         except OSError as exc:  # the port is taken, the address is not this machine's
             raise UsageError(f"cannot open the table: {exc.strerror or exc}") from None
@@ -495,7 +496,7 @@ def run_network(args: argparse.Namespace) -> int:
             bot=args.bot, discovery=args.discovery, log=args.log, pace=args.pace,
         ))  # fmt: skip
     except (JoinError, IllegalAction, TimeoutError) as exc:
-        print(f"xmas-tui: {exc}", file=sys.stderr)
+        print(plain(f"xmas-tui: {exc}", lines=False), file=sys.stderr)  # (a host's refusal: its words)
         return 1
     print(json.dumps(outcome))
     return 0
@@ -511,7 +512,7 @@ def run_serve(args: argparse.Namespace) -> int:
     guests = Guests(most=args.max_guests, idle=args.idle * 60.0 or None)
 
     def say(line: str) -> None:
-        print(line, flush=True)
+        print(plain(line), flush=True)  # (a guest's name is theirs to choose)
 
     try:
         if args.way == "ssh":
@@ -551,16 +552,17 @@ def run_verify(args: argparse.Namespace) -> int:
     except UnreadableLog as exc:
         raise UsageError(str(exc)) from None
     except LogError as exc:
-        print(f"xmas-tui: refused: {exc}", file=sys.stderr)
+        print(plain(f"xmas-tui: refused: {exc}", lines=False), file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(verdict))
     else:
-        print(verdict["summary"] if verdict["ok"] else f"Fair play: FAILED ({verdict['what']}):")
+        # (a log's alarms, names and notes are anyone's words: nothing in them reaches the terminal raw)
+        print(plain(verdict["summary"]) if verdict["ok"] else plain(f"Fair play: FAILED ({verdict['what']}):"))
         for failure in verdict["failures"]:
-            print(f"  - {failure}")
+            print(plain(f"  - {failure}", lines=False))
     if not verdict["ok"]:
-        print(f"xmas-tui: {args.logfile} fails its audit: {verdict['failures'][0]}", file=sys.stderr)
+        print(plain(f"xmas-tui: {args.logfile} fails its audit: {verdict['failures'][0]}", lines=False), file=sys.stderr)
         return 1
     return 0
 
@@ -570,7 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(argv)
     except UsageError as exc:  # one line, or one line per problem (a cards file's)
         for line in str(exc).splitlines():
-            print(f"xmas-tui: {line}", file=sys.stderr)
+            print(plain(f"xmas-tui: {line}", lines=False), file=sys.stderr)  # (it may quote a file)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -43,10 +43,11 @@ from netcode.session.peer import HostFactory
 from netcode.session.seat import SeatSession
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Game, get_game
+from xmas_tui.outside import plain
 
 from .audit import data_dir
 from .rules import GameRules
-from .table import DEFAULT_PACE, SessionTable
+from .table import DEFAULT_PACE, SessionTable, plain_roster
 
 __all__ = ["Heard", "HostedTable", "JoinError", "JoinedTable", "RosterRow", "SeatState", "TableFinder",
            "lan_address", "new_code", "parse_address"]
@@ -319,14 +320,15 @@ class JoinedTable:
 
     @property
     def host_name(self) -> str:
-        return self.session.welcome.host  # type: ignore[union-attr]
+        return plain(self.session.welcome.host, lines=False)  # type: ignore[union-attr]
 
     def roster(self) -> list[RosterRow]:
-        return list(self.session.roster)
+        return plain_roster(self.session.roster)
 
     @property
     def problem(self) -> str | None:
-        return self.session.alarm or self.session.gone
+        problem = self.session.alarm or self.session.gone
+        return None if problem is None else plain(problem)
 
     def subscribe(self, callback: Callable[[list], None]) -> None:
         """Call ``callback`` with my seat's events after every change (from the join's first

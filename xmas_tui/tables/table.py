@@ -7,7 +7,9 @@ now: in a real-time round, also what was heard in it and when its room is to
 be drawn), and ``SessionTable``, the one kind of table
 there is: a seat's session at a table session, whether the host runs in this
 process (a game against bots, or the host's own seat) or across the network.
-The UI cannot tell which, and never holds the full state.
+The UI cannot tell which, and never holds the full state. Every word a peer sent
+(names, the log, notes, refusals, the view's strings) leaves it ``plain``
+(``xmas_tui.outside``): nothing in it that a terminal would obey.
 
 Must not touch: Textual. It may use asyncio (waiting for a verdict).
 """
@@ -18,7 +20,7 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from netcode.runners import Listeners
@@ -35,6 +37,7 @@ from netcode.session.seat import (
 )
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Action, Event, Game, IllegalAction, Result, View
+from xmas_tui.outside import plain, plain_data
 
 DEFAULT_PACE = 0.9
 MIN_PACE = 0.05
@@ -192,6 +195,11 @@ class SeatLink(Protocol):
     def post(self, message: Message) -> None: ...
 
 
+def plain_roster(roster: Sequence[RosterRow]) -> list[RosterRow]:
+    """The roster a peer sent, its names ``plain``."""
+    return [row if row.name is None else replace(row, name=plain(row.name, lines=False)) for row in roster]
+
+
 def seat_notes(roster: Sequence[RosterRow]) -> dict[int, str]:
     """A word per seat for the players panel, from the roster."""
     notes = {}
@@ -243,7 +251,7 @@ class SessionTable(Table):
     @property
     def players(self) -> tuple[str, ...]:  # type: ignore[override]
         view = self.session.view
-        return tuple(view["public"]["players"]) if view is not None else ()
+        return tuple(plain(name, lines=False) for name in view["public"]["players"]) if view is not None else ()
 
     @property
     def ready(self) -> bool:
@@ -260,18 +268,19 @@ class SessionTable(Table):
 
     @property
     def problem(self) -> str | None:
-        return self.session.alarm or self.session.gone or self._silent
+        problem = self.session.alarm or self.session.gone or self._silent
+        return None if problem is None else plain(problem)
 
     def take_notices(self) -> list[str]:
         """What happened at the table that the player must be told once (a new host)."""
         notices, self._notices = self._notices, []
-        return notices
+        return [plain(notice) for notice in notices]
 
     def seat_notes(self) -> dict[int, str]:
         return seat_notes(self.session.roster)
 
     def roster(self) -> list[RosterRow]:
-        return list(self.session.roster)
+        return plain_roster(self.session.roster)
 
     @property
     def idle(self) -> bool:
@@ -281,7 +290,8 @@ class SessionTable(Table):
 
     @property
     def host_gone(self) -> str | None:
-        return self.session.gone
+        gone = self.session.gone
+        return None if gone is None else plain(gone)
 
     def seconds_left(self, seat: int) -> float | None:
         deadline = self.session.clocks.get(seat)
@@ -293,13 +303,13 @@ class SessionTable(Table):
             raise RuntimeError("the game has not been dealt yet")
         room_at = session.room_at
         return Snapshot(
-            view=View.from_wire(session.view),
+            view=View.from_wire(plain_data(session.view)),
             legal=tuple(self.game.parse_action(a) for a in session.legal),
             to_act=frozenset(session.to_act),
             log=tuple(self._log()),
             result=Result.from_wire(session.result) if session.result is not None else None,
             seats=self.seats if len(self.links) > 1 else (),
-            heard=tuple(Heard(*shout) for shout in session.shouts),
+            heard=tuple(Heard(*plain_data(shout)) for shout in session.shouts),
             room_in=max(0.0, room_at - self.clock()) if room_at is not None else 0.0,
         )
 
@@ -308,7 +318,7 @@ class SessionTable(Table):
         wire = self.session.log
         if len(self._events) > len(wire):
             self._events = []
-        self._events.extend(Event.from_wire(e) for e in wire[len(self._events) :])
+        self._events.extend(Event.from_wire(plain_data(e)) for e in wire[len(self._events) :])
         return self._events
 
     # ------------------------------------------------------------ acting
@@ -333,7 +343,7 @@ class SessionTable(Table):
         """Post ``message`` (an action or a press) and wait for the host's verdict on it."""
         session = link.session
         if session.gone:
-            raise IllegalAction(session.gone)
+            raise IllegalAction(plain(session.gone))
         key = (index, message.id)
         verdict: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending[key] = verdict
@@ -357,7 +367,7 @@ class SessionTable(Table):
                     if event.refused is None:
                         verdict.set_result(None)
                     else:
-                        verdict.set_exception(IllegalAction(event.refused))
+                        verdict.set_exception(IllegalAction(plain(event.refused)))
             elif isinstance(event, HostSilent):
                 self._silent = event.why
             if isinstance(event, (HostLost, HandedOver, HostChanged)):
@@ -368,7 +378,7 @@ class SessionTable(Table):
                     f"{event.why} Your last move may not have reached the old host: play it again if it is still your turn.")
                 for verdict in self._pending.values():
                     if not verdict.done():
-                        verdict.set_exception(IllegalAction(why))
+                        verdict.set_exception(IllegalAction(plain(why)))
             if isinstance(event, (Ended, HostLost, HandedOver)):
                 self._over.set()
         if index == 0 and self.session.dealt:

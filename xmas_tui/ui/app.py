@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
+from xmas_tui.outside import escaped, plain
 from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.tables.local import LocalTable
@@ -264,7 +265,7 @@ class XmasApp(App[None]):
 
     def tell_set_aside(self, notice: str) -> None:
         """A kept game that cannot be resumed was set aside: say so, once, and go on."""
-        self.notify(notice, title="Cannot resume", severity="error", timeout=12)
+        self.notify(plain(notice), title="Cannot resume", severity="error", timeout=12, markup=False)
 
     async def action_quit(self) -> None:
         self.leave_game(self.exit)
@@ -319,7 +320,7 @@ class XmasApp(App[None]):
         if hosting is None or not hosting.started:
             return
         for row in hosting.roster():
-            who = row.name or f"seat {row.seat + 1}"
+            who = escaped(row.name) if row.name else f"seat {row.seat + 1}"  # (the palette reads markup)
             if row.state in (SeatState.HERE, SeatState.AWAY):
                 yield SystemCommand(f"Bot plays {who}", f"Hand {who}'s seat (seat {row.seat + 1}) to a bot",
                                     lambda s=row.seat: hosting.hand_to_bot(s))

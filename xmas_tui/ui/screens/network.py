@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
+from xmas_tui.outside import words
 from xmas_tui.tables.network import (
     Heard,
     HostedTable,
@@ -100,7 +101,7 @@ def roster_table(roster: list[RosterRow], me: int | None, ink: Inks) -> RichTabl
             name += " (you)"
         ping = f"{row.ping_ms:.0f} ms" if row.ping_ms is not None else ""
         style = "dim" if row.state is SeatState.OPEN else (ink.ember if row.state is SeatState.AWAY else "")
-        table.add_row(str(row.seat + 1), Text(name, style=style), Text(label, style=style), ping)
+        table.add_row(str(row.seat + 1), words(name, style, lines=False), Text(label, style=style), ping)
     return table
 
 
@@ -190,7 +191,7 @@ class HostScreen(Screen[None]):
         if host is None or host.table is None or not self.is_attached or not self.is_mounted:
             return
         self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat, inks(self)))
-        self.query_one("#host-watching", Static).update(watching_line(host.spectators(), self.code))
+        self.query_one("#host-watching", Static).update(words(watching_line(host.spectators(), self.code)))
         if host.table.ready and self.app.screen is self:
             self.app.play_networked(host.table)
 
@@ -274,8 +275,9 @@ class JoinScreen(Screen[None]):
                 highlighted = options.highlighted
                 options.clear_options()
                 options.add_options([
-                    Option(f"{h.info.title} · host {h.info.host} · {h.info.free} free of {h.info.seats}"
-                           f"{' · playing' if h.info.started else ''}  ({h.address[0]}:{h.address[1]})")
+                    Option(words(f"{h.info.title} · host {h.info.host} · {h.info.free} free of {h.info.seats}"
+                                 f"{' · playing' if h.info.started else ''}  ({h.address[0]}:{h.address[1]})",
+                                 lines=False))  # (what a table announces is anyone's words)
                     for h in heard
                 ] or [Option("No tables heard yet… (hosts announce every half second)", disabled=True)])
                 if heard:
@@ -311,7 +313,7 @@ class JoinScreen(Screen[None]):
         self.app.open_lobby()
 
     def _status(self, text: str, error: bool = False) -> None:
-        self.query_one("#join-status", Static).update(Text(text, style=f"bold {inks(self).berry}" if error else ""))
+        self.query_one("#join-status", Static).update(words(text, f"bold {inks(self).berry}" if error else ""))
 
     @work(exclusive=True, group="join")
     async def join_table(self) -> None:
