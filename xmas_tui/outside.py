@@ -21,6 +21,7 @@ the network, files.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -39,25 +40,37 @@ del _CONTROLS[ord("\n")]
 _ONE_LINE = {**_CONTROLS, ord("\n"): " "}
 
 
+#: Any one of the characters ``plain`` changes (most strings have none: they are left as they are).
+_OBEYED = re.compile("[" + "".join(f"\\U{code:08x}" for code in _CONTROLS) + "]")
+
+
 def plain(text: object, *, lines: bool = True) -> str:
     """``text`` (a string from a file or a peer, or any value, which is shown as ``str``
     shows it) with nothing a terminal would obey: each such character shown as ``�``, a tab
     as a space; a newline kept where ``lines`` may break (else a space)."""
     said = text if isinstance(text, str) else str(text)
-    return said.translate(_CONTROLS if lines else _ONE_LINE)
+    if not lines:
+        return said.translate(_ONE_LINE)
+    return said if _OBEYED.search(said) is None else said.translate(_CONTROLS)
 
 
 def plain_data(value: Any) -> Any:
     """``value`` (a peer's plain data: lists, tuples, dicts, strings, numbers, bytes) with
-    every string in it, keys too, made ``plain``; anything else as it was."""
-    if isinstance(value, str):
-        return plain(value)
-    if isinstance(value, list):
+    every string in it, keys too, made ``plain``; anything else as it was. (A view is walked
+    at every move: the common kinds are tried first, and a clean string is kept as it is.)"""
+    kind = type(value)
+    if kind is str:
+        return value if _OBEYED.search(value) is None else value.translate(_CONTROLS)
+    if kind is int or value is None or kind is bool or kind is float or kind is bytes:
+        return value
+    if kind is list or isinstance(value, list):
         return [plain_data(item) for item in value]
+    if kind is dict or isinstance(value, dict):
+        return {plain_data(key): plain_data(item) for key, item in value.items()}
     if isinstance(value, tuple):
         return tuple(plain_data(item) for item in value)
-    if isinstance(value, dict):
-        return {plain_data(key): plain_data(item) for key, item in value.items()}
+    if isinstance(value, str):
+        return plain(value)
     return value
 
 
