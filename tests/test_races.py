@@ -12,20 +12,7 @@ from hypothesis import strategies as st
 from netcode.fairplay import Ledger, Signer
 from netcode.session.clock import LONGEST_WAIT, HostClock
 from netcode.session.host import HostSession, TableSettings
-from netcode.session.messages import (
-    VERSION,
-    Act,
-    Dealt,
-    Hello,
-    Opens,
-    Ping,
-    Pong,
-    Press,
-    Shout,
-    Snap,
-    Verdict,
-)
-from netcode.session.races import (
+from netcode.session.host.races import (
     AHEAD,
     BURST_EVERY,
     BURST_MOST,
@@ -39,6 +26,19 @@ from netcode.session.races import (
     SETTLE,
     Link,
     RaceClock,
+)
+from netcode.session.messages import (
+    VERSION,
+    Act,
+    Dealt,
+    Hello,
+    Opens,
+    Ping,
+    Pong,
+    Press,
+    Shout,
+    Snap,
+    Verdict,
 )
 from netcode.session.seat import SeatSession
 from xmas_tui.games import Rng, get_game

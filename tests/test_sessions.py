@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from netcode.fairplay import Ledger, Signer, record_signed
 from netcode.session.host import ActionApplied, HostSession, TableSettings
+from netcode.session.host.races import FIRST_WAIT
 from netcode.session.messages import (
     KINDS,
     MAX_DEPTH,
@@ -30,7 +31,6 @@ from netcode.session.messages import (
     parse_seat_message,
 )
 from netcode.session.node import HostNode
-from netcode.session.races import FIRST_WAIT
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
 from netcode.shares import Share, rebuild, threshold
