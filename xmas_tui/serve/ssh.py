@@ -58,6 +58,8 @@ NO_FORWARDING = "a guest gets the lobby only: no forwarding"
 WRONG_PASSWORD_DELAY = 1.0
 PASSWORD_TRIES = 3
 PASSWORD_TIME = 60.0
+#: Pieces of typing kept while the password is asked (more is dropped: nobody types that fast).
+TYPED_AHEAD = 64
 
 
 def host_key_path() -> Path:
@@ -257,7 +259,7 @@ class GuestSession(asyncssh.SSHServerSession):
             self.idle.touch()
         if self.app is not None:
             self.app.write(data)
-        elif self.guest is None:
+        elif self.guest is None and self.typed.qsize() < TYPED_AHEAD:
             self.typed.put_nowait(data)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
