@@ -268,7 +268,7 @@ def build_parser() -> Parser:
         way.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS", help="local address to serve on (default: every interface)")
         way.add_argument("--max-guests", type=positive_int, default=16, metavar="N", help="guests playing at once (default 16)")
         way.add_argument("--idle", type=non_negative_int, default=30, metavar="MINUTES",
-                         help="a guest's app closes after this long without a key (default 30; 0: never)")
+                         help="a guest's app closes after this long without a key pressed (default 30; 0: never)")
 
     sim = verbs.add_parser("simulate", help="many bot games, headless, with figures")
     sim.add_argument("game", type=game_arg, metavar="GAME", help=games)

@@ -251,8 +251,9 @@ class GuestSession(asyncssh.SSHServerSession):
             self.app.hang_up()
 
     def idle_out(self) -> None:
-        self.send_off(f"closed after {self.server.guests.idle_words()} without a key; a game against bots is kept "
-                      "(ssh again, then Ctrl+R)")  # fmt: skip
+        kept = ("a game against bots is kept (ssh again with the same SSH key, then Ctrl+R)" if self.key is not None
+                else "nothing is kept for a guest without an SSH key")  # fmt: skip
+        self.send_off(f"closed after {self.server.guests.idle_words()} without a key pressed; {kept}")
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
         if self.idle is not None:
@@ -428,7 +429,7 @@ async def serve(bind: str, port: int, *, password: str | None, guests: Guests,
         say(f"    {fingerprint(server.key)}")
         if password is not None:
             say("Every guest must give the password.")
-        say(f"At most {guests.most} guests at once; an app closes after {guests.idle_words()} without a key. "
+        say(f"At most {guests.most} guests at once; an app closes after {guests.idle_words()} without a key pressed. "
             "Ctrl+C stops.")  # fmt: skip
         with serving("ssh", bind, server.port):
             await until_stopped()

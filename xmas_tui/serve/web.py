@@ -226,7 +226,7 @@ async def serve(bind: str, port: int, *, guests: Guests, say: Callable[[str], No
     async with WebServer(bind, port, guests=guests, note=say) as server:
         say(f"xmas-tui serves the lobby to browsers on {bind}:{server.port}; guests open:")
         say(f"    {join_words('web', bind, server.port)}")
-        say(f"At most {guests.most} tabs at once; a tab's app closes after {guests.idle_words()} without a key. "
+        say(f"At most {guests.most} tabs at once; a tab's app closes after {guests.idle_words()} without a key pressed. "
             "Ctrl+C stops.")  # fmt: skip
         with serving("web", bind, server.port):
             await until_stopped()
