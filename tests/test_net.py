@@ -18,7 +18,7 @@ from netcode import delta
 from netcode.discovery import probe
 from netcode.session.messages import Final, Snap
 from netcode.session.seats import SeatState
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.cards import may_see
 from xmas_tui.games.engine import public_digest
@@ -119,12 +119,12 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
 
     def record(hosted) -> None:
         runner = hosted.runner
-        original = runner._deliver
+        original = runner._apply
         views: dict = {}  # each peer's view as it can rebuild it from what it was sent
 
-        def deliver(remote) -> None:
+        def deliver(step) -> None:
             session = runner.host
-            for peer, message in remote:
+            for peer, message in step.sends:
                 guest = session.guests.get(peer)
                 if not isinstance(message, (Snap, Final)) or guest is None or session.rules is None:
                     continue
@@ -149,9 +149,9 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
                 for face in hidden - visible:
                     if f'"{face}"' in text:
                         problems.append(f"seat {seat} was sent the hidden face {face} outside the card table")
-            original(remote)
+            original(step)
 
-        runner._deliver = deliver
+        runner._apply = deliver
 
     for game_id in sorted(GAMES):
         await run_table(game_id, 3, record=record, bot="random")

@@ -25,8 +25,8 @@ from netcode.channel import (
     SessionKeys,
 )
 from netcode.envelope import SEALED, Dropped, Kind, Opener, Sealer, pack_confirm
-from netcode.tools.faults import LinkFaults
-from netcode.tools.sim import SimNetwork, SimNode
+from netcode.simulator.faults import LinkFaults
+from netcode.simulator.network import SimNetwork, SimNode
 
 HOST = 1
 LAN = LinkFaults(delay=0.001)

@@ -26,7 +26,7 @@ from xmas_tui.games import Game, IllegalAction
 from xmas_tui.games.engine import public_digest
 
 from .audit import audit_seat, write_log
-from .network import HostedTable, JoinedTable, find_table, lan_address
+from .network import NetTable, find_table, lan_address
 from .seatbot import SeatBot, play_seat, rng_for
 from .table import SessionTable
 
@@ -64,7 +64,7 @@ class HandedOver(Exception):
     """This machine's player left the table it hosted, handing it over to the others."""
 
 
-async def play_until_asked_to_leave(table: SessionTable, bot: SeatBot, hosting: HostedTable | JoinedTable,
+async def play_until_asked_to_leave(table: SessionTable, bot: SeatBot, hosting: NetTable,
                                     wait: float) -> None:
     """``play_seat``, except that SIGTERM or Ctrl+C hands the table over if this machine hosts
     it and the others can take it (``HandedOver``), and otherwise stops playing."""
@@ -106,7 +106,7 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
     """Host a table whose own seat a bot plays; deal when every seat is taken.
     ``opened`` is told where the table is (its code and address) as soon as it is open, then
     once more when play begins (the deal is done and its first move made)."""
-    hosted = HostedTable(game, players, code=code, name=name, port=port, bind_host=bind_host,
+    hosted = NetTable.hosted(game, players, code=code, name=name, port=port, bind_host=bind_host,
                          discovery=discovery, bot=bot, bots=bots, auto_start=True, hold=hold, seed=seed,
                          options=options, pace=pace, turn_time=turn_time)
     table = await hosted.open()
@@ -145,7 +145,7 @@ async def headless_join(game_id: str | None, *, address: tuple[str, int] | None,
     """Join a table and let a bot play my seat; return the JSON summary."""
     if address is None:
         address = await find_table(code, discovery, game_id)
-    joined = JoinedTable(address, code, name, discovery=discovery, bot=bot, pace=pace)
+    joined = NetTable.joined(address, code, name, discovery=discovery, bot=bot, pace=pace)
     try:
         table = await joined.join()
         if table.seat is None:

@@ -28,9 +28,8 @@ from xmas_tui.games import Game
 from xmas_tui.names import default_name
 from xmas_tui.tables.network import (
     Heard,
-    HostedTable,
-    JoinedTable,
     JoinError,
+    NetTable,
     RosterRow,
     SeatState,
     TableFinder,
@@ -137,7 +136,7 @@ class HostScreen(Screen[None]):
         self.game, self.players, self.code, self.name_, self.port = game, players, code, name, port
         self.options = dict(options or {})
         self.bot, self.bots, self.hold, self.discovery, self.turn_time = bot, bots, hold, discovery, turn_time
-        self.host: HostedTable | None = None
+        self.host: NetTable | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="host-box", classes="dialog"):
@@ -159,7 +158,7 @@ class HostScreen(Screen[None]):
 
     @work(exclusive=True, group="host")
     async def open_table(self) -> None:
-        self.host = HostedTable(
+        self.host = NetTable.hosted(
             self.game, self.players, code=self.code, name=self.name_, port=self.port, bot=self.bot,
             bots=self.bots, hold=self.hold, discovery=self.discovery, pace=self.app.pace, options=self.options,
             turn_time=self.turn_time,
@@ -226,7 +225,7 @@ class JoinScreen(Screen[None]):
         self.auto = bool(code) and address is None
         self.finder: TableFinder | None = None
         self.heard: list[Heard] = []
-        self.joined: JoinedTable | None = None
+        self.joined: NetTable | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box", classes="dialog"):
@@ -338,7 +337,7 @@ class JoinScreen(Screen[None]):
                 return
             address, info = self.heard[index].address, self.heard[index].info
         self._status(f"Joining {address[0]}:{address[1]}…")
-        joined = JoinedTable(address, code, name, info=info, watch=self.watch, pace=self.app.pace)
+        joined = NetTable.joined(address, code, name, info=info, watch=self.watch, pace=self.app.pace)
         try:
             await joined.join()
         except JoinError as exc:
@@ -356,7 +355,7 @@ class JoinScreen(Screen[None]):
         joined.subscribe(self.refresh_roster)
         self.refresh_roster()
 
-    def watching(self, joined: JoinedTable) -> Watching | None:
+    def watching(self, joined: NetTable) -> Watching | None:
         """How the big-screen view names this table, if I watch it (None: I have a seat)."""
         if joined.seat is not None:
             return None
