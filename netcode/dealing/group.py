@@ -34,16 +34,39 @@ Hashing: SHA-512 over a domain label and typed, length-prefixed parts
 64-byte digest to ``crypto_core_ristretto255_from_hash`` (the RFC 9496 one-way
 map, section 4.3.4), so nobody knows the discrete log of a hashed point.
 
+It also removes the copy of libsodium that rbcl leaves in the temporary directory at
+every import (see ``_remove_rbcls_copy_of_libsodium``).
+
 Must not touch: sockets, clocks, games, or any curve arithmetic of its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import sys
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 
 import rbcl
+
+
+def _remove_rbcls_copy_of_libsodium() -> None:
+    """rbcl (1.1) writes its bundled libsodium to a new temporary file at every import
+    and never removes it: 2.8 MB in the temporary directory per process. Once loaded,
+    the file is not needed (POSIX keeps the mapping), so it goes. This reads rbcl's
+    ``_sodium.lib_path``; if a later rbcl has no such file there, nothing happens."""
+    module = sys.modules.get("rbcl._sodium")
+    path = getattr(module, "lib_path", None)
+    if os.name != "posix" or not isinstance(path, str):
+        return
+    if os.path.dirname(path) == tempfile.gettempdir() and path.endswith(".so"):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+_remove_rbcls_copy_of_libsodium()
 
 #: ℓ, the order of the ristretto255 group (a prime).
 ORDER = 2**252 + 27742317777372353535851937790883648493

@@ -223,6 +223,8 @@ def combine_private(
     by_holder = {s.holder: s for s in _distinct(shares)}
     if own is not None and own[0] in by_holder:
         raise ValueError("the recipient's own share came twice")
+    if own is not None and base(own[1]) != joint.share_of(own[0]):
+        raise ValueError(f"that is not holder {own[0]}'s secret share")
     chosen = require_quorum(([own[0]] if own is not None else []) + list(by_holder), joint)
     lambdas = lagrange_at_zero(chosen)
     others = [(j, lam) for j, lam in zip(chosen, lambdas, strict=True) if j in by_holder]

@@ -132,3 +132,18 @@ def test_hashing_is_domain_separated_and_unambiguous() -> None:
     assert hash_to_scalar("x", 1) != hash_to_scalar("x", 2)
     point = hash_to_point("x", "a")
     assert Point.decode(point.encode()) == point and point == hash_to_point("x", "a")
+
+
+def test_importing_the_group_leaves_no_copy_of_libsodium_behind(tmp_path) -> None:  # noqa: ANN001
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    code = "import netcode.dealing.group as g; print(g.base(2).encode().hex())"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.strip()) == 64
+    assert list(tmp_path.iterdir()) == []

@@ -92,6 +92,8 @@ def test_a_card_opened_to_one_seat_is_read_by_that_seat_alone() -> None:
     )
     with pytest.raises(ValueError):
         FACES.decode(stolen)
+    with pytest.raises(ValueError, match="secret share"):
+        opening.combine_private(ct, shares, dealt.joint, key, OPEN, own=(owner, own[1] + 1))
     # without its own share the owner has t − 1 and is refused
     with pytest.raises(ValueError, match="3 are needed"):
         opening.combine_private(ct, shares, dealt.joint, key, OPEN)
