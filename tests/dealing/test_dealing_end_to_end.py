@@ -13,7 +13,7 @@ from dealkit import scripted
 
 from netcode.dealing import beacon, cards, keys, opening
 from netcode.dealing.elgamal import Ciphertext, deck_from_wire, deck_to_wire, encrypt
-from netcode.dealing.group import random_scalar
+from netcode.dealing.group import G, add, random_scalar
 from netcode.dealing.proofs import Blame
 from netcode.dealing.shuffle import ShuffleProof, shuffle, verify_shuffle
 
@@ -130,18 +130,33 @@ def test_the_deal_opens_a_card_to_its_owner_one_to_all_and_a_beacon(deal: Deal) 
     assert sorted(open_to_all(ct, 200 + i) for i, ct in enumerate(deck)) == sorted(FACES)
 
 
-def test_a_wrong_shuffle_is_caught_and_its_shuffler_named(deal: Deal) -> None:
-    def swap_a_card(
+def swapped_card(deal: Deal, new: list[Ciphertext]) -> list[Ciphertext]:
+    return [encrypt(deal.joint.public, cards.encode(GAME, "star"), random_scalar()), *new[1:]]
+
+
+def duplicated_card(deal: Deal, new: list[Ciphertext]) -> list[Ciphertext]:
+    return [new[1], *new[1:]]
+
+
+def wrong_reencryption(deal: Deal, new: list[Ciphertext]) -> list[Ciphertext]:
+    return [Ciphertext(new[0].c1, add(new[0].c2, G)), *new[1:]]
+
+
+def unshuffled(deal: Deal, new: list[Ciphertext]) -> list[Ciphertext]:
+    return list(deal.decks[0])  # the deck it was given, passed on as it came
+
+
+@pytest.mark.parametrize("cheat", [swapped_card, duplicated_card, wrong_reencryption, unshuffled])
+def test_a_wrong_shuffle_is_caught_and_its_shuffler_named(
+    deal: Deal, cheat: Callable[[Deal, list[Ciphertext]], list[Ciphertext]]
+) -> None:
+    def third_seat_cheats(
         seat: int, new: list[Ciphertext], proof: ShuffleProof
     ) -> tuple[bytes, bytes] | None:
-        if seat != 3:
-            return None
-        new = [*new]
-        new[0] = encrypt(deal.joint.public, cards.encode(GAME, "star"), random_scalar())
-        return deck_to_wire(new), proof.to_wire()
+        return (deck_to_wire(cheat(deal, new)), proof.to_wire()) if seat == 3 else None
 
     with pytest.raises(Blame) as caught:
-        shuffle_round(deal.joint, deal.decks[0], 2, swap_a_card)
+        shuffle_round(deal.joint, deal.decks[0], 2, third_seat_cheats)
     assert caught.value.culprit == 3
 
 

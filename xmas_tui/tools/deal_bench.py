@@ -57,8 +57,9 @@ import rbcl
 
 from netcode.dealing import beacon, cards, keys, opening
 from netcode.dealing.elgamal import Ciphertext, reencrypt
-from netcode.dealing.group import random_scalar, scalar_bytes
+from netcode.dealing.group import Point, random_scalar, scalar_bytes
 from netcode.dealing.shuffle import ShuffleProof, prove_shuffle, random_permutation, verify_shuffle
+from netcode.dealing.transcript import Context
 from xmas_tui.games import GAMES, Rng
 from xmas_tui.games.cards import Cards
 
@@ -129,52 +130,43 @@ class Table:
 
 def run_dkg(n: int, clock: Clock) -> Table:
     t = keys.threshold(n)
-    ctx = {"table": TABLE, "purpose": "dkg", "round": 0}
+    ctx: Context = {"table": TABLE, "purpose": "dkg", "round": 0}
     personal = [keys.PersonalKey.generate() for _ in range(n)]
     publics = [k.public for k in personal]
     dealings = [
-        clock.time("dkg-deal", lambda i=i: keys.deal(i + 1, personal[i], publics, t, ctx))
+        clock.time("dkg-deal", partial(keys.deal, i + 1, personal[i], publics, t, ctx))
         for i in range(n)
     ]
-    secrets = []
-    joint = None
-    for j in range(1, n + 1):
 
-        def one_holder(j: int = j) -> tuple[keys.JointKey, int]:
-            for dealing in dealings:
-                keys.check_dealing(dealing, publics, t, ctx)
-            shares = {
-                d.dealer: keys.open_share(d, j, personal[j - 1], publics, ctx) for d in dealings
-            }
-            joint = keys.joint_key(dealings, n, t)
-            return joint, keys.secret_share(joint, j, shares)
+    def one_holder(j: int) -> tuple[keys.JointKey, int]:
+        for dealing in dealings:
+            keys.check_dealing(dealing, publics, t, ctx)
+        shares = {d.dealer: keys.open_share(d, j, personal[j - 1], publics, ctx) for d in dealings}
+        joint = keys.joint_key(dealings, n, t)
+        return joint, keys.secret_share(joint, j, shares)
 
-        joint, secret = clock.time("dkg-receive", one_holder)
-        secrets.append(secret)
-    assert joint is not None
-    return Table(n, t, personal, joint, secrets)
+    received = [clock.time("dkg-receive", partial(one_holder, j)) for j in range(1, n + 1)]
+    return Table(n, t, personal, received[0][0], [secret for _, secret in received])
+
+
+def reencrypt_and_permute(
+    pk: Point, deck: list[Ciphertext]
+) -> tuple[list[int], list[int], list[Ciphertext]]:
+    """The shuffle itself, without its proof (GenShuffle)."""
+    permutation = random_permutation(len(deck))
+    randomness = [random_scalar() for _ in deck]
+    return permutation, randomness, [reencrypt(pk, deck[j], randomness[j]) for j in permutation]
 
 
 def run_shuffles(table: Table, deck: list[Ciphertext], clock: Clock, tag: str) -> list[Ciphertext]:
     pk = table.joint.public
     for seat in range(1, table.n + 1):
-        ctx = {"table": TABLE, "purpose": f"shuffle {tag}", "round": 1, "seat": seat}
-
-        def reencrypt_and_permute(
-            deck: list[Ciphertext] = deck,
-        ) -> tuple[list[int], list[int], list[Ciphertext]]:
-            permutation = random_permutation(len(deck))
-            randomness = [random_scalar() for _ in deck]
-            return (
-                permutation,
-                randomness,
-                [reencrypt(pk, deck[j], randomness[j]) for j in permutation],
-            )
-
-        permutation, randomness, new = clock.time("shuffle", reencrypt_and_permute)
+        ctx: Context = {"table": TABLE, "purpose": f"shuffle {tag}", "round": 1, "seat": seat}
+        permutation, randomness, new = clock.time(
+            "shuffle", partial(reencrypt_and_permute, pk, deck)
+        )
         proof = clock.time(
-            "prove",
-            partial(prove_shuffle, pk, deck, new, permutation, randomness, ctx),
+            "prove", partial(prove_shuffle, pk, deck, new, permutation, randomness, ctx)
         )
         wire = proof.to_wire()
         check(len(wire) == ShuffleProof.wire_bytes(len(deck)), "the proof's size")
@@ -186,64 +178,59 @@ def run_shuffles(table: Table, deck: list[Ciphertext], clock: Clock, tag: str) -
 
 
 def run_openings(table: Table, deck: list[Ciphertext], faces: cards.Faces, clock: Clock) -> None:
-    joint, t = table.joint, table.t
+    joint, t, secrets = table.joint, table.t, table.secrets
     owner = table.n  # the last holder's seat is dealt card 0
     key = table.personal[owner - 1]
     ct = deck[0]
-    ctx = {"table": TABLE, "purpose": "open", "round": 1}
+    ctx: Context = {"table": TABLE, "purpose": "open", "round": 1}
     others = [j for j in range(1, table.n + 1) if j != owner][: t - 1]
     shares = [
         clock.time(
-            "open-make",
-            lambda j=j: opening.recipient_share(ct, j, table.secrets[j - 1], key.public, ctx),
+            "open-make", partial(opening.recipient_share, ct, j, secrets[j - 1], key.public, ctx)
         )
         for j in others
     ]
     for share in shares:
         ok = clock.time(
-            "open-check",
-            lambda s=share: opening.verify_recipient_share(ct, s, joint, key.public, ctx),
+            "open-check", partial(opening.verify_recipient_share, ct, share, joint, key.public, ctx)
         )
         check(ok, f"holder {share.holder}'s share for the owner did not verify")
-    own = (owner, table.secrets[owner - 1])  # the owner is a holder: its own share counts
+    own = (owner, secrets[owner - 1])  # the owner is a holder: its own share counts
     point = clock.time(
         "open-combine",
-        lambda: opening.combine_private(ct, shares, joint, key, ctx, own=own, checked=True),
+        partial(opening.combine_private, ct, shares, joint, key, ctx, own=own, checked=True),
     )
     faces.decode(point)  # a ValueError here is a card that opened wrong
     # a public opening of card 1
     ct1 = deck[min(1, len(deck) - 1)]
-    ctx1 = {"table": TABLE, "purpose": "open", "round": 2}
+    ctx1: Context = {"table": TABLE, "purpose": "open", "round": 2}
     public = [
-        clock.time(
-            "public-make", lambda j=j: opening.decryption_share(ct1, j, table.secrets[j - 1], ctx1)
-        )
+        clock.time("public-make", partial(opening.decryption_share, ct1, j, secrets[j - 1], ctx1))
         for j in range(1, t + 1)
     ]
-    for share in public:
+    for decryption in public:
         ok = clock.time(
-            "public-check", lambda s=share: opening.verify_decryption_share(ct1, s, joint, ctx1)
+            "public-check", partial(opening.verify_decryption_share, ct1, decryption, joint, ctx1)
         )
-        check(ok, f"holder {share.holder}'s decryption share did not verify")
+        check(ok, f"holder {decryption.holder}'s decryption share did not verify")
     faces.decode(
         clock.time(
-            "public-combine", lambda: opening.combine_public(ct1, public, joint, ctx1, checked=True)
+            "public-combine",
+            partial(opening.combine_public, ct1, public, joint, ctx1, checked=True),
         )
     )
     # one beacon value
     beacons = [
-        clock.time(
-            "beacon-make", lambda j=j: beacon.beacon_share(TABLE, 1, j, table.secrets[j - 1])
-        )
+        clock.time("beacon-make", partial(beacon.beacon_share, TABLE, 1, j, secrets[j - 1]))
         for j in range(1, t + 1)
     ]
-    for share in beacons:
+    for value_share in beacons:
         ok = clock.time(
-            "beacon-check", lambda s=share: beacon.verify_beacon_share(TABLE, 1, s, joint)
+            "beacon-check", partial(beacon.verify_beacon_share, TABLE, 1, value_share, joint)
         )
-        check(ok, f"holder {share.holder}'s beacon share did not verify")
+        check(ok, f"holder {value_share.holder}'s beacon share did not verify")
     clock.time(
-        "beacon-combine", lambda: beacon.combine_beacon(TABLE, 1, beacons, joint, checked=True)
+        "beacon-combine", partial(beacon.combine_beacon, TABLE, 1, beacons, joint, checked=True)
     )
 
 
