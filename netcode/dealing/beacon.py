@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from .group import POINT_BYTES, Point, Rand, base, frame, hash_to_point, mul
-from .keys import JointKey, combine_in_exponent, holder_context
-from .proofs import Blame, DleqProof
+from .group import Point, Rand, frame, hash_to_point
+from .keys import ExponentShare, JointKey, combine_exponent_shares, holder_context
 from .transcript import Transcript
 
 DOMAIN = "xmas-tui/dealing/beacon"
@@ -41,51 +39,22 @@ def _transcript(table: bytes | str, k: int, holder: int) -> Transcript:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class BeaconShare:
-    """Holder ``holder``'s ``x_j·H_k`` with its proof."""
-
-    holder: int
-    share: Point
-    proof: DleqProof
-
-    WIRE_BYTES = 2 + POINT_BYTES + DleqProof.WIRE_BYTES
-
-    def to_wire(self) -> bytes:
-        return self.holder.to_bytes(2, "big") + self.share.encode() + self.proof.to_wire()
-
-    @classmethod
-    def from_wire(cls, data: bytes) -> BeaconShare:
-        if len(data) != cls.WIRE_BYTES:
-            raise ValueError(f"a beacon share is {cls.WIRE_BYTES} bytes")
-        holder = int.from_bytes(data[:2], "big")
-        if holder < 1:
-            raise ValueError("holder indices start at 1")
-        return cls(
-            holder,
-            Point.decode(data[2 : 2 + POINT_BYTES], allow_identity=True),
-            DleqProof.from_wire(data[2 + POINT_BYTES :]),
-        )
+#: Holder j's ``x_j·H_k`` with its Chaum–Pedersen proof.
+BeaconShare = ExponentShare
 
 
 def beacon_share(
     table: bytes | str, k: int, holder: int, secret: int, rand: Rand | None = None
 ) -> BeaconShare:
-    h = beacon_point(table, k)
-    share = mul(h, secret)
-    proof = DleqProof.prove(secret, base(secret), h, share, _transcript(table, k, holder), rand)
-    return BeaconShare(holder, share, proof)
+    return ExponentShare.make(
+        holder, secret, beacon_point(table, k), _transcript(table, k, holder), rand
+    )
 
 
 def verify_beacon_share(table: bytes | str, k: int, share: BeaconShare, joint: JointKey) -> bool:
-    if not 1 <= share.holder <= joint.n:
+    if share.holder < 1:
         return False
-    return share.proof.verify(
-        joint.share_of(share.holder),
-        beacon_point(table, k),
-        share.share,
-        _transcript(table, k, share.holder),
-    )
+    return share.verify(joint, beacon_point(table, k), _transcript(table, k, share.holder))
 
 
 def combine_beacon(
@@ -97,14 +66,9 @@ def combine_beacon(
     checked: bool = False,
 ) -> bytes:
     """Value k (32 bytes) from t distinct valid shares; ``Blame`` names a wrong one."""
-    if not checked:
-        for share in shares:
-            if not verify_beacon_share(table, k, share, joint):
-                raise Blame(share.holder, "its beacon share fails its proof")
-    points: dict[int, Point] = {}
-    for share in shares:
-        if share.holder in points:
-            raise ValueError(f"two shares from holder {share.holder}")
-        points[share.holder] = share.share
-    value_point = combine_in_exponent(points, joint)
+
+    def check(share: ExponentShare) -> bool:
+        return verify_beacon_share(table, k, share, joint)
+
+    value_point = combine_exponent_shares(shares, joint, None if checked else check, "beacon")
     return hashlib.sha256(frame(DOMAIN, table, k, value_point)).digest()

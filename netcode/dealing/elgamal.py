@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .group import POINT_BYTES, Point, add, base, mul, sub
+from .group import POINT_BYTES, Point, WireReader, add, base, mul, sub
 
 CIPHERTEXT_BYTES = 2 * POINT_BYTES
 
@@ -36,12 +36,8 @@ class Ciphertext:
     @classmethod
     def from_wire(cls, data: bytes) -> Ciphertext:
         """The ciphertext ``data`` encodes; ``ValueError`` unless 64 canonical bytes."""
-        if len(data) != CIPHERTEXT_BYTES:
-            raise ValueError(f"a ciphertext is {CIPHERTEXT_BYTES} bytes, not {len(data)}")
-        return cls(
-            Point.decode(data[:POINT_BYTES], allow_identity=True),
-            Point.decode(data[POINT_BYTES:], allow_identity=True),
-        )
+        read = WireReader(data, CIPHERTEXT_BYTES, "a ciphertext")
+        return cls(read.point(allow_identity=True), read.point(allow_identity=True))
 
 
 def encrypt(pk: Point, message: Point, r: int) -> Ciphertext:

@@ -273,3 +273,39 @@ def hash_to_scalar(label: str, *parts: Part) -> int:
 def hash_to_point(label: str, *parts: Part) -> Point:
     """A point nobody knows the discrete log of: ``from_hash`` of a 64-byte SHA-512."""
     return Point._trusted(rbcl.crypto_core_ristretto255_from_hash(_digest(label, parts)))
+
+
+# -------------------------------------------------------------- wire forms
+class WireReader:
+    """Reads the fixed-size fields of one message in order, strictly: the message must be
+    exactly ``size`` bytes, every point canonical, every holder index at least 1."""
+
+    __slots__ = ("_data", "_at")
+
+    def __init__(self, data: bytes, size: int, what: str) -> None:
+        if len(data) != size:
+            raise ValueError(f"{what} is {size} bytes, not {len(data)}")
+        self._data = bytes(data)
+        self._at = 0
+
+    def take(self, n: int) -> bytes:
+        chunk = self._data[self._at : self._at + n]
+        self._at += n
+        return chunk
+
+    def index(self) -> int:
+        """A holder index (two bytes, big-endian, from 1)."""
+        value = int.from_bytes(self.take(2), "big")
+        if value < 1:
+            raise ValueError("holder indices start at 1")
+        return value
+
+    def point(self, *, allow_identity: bool = False) -> Point:
+        return Point.decode(self.take(POINT_BYTES), allow_identity=allow_identity)
+
+    def points(self, n: int, *, allow_identity: bool = False) -> tuple[Point, ...]:
+        return tuple(self.point(allow_identity=allow_identity) for _ in range(n))
+
+
+def index_bytes(holder: int) -> bytes:
+    return holder.to_bytes(2, "big")

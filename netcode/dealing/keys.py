@@ -63,8 +63,9 @@ Must not touch: sockets, clocks, games.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar, Protocol, TypeVar
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -77,8 +78,10 @@ from .group import (
     SCALAR_BYTES,
     Point,
     Rand,
+    WireReader,
     base,
     frame,
+    index_bytes,
     lincomb,
     mul,
     random_scalar,
@@ -175,7 +178,7 @@ class Dealing:
 
     def to_wire(self) -> bytes:
         return (
-            self.dealer.to_bytes(2, "big")
+            index_bytes(self.dealer)
             + b"".join(a.encode() for a in self.commitments)
             + self.proof.to_wire()
             + b"".join(self.sealed)
@@ -185,20 +188,12 @@ class Dealing:
     def from_wire(cls, data: bytes, n: int, t: int) -> Dealing:
         """A dealing for ``n`` holders and threshold ``t``; ``ValueError`` on any bad field."""
         size = 2 + t * POINT_BYTES + SchnorrProof.WIRE_BYTES + n * SEALED_SHARE_BYTES
-        if len(data) != size:
-            raise ValueError(f"a dealing for {n} holders, threshold {t}, is {size} bytes")
-        dealer = int.from_bytes(data[:2], "big")
-        at = 2
-        commitments = []
-        for _ in range(t):
-            commitments.append(Point.decode(data[at : at + POINT_BYTES]))
-            at += POINT_BYTES
-        proof = SchnorrProof.from_wire(data[at : at + SchnorrProof.WIRE_BYTES])
-        at += SchnorrProof.WIRE_BYTES
-        sealed = tuple(
-            data[at + i * SEALED_SHARE_BYTES : at + (i + 1) * SEALED_SHARE_BYTES] for i in range(n)
+        read = WireReader(data, size, f"a dealing for {n} holders, threshold {t},")
+        dealer, commitments = read.index(), read.points(t)
+        proof = SchnorrProof.from_wire(read.take(SchnorrProof.WIRE_BYTES))
+        return cls(
+            dealer, commitments, proof, tuple(read.take(SEALED_SHARE_BYTES) for _ in range(n))
         )
-        return cls(dealer, tuple(commitments), proof, sealed)
 
 
 def _evaluate(coefficients: Sequence[int], z: int) -> int:
@@ -344,21 +339,20 @@ class Complaint:
 
     def to_wire(self) -> bytes:
         return (
-            self.accuser.to_bytes(2, "big")
-            + self.dealer.to_bytes(2, "big")
+            index_bytes(self.accuser)
+            + index_bytes(self.dealer)
             + self.dh.encode()
             + self.proof.to_wire()
         )
 
     @classmethod
     def from_wire(cls, data: bytes) -> Complaint:
-        if len(data) != cls.WIRE_BYTES:
-            raise ValueError(f"a complaint is {cls.WIRE_BYTES} bytes")
+        read = WireReader(data, cls.WIRE_BYTES, "a complaint")
         return cls(
-            int.from_bytes(data[:2], "big"),
-            int.from_bytes(data[2:4], "big"),
-            Point.decode(data[4 : 4 + POINT_BYTES]),
-            DleqProof.from_wire(data[4 + POINT_BYTES :]),
+            read.index(),
+            read.index(),
+            read.point(),
+            DleqProof.from_wire(read.take(DleqProof.WIRE_BYTES)),
         )
 
 
@@ -507,3 +501,84 @@ def combine_in_exponent(points: Mapping[int, Point], joint: JointKey) -> Point:
     """``Σ λ_j·P_j`` over t of the holders' points: ``x·B`` when each ``P_j = x_j·B``."""
     chosen = require_quorum(list(points), joint)
     return lincomb([points[j] for j in chosen], lagrange_at_zero(chosen))
+
+
+H = TypeVar("H", bound="HoldersShare")
+
+
+class HoldersShare(Protocol):
+    """Anything a holder sends about one opening: it says which holder sent it."""
+
+    @property
+    def holder(self) -> int: ...
+
+
+def distinct(shares: Sequence[H]) -> list[H]:
+    """The shares as a list; ``ValueError`` if one holder sent two."""
+    seen: set[int] = set()
+    for share in shares:
+        if share.holder in seen:
+            raise ValueError(f"two shares from holder {share.holder}")
+        seen.add(share.holder)
+    return list(shares)
+
+
+@dataclass(frozen=True, slots=True)
+class ExponentShare:
+    """Holder ``holder``'s ``x_j·B`` for a public base ``B``, with a Chaum–Pedersen proof
+    that ``log_G X_j = log_B (x_j·B)``: a decryption share (``B = c1``) or a beacon share
+    (``B = H_k``)."""
+
+    holder: int
+    share: Point
+    proof: DleqProof
+
+    WIRE_BYTES: ClassVar[int] = 2 + POINT_BYTES + DleqProof.WIRE_BYTES
+
+    @classmethod
+    def make(
+        cls,
+        holder: int,
+        secret: int,
+        base_point: Point,
+        transcript: Transcript,
+        rand: Rand | None = None,
+    ) -> ExponentShare:
+        share = mul(base_point, secret)
+        return cls(
+            holder,
+            share,
+            DleqProof.prove(secret, base(secret), base_point, share, transcript, rand),
+        )
+
+    def verify(self, joint: JointKey, base_point: Point, transcript: Transcript) -> bool:
+        if not 1 <= self.holder <= joint.n:
+            return False
+        return self.proof.verify(joint.share_of(self.holder), base_point, self.share, transcript)
+
+    def to_wire(self) -> bytes:
+        return index_bytes(self.holder) + self.share.encode() + self.proof.to_wire()
+
+    @classmethod
+    def from_wire(cls, data: bytes) -> ExponentShare:
+        read = WireReader(data, cls.WIRE_BYTES, "a holder's share")
+        return cls(
+            read.index(),
+            read.point(allow_identity=True),
+            DleqProof.from_wire(read.take(DleqProof.WIRE_BYTES)),
+        )
+
+
+def combine_exponent_shares(
+    shares: Sequence[ExponentShare],
+    joint: JointKey,
+    check: Callable[[ExponentShare], bool] | None,
+    what: str,
+) -> Point:
+    """``x·B`` from t distinct shares, each first checked (unless ``check`` is None);
+    ``Blame`` names the author of a share that fails."""
+    if check is not None:
+        for share in shares:
+            if not check(share):
+                raise Blame(share.holder, f"its {what} share fails its proof")
+    return combine_in_exponent({s.holder: s.share for s in distinct(shares)}, joint)

@@ -33,33 +33,35 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from .elgamal import Ciphertext
-from .group import POINT_BYTES, Point, Rand, add, base, lincomb, mul, random_scalar, sub
+from .group import (
+    POINT_BYTES,
+    Point,
+    Rand,
+    WireReader,
+    add,
+    base,
+    index_bytes,
+    lincomb,
+    mul,
+    random_scalar,
+    sub,
+)
 from .keys import (
+    ExponentShare,
     JointKey,
     PersonalKey,
-    combine_in_exponent,
+    combine_exponent_shares,
+    distinct,
     holder_context,
     lagrange_at_zero,
     require_quorum,
 )
-from .proofs import Blame, DleqProof, RecipientShareProof
+from .proofs import Blame, RecipientShareProof
 from .transcript import Context, Transcript
 
 DOMAIN = "xmas-tui/dealing/open"
-
-
-def _holder_wire(holder: int) -> bytes:
-    return holder.to_bytes(2, "big")
-
-
-def _holder_from_wire(data: bytes) -> int:
-    holder = int.from_bytes(data[:2], "big")
-    if holder < 1:
-        raise ValueError("holder indices start at 1")
-    return holder
 
 
 def _transcript(kind: str, context: Context, holder: int, ct: Ciphertext) -> Transcript:
@@ -69,52 +71,25 @@ def _transcript(kind: str, context: Context, holder: int, ct: Ciphertext) -> Tra
 
 
 # ------------------------------------------------------------ public opening
-@dataclass(frozen=True, slots=True)
-class DecryptionShare:
-    """Holder ``holder``'s ``D = x_j·c1`` for one ciphertext, with its proof."""
-
-    holder: int
-    share: Point
-    proof: DleqProof
-
-    WIRE_BYTES = 2 + POINT_BYTES + DleqProof.WIRE_BYTES
-
-    def to_wire(self) -> bytes:
-        return _holder_wire(self.holder) + self.share.encode() + self.proof.to_wire()
-
-    @classmethod
-    def from_wire(cls, data: bytes) -> DecryptionShare:
-        if len(data) != cls.WIRE_BYTES:
-            raise ValueError(f"a decryption share is {cls.WIRE_BYTES} bytes")
-        return cls(
-            _holder_from_wire(data),
-            Point.decode(data[2 : 2 + POINT_BYTES], allow_identity=True),
-            DleqProof.from_wire(data[2 + POINT_BYTES :]),
-        )
+#: Holder j's ``D_j = x_j·c1`` for one ciphertext, with its Chaum–Pedersen proof.
+DecryptionShare = ExponentShare
 
 
 def decryption_share(
     ct: Ciphertext, holder: int, secret: int, context: Context, rand: Rand | None = None
 ) -> DecryptionShare:
-    share = mul(ct.c1, secret)
-    proof = DleqProof.prove(
-        secret, base(secret), ct.c1, share, _transcript("public", context, holder, ct), rand
+    return ExponentShare.make(
+        holder, secret, ct.c1, _transcript("public", context, holder, ct), rand
     )
-    return DecryptionShare(holder, share, proof)
 
 
 def verify_decryption_share(
     ct: Ciphertext, share: DecryptionShare, joint: JointKey, context: Context
 ) -> bool:
     """Whether the share is right; a wrong one is its holder's fault."""
-    if not 1 <= share.holder <= joint.n:
+    if share.holder < 1:
         return False
-    return share.proof.verify(
-        joint.share_of(share.holder),
-        ct.c1,
-        share.share,
-        _transcript("public", context, share.holder, ct),
-    )
+    return share.verify(joint, ct.c1, _transcript("public", context, share.holder, ct))
 
 
 def combine_public(
@@ -126,11 +101,13 @@ def combine_public(
     checked: bool = False,
 ) -> Point:
     """The plaintext point from t distinct valid shares (``Blame`` names a wrong one)."""
-    if not checked:
-        for share in shares:
-            if not verify_decryption_share(ct, share, joint, context):
-                raise Blame(share.holder, "its decryption share fails its proof")
-    return sub(ct.c2, combine_in_exponent({s.holder: s.share for s in _distinct(shares)}, joint))
+
+    def check(share: ExponentShare) -> bool:
+        return verify_decryption_share(ct, share, joint, context)
+
+    return sub(
+        ct.c2, combine_exponent_shares(shares, joint, None if checked else check, "decryption")
+    )
 
 
 # ----------------------------------------------------------- private opening
@@ -146,18 +123,16 @@ class RecipientShare:
     WIRE_BYTES = 2 + 2 * POINT_BYTES + RecipientShareProof.WIRE_BYTES
 
     def to_wire(self) -> bytes:
-        return _holder_wire(self.holder) + self.r.encode() + self.e.encode() + self.proof.to_wire()
+        return index_bytes(self.holder) + self.r.encode() + self.e.encode() + self.proof.to_wire()
 
     @classmethod
     def from_wire(cls, data: bytes) -> RecipientShare:
-        if len(data) != cls.WIRE_BYTES:
-            raise ValueError(f"a recipient share is {cls.WIRE_BYTES} bytes")
-        at = 2 + 2 * POINT_BYTES
+        read = WireReader(data, cls.WIRE_BYTES, "a recipient share")
         return cls(
-            _holder_from_wire(data),
-            Point.decode(data[2 : 2 + POINT_BYTES], allow_identity=True),
-            Point.decode(data[2 + POINT_BYTES : at], allow_identity=True),
-            RecipientShareProof.from_wire(data[at:]),
+            read.index(),
+            read.point(allow_identity=True),
+            read.point(allow_identity=True),
+            RecipientShareProof.from_wire(read.take(RecipientShareProof.WIRE_BYTES)),
         )
 
 
@@ -220,7 +195,7 @@ def combine_private(
         for share in shares:
             if not verify_recipient_share(ct, share, joint, key.public, context):
                 raise Blame(share.holder, "its share for the recipient fails its proof")
-    by_holder = {s.holder: s for s in _distinct(shares)}
+    by_holder = {s.holder: s for s in distinct(shares)}
     if own is not None and own[0] in by_holder:
         raise ValueError("the recipient's own share came twice")
     if own is not None and base(own[1]) != joint.share_of(own[0]):
@@ -234,15 +209,3 @@ def combine_private(
     if own is not None:  # the recipient's own holder index comes first, so it is chosen
         decryption = add(decryption, mul(ct.c1, own[1] * lambdas[0]))
     return sub(ct.c2, decryption)
-
-
-Share = TypeVar("Share", DecryptionShare, RecipientShare)
-
-
-def _distinct(shares: Sequence[Share]) -> list[Share]:
-    seen: set[int] = set()
-    for share in shares:
-        if share.holder in seen:
-            raise ValueError(f"two shares from holder {share.holder}")
-        seen.add(share.holder)
-    return list(shares)

@@ -31,6 +31,7 @@ Must not touch: sockets, clocks, games.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar, Self
 
 from .group import (
     ORDER,
@@ -71,14 +72,37 @@ def scalars_from_wire(data: bytes, count: int) -> list[int]:
     ]
 
 
+class _Scalars:
+    """What every proof shares: its scalars kept reduced, and its wire form (them in order)."""
+
+    __slots__ = ()
+    FIELDS: ClassVar[tuple[str, ...]]
+
+    def __post_init__(self) -> None:
+        for name in self.FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{name} must be an int")
+            object.__setattr__(self, name, value % ORDER)
+
+    def to_wire(self) -> bytes:
+        return scalars_to_wire(*(getattr(self, name) for name in self.FIELDS))
+
+    @classmethod
+    def from_wire(cls, data: bytes) -> Self:
+        """The proof ``data`` encodes; ``ValueError`` unless every scalar is canonical."""
+        return cls(*scalars_from_wire(data, len(cls.FIELDS)))
+
+
 @dataclass(frozen=True, slots=True)
-class SchnorrProof:
+class SchnorrProof(_Scalars):
     """Knowledge of ``x`` with ``X = x·G``."""
 
     challenge: int
     response: int
 
-    WIRE_BYTES = 2 * SCALAR_BYTES
+    FIELDS: ClassVar[tuple[str, ...]] = ("challenge", "response")
+    WIRE_BYTES: ClassVar[int] = 2 * SCALAR_BYTES
 
     @staticmethod
     def _challenge(transcript: Transcript, public: Point, commitment: Point) -> int:
@@ -99,25 +123,16 @@ class SchnorrProof:
         commitment = sub(base(self.response), mul(public, self.challenge))
         return self._challenge(transcript, public, commitment) == self.challenge
 
-    def to_wire(self) -> bytes:
-        return scalars_to_wire(self.challenge, self.response)
-
-    @classmethod
-    def from_wire(cls, data: bytes) -> SchnorrProof:
-        return cls(*scalars_from_wire(data, 2))
-
-    def __post_init__(self) -> None:
-        _normalise(self, "challenge", "response")
-
 
 @dataclass(frozen=True, slots=True)
-class DleqProof:
+class DleqProof(_Scalars):
     """Equal discrete logs: ``X = x·G`` and ``Y = x·H`` (Chaum–Pedersen)."""
 
     challenge: int
     response: int
 
-    WIRE_BYTES = 2 * SCALAR_BYTES
+    FIELDS: ClassVar[tuple[str, ...]] = ("challenge", "response")
+    WIRE_BYTES: ClassVar[int] = 2 * SCALAR_BYTES
 
     @staticmethod
     def _challenge(
@@ -148,26 +163,17 @@ class DleqProof:
         b = sub(mul(h, z), mul(y_point, c))
         return self._challenge(transcript, x_point, h, y_point, a, b) == c
 
-    def to_wire(self) -> bytes:
-        return scalars_to_wire(self.challenge, self.response)
-
-    @classmethod
-    def from_wire(cls, data: bytes) -> DleqProof:
-        return cls(*scalars_from_wire(data, 2))
-
-    def __post_init__(self) -> None:
-        _normalise(self, "challenge", "response")
-
 
 @dataclass(frozen=True, slots=True)
-class RecipientShareProof:
+class RecipientShareProof(_Scalars):
     """Knowledge of ``x, k`` with ``X = x·G``, ``R = k·G``, ``E = x·C + k·P``."""
 
     challenge: int
     response_x: int
     response_k: int
 
-    WIRE_BYTES = 3 * SCALAR_BYTES
+    FIELDS: ClassVar[tuple[str, ...]] = ("challenge", "response_x", "response_k")
+    WIRE_BYTES: ClassVar[int] = 3 * SCALAR_BYTES
 
     @staticmethod
     def _challenge(
@@ -207,22 +213,3 @@ class RecipientShareProof:
             sub(add(mul(c_point, zx), mul(p_point, zk)), mul(e_point, c)),
         )
         return self._challenge(transcript, statement, commitments) == c
-
-    def to_wire(self) -> bytes:
-        return scalars_to_wire(self.challenge, self.response_x, self.response_k)
-
-    @classmethod
-    def from_wire(cls, data: bytes) -> RecipientShareProof:
-        return cls(*scalars_from_wire(data, 3))
-
-    def __post_init__(self) -> None:
-        _normalise(self, "challenge", "response_x", "response_k")
-
-
-def _normalise(proof: object, *names: str) -> None:
-    """Keep every scalar of a proof reduced mod ℓ (responses are computed unreduced)."""
-    for name in names:
-        value = getattr(proof, name)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"{name} must be an int")
-        object.__setattr__(proof, name, value % ORDER)

@@ -58,6 +58,7 @@ from .group import (
     SCALAR_BYTES,
     Point,
     Rand,
+    WireReader,
     add,
     base,
     frame,
@@ -105,14 +106,11 @@ class ShuffleProof:
     @classmethod
     def from_wire(cls, data: bytes, n: int) -> ShuffleProof:
         """The proof for a deck of ``n`` cards; ``ValueError`` on any bad length or field."""
-        if n < 1 or len(data) != cls.wire_bytes(n):
-            raise ValueError(f"a shuffle proof for {n} cards is {cls.wire_bytes(n)} bytes")
-        count = 3 * n + 5
-        points = [
-            Point.decode(data[i * POINT_BYTES : (i + 1) * POINT_BYTES], allow_identity=True)
-            for i in range(count)
-        ]
-        scalars = scalars_from_wire(data[count * POINT_BYTES :], 2 * n + 4)
+        if n < 1:
+            raise ValueError("a shuffle proof is for at least one card")
+        read = WireReader(data, cls.wire_bytes(n), f"a shuffle proof for {n} cards")
+        points = read.points(3 * n + 5, allow_identity=True)
+        scalars = scalars_from_wire(read.take((2 * n + 4) * SCALAR_BYTES), 2 * n + 4)
         return cls(
             c=tuple(points[:n]),
             c_hat=tuple(points[n : 2 * n]),
