@@ -13,6 +13,11 @@ it, only delay it (a share is owed, and its absence is its holder's to answer fo
 What remains: t colluding holders can compute a value before the others, and so
 know it early; nobody can choose it.
 
+The beacon uses the same joint secret that decrypts the cards, on hashed points: no
+shuffle can make a card's ``c1`` equal to some ``H_k`` (that would take a discrete log).
+So the holders must only ever open ciphertexts of the deal itself, never one a peer
+hands in: a "card" with ``c1 = H_k`` would give beacon value k away early.
+
 Must not touch: sockets, clocks, games.
 """
 

@@ -26,6 +26,10 @@ recipient's key. ``combine_public`` and ``combine_private`` check every share th
 given (unless the caller says it checked them on receipt), raise ``Blame`` naming the
 author of a wrong one, and refuse fewer than t distinct valid shares.
 
+A holder must only make shares for ciphertexts of the deal (the verified decks), as
+the rules open them: a share for a ciphertext a peer hands in would decrypt whatever
+that peer chose.
+
 Must not touch: sockets, clocks, games.
 """
 
