@@ -41,6 +41,8 @@ def imported_modules(folder: pathlib.Path) -> dict[str, set[str]]:
         ("netcode/session", {"asyncio", "socket", "time", "random", "os", "asyncio_dgram"}),
         # the simulator runs whole tables in virtual time: no sockets, no clocks, no event loop
         ("netcode/simulator", {"asyncio", "socket", "time", "os", "asyncio_dgram"}),
+        # the dealing's cryptography is sans-IO, its randomness os.urandom (or a test's source)
+        ("netcode/dealing", {"asyncio", "socket", "time", "random", "asyncio_dgram", "secrets"}),
     ],
 )
 def test_layer_imports_nothing_it_must_not(folder: str, forbidden: set[str]) -> None:
