@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from netcode import delta
+from netcode.codes import code_tag
 from netcode.discovery import probe
 from netcode.session.messages import Final, Snap
 from netcode.session.seats import SeatState
@@ -25,7 +26,7 @@ from xmas_tui.games.engine import public_digest
 from xmas_tui.tables.network import JoinError, TableFinder
 from xmas_tui.tables.rules import GameRules
 
-from .netkit import free_port, joiner, loopback_host, run_table, until
+from .netkit import free_port, joiner, loopback_host, run_table, until, wrong_codes
 
 
 def cli(*args: str, env: dict) -> subprocess.Popen:
@@ -159,12 +160,31 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
     assert not problems, problems[:5]
 
 
-async def test_a_wrong_join_code_is_refused_within_two_seconds_and_seen_by_the_host() -> None:
+async def test_a_code_that_cannot_open_the_table_is_never_tried_there() -> None:
+    """A typed address and a wrong code whose tag does not fit the table's: refused on the
+    joiner's machine, and the host counts no failed attempt and warns of none."""
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2, code="RIGHT-CODE")
     await host.open()
     try:
-        intruder = joiner(host, "Grinch", code="WRONG-CODE")
+        wrong = next(c for c in (f"WRONG-{n:04d}" for n in range(1000)) if code_tag(c) != code_tag("RIGHT-CODE"))
+        intruder = joiner(host, "Noel", code=wrong)
+        intruder.info = None  # as if typed by hand: the table is probed first
+        with pytest.raises(JoinError, match=f"The code {wrong} does not open Host's table at 127.0.0.1"):
+            await intruder.join(timeout=10.0)
+        assert host.runner.endpoint.counters["handshakes_started"] == 0
+        assert host.failed_joins_total == 0 and host.failed_joins() == []
+    finally:
+        await host.close()
+
+
+async def test_a_wrong_join_code_is_refused_within_two_seconds_and_seen_by_the_host() -> None:
+    """A guess whose tag fits (so an honest program would try it) reaches the host: counted."""
+    game = get_game("chip-n-dale")
+    host = loopback_host(game, 2, code="RIGHT-CODE")
+    await host.open()
+    try:
+        intruder = joiner(host, "Grinch", code=wrong_codes("RIGHT-CODE")[0])
         clock = asyncio.get_running_loop().time
         started = clock()
         with pytest.raises(JoinError, match="could not prove it knows the code: check the code"):

@@ -20,7 +20,7 @@ from xmas_tui.ui.screens.lobby import LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
 from xmas_tui.ui.screens.table import TableScreen
 
-from .netkit import bot_for, free_port, joiner
+from .netkit import bot_for, free_port, joiner, wrong_codes
 from .test_ui import keys_for
 from .uikit import bob_joins
 
@@ -219,14 +219,15 @@ async def test_the_host_sees_each_failed_join_attempt_in_the_waiting_room_and_at
     async with host.run_test(size=(80, 24)) as pilot:
         await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
         assert shown("#host-failed") == ""  # nobody has tried yet: nothing is said
-        await guess("WRONG-CODE")
+        first, second, third = wrong_codes("HOLY-2345", 3)  # (guesses whose tag fits: tried at the host)
+        await guess(first)
         await until((pilot,), lambda: "1 failed join attempt from 127.0.0.1" in shown("#host-failed"), 5)
-        await guess("HOLY-2346")
+        await guess(second)
         await until((pilot,), lambda: "2 failed join attempts from 127.0.0.1" in shown("#host-failed"), 5)
         await pilot.press("ctrl+s")  # a bot takes the open seat
         await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
         line = host.screen.query_one("#failed-joins")
         assert line.display and "2 failed join attempts from 127.0.0.1" in str(line.render())
-        await guess("HOLY-2347")
+        await guess(third)
         await until((pilot,), lambda: "3 failed join attempts from 127.0.0.1" in str(line.render()), 5)
         assert host.hosting.failed_joins_total == 3

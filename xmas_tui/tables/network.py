@@ -3,8 +3,10 @@
 Owns: ``HostedTable`` (a table this machine hosts: the host session with the
 host's own seat in this process, served on the channel and announced on the
 LAN), ``JoinedTable`` (my seat at a table hosted elsewhere), ``TableFinder``
-(the tables heard on the LAN), join codes, and the seat keys a player keeps
-per table so that only they can take their seat back after a drop.
+(the tables heard on the LAN and on this machine) and ``find_table`` (the
+one table a join code may open), join codes (made up and checked by
+``netcode.codes``, one normal form everywhere), and the seat keys a player
+keeps per table so that only they can take their seat back after a drop.
 
 These are the facades the UI uses: it hosts, joins, adds bots, starts,
 hands seats to bots and closes through them, and plays through the
@@ -20,14 +22,15 @@ import asyncio
 import contextlib
 import json
 import os
-import secrets
 import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from netcode.channel import Endpoint, JoinAttemptFailed
+from netcode.codes import MIN_CODE, code_key, code_problem, code_tag, new_code
 from netcode.discovery import (
+    HEARD_ALL_AFTER,
     Announcements,
     Heard,
     TableInfo,
@@ -48,10 +51,9 @@ from .audit import data_dir
 from .rules import GameRules
 from .table import DEFAULT_PACE, SessionTable
 
-__all__ = ["Heard", "HostedTable", "JoinError", "JoinedTable", "RosterRow", "SeatState", "TableFinder",
-           "lan_address", "new_code", "parse_address"]
+__all__ = ["MIN_CODE", "Heard", "HostedTable", "JoinError", "JoinedTable", "RosterRow", "SeatState", "SeveralTables",
+           "TableFinder", "code_key", "code_problem", "find_table", "lan_address", "new_code", "parse_address"]
 
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 #: seconds a real-time round's result stays on every screen before the next room opens
 #: (a board's pause between rounds at the default pace)
 INTERMISSION = 3 * DEFAULT_PACE
@@ -79,12 +81,6 @@ def takeover_host(game: Game, bot: str = "sensible", hold: float = 30.0, pace: f
         return settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options)
 
     return host_for
-
-
-def new_code() -> str:
-    """A short join code a person can read out: ``XKCD-42QZ``."""
-    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
-    return f"{raw[:4]}-{raw[4:]}"
 
 
 class HostedTable:
@@ -155,7 +151,7 @@ class HostedTable:
         host = self.host
         return TableInfo(
             self.table_id, self.game.id, self.game.title, self.name, len(host.seats), host.taken,
-            self.address[1], self.peer_id, host.started, self.ledger.commitment,
+            self.address[1], self.peer_id, host.started, self.ledger.commitment, code_tag=code_tag(self.code),
         )  # fmt: skip
 
     def roster(self) -> list[RosterRow]:
@@ -259,6 +255,7 @@ class JoinedTable:
                     "that the host's firewall lets UDP through."
                 ) from exc
         info = self.info
+        refuse_other_code(info, self.code, self.address)
         kept = recall_seat(info.table_id, self.name)
         session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
                               nonce=kept.get("nonce"), token=kept.get("token"), watch=self.watch)
@@ -306,7 +303,7 @@ class JoinedTable:
         return TableInfo(
             self.info.table_id, self.info.game, self.info.title, self.name, self.info.seats,
             host.taken if host is not None else self.info.taken, runner.aio.address[1], runner.endpoint.local_id,
-            True, self.info.seed_commit,
+            True, self.info.seed_commit, code_tag=code_tag(self.code),
         )  # fmt: skip
 
     @property
@@ -342,16 +339,28 @@ class JoinedTable:
 
 
 class TableFinder:
-    """The tables heard on the LAN (or at the discovery address given), newest first."""
+    """The tables heard on the LAN and on this machine (or at the discovery address given)."""
 
     def __init__(self, discovery: tuple[str, int] | None = None) -> None:
         self._heard = Announcements(discovery)
+        self._since: float | None = None
 
     async def start(self) -> None:
         await self._heard.start()
+        self._since = time.monotonic()
 
     def current(self) -> list[Heard]:
         return self._heard.current()
+
+    def for_code(self, code: str, game_id: str | None = None) -> list[Heard]:
+        """The tables heard that ``code`` may open (of ``game_id``, if given)."""
+        return [h for h in self.current() if h.info.may_open(code) and game_id in (None, h.info.game)]
+
+    @property
+    def settled(self) -> bool:
+        """Whether every table announcing has been heard by now (so one that fits a code is
+        the only one)."""
+        return self._since is not None and time.monotonic() - self._since >= HEARD_ALL_AFTER
 
     async def changed(self, timeout: float) -> None:
         await self._heard.changed(timeout)
@@ -360,18 +369,49 @@ class TableFinder:
         self._heard.close()
 
 
+def describe_table(heard: Heard) -> str:
+    """A table heard, in a few words: "Holly's Chip 'n' Dale: Christmas Treasures at 10.0.0.5:4000"."""
+    return f"{heard.info.host}'s {heard.info.title} at {heard.address[0]}:{heard.address[1]}"
+
+
+class SeveralTables(JoinError):
+    """More than one table heard may open the code: the player chooses (``tables``)."""
+
+    def __init__(self, code: str, tables: list[Heard]) -> None:
+        self.tables = tables
+        listed = "; ".join(describe_table(h) for h in tables)
+        super().__init__(f"{len(tables)} tables may open with code {code}: {listed}. "
+                         "Choose yours with --address HOST:PORT")
+
+
+def refuse_other_code(info: TableInfo, code: str, address: tuple[str, int]) -> None:
+    """``JoinError`` if ``code`` cannot open the table ``info`` tells of: it is never tried
+    there (the host would count a failed attempt and warn of it)."""
+    if not info.may_open(code):
+        raise JoinError(f"The code {code} does not open {info.host}'s table at {address[0]}:{address[1]}: "
+                        "check the code on the host's screen.")
+
+
 async def find_table(code: str, discovery: tuple[str, int] | None, game_id: str | None,
-                     timeout: float = 5.0) -> tuple[str, int]:
-    """The address of an announced table (of ``game_id``, if given)."""
+                     timeout: float = 5.0) -> Heard:
+    """The one table heard that ``code`` may open (of ``game_id``, if given), once every table
+    announcing has been heard; ``SeveralTables`` if more than one may, TimeoutError if none."""
     finder = TableFinder(discovery)
     await finder.start()
     try:
-        deadline = asyncio.get_running_loop().time() + timeout
-        while asyncio.get_running_loop().time() < deadline:
-            for heard in finder.current():
-                if game_id is None or heard.info.game == game_id:
-                    return heard.address
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + timeout
+        while clock() < deadline:
+            fitting = finder.for_code(code, game_id)
+            if len(fitting) > 1:
+                raise SeveralTables(code, fitting)
+            if fitting and finder.settled:
+                return fitting[0]
             await finder.changed(0.2)
+        others = len([h for h in finder.current() if game_id in (None, h.info.game)])
+        if others:
+            raise TimeoutError(f"none of the {others} table{'s' * (others > 1)} heard opens with code {code}: "
+                               "check the code, or give --address HOST:PORT")
         raise TimeoutError("no table was announced on the LAN; give --address HOST:PORT")
     finally:
         finder.close()
