@@ -8,7 +8,6 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-from netcode.codes import code_key, code_tag
 from netcode.tools.faultproxy import FaultProxy
 from netcode.tools.faults import LinkFaults
 from xmas_tui.games import Game, get_game
@@ -25,19 +24,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wrong_codes(code: str, count: int = 1, prefix: str = "GUESS") -> list[str]:
-    """Wrong codes with the same announced tag as ``code``: the guesses a guesser still has to try
-    at the host (an honest joiner's program never tries a code whose tag does not fit)."""
-    found: list[str] = []
-    n = 0
-    while len(found) < count:
-        guess = f"{prefix}-{n:04d}"
-        if code_tag(guess) == code_tag(code) and code_key(guess) != code_key(code):
-            found.append(guess)
-        n += 1
-    return found
 
 
 def loopback_host(game: Game, players: int, *, code: str = CODE, name: str = "Host", **options: Any) -> HostedTable:
