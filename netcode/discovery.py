@@ -52,8 +52,8 @@ whoever binds it first; so a listener does not rely on the discovery port:
   the broadcasts of tables on other machines (a broadcast reaches every
   socket bound with it). If someone holds that port, the listener still
   hears every table on this machine; it fails only if it can do neither.
-  A table heard both ways is kept at its LAN address (a host bound to one
-  address is reached there), the loopback copy only says it is still there.
+  A host heard both ways is kept at its LAN address (a host bound to one
+  address is reached there), its loopback copy only says it is still there.
 
 Nothing here can be turned on someone else: a probe is padded to
 `PROBE_SIZE`, at least as large as any answer (`MAX_ANNOUNCE`), a shorter
@@ -423,8 +423,9 @@ class Announcements:
         when = time.monotonic() if now is None else now
         address = (addr[0], info.port)
         before = self.tables.get(info.table_id)
-        if before is not None and _is_loopback(address[0]) and not _is_loopback(before.address[0]):
-            address = before.address  # (a copy through the rendezvous of a table heard on the LAN)
+        if (before is not None and before.info.peer == info.peer and before.address[1] == info.port
+                and _is_loopback(address[0]) and not _is_loopback(before.address[0])):
+            address = before.address  # (the same host heard on the LAN: this is its copy through the rendezvous)
         self.tables[info.table_id] = Heard(info, address, when)
         self._changed.set()
 

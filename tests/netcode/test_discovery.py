@@ -219,6 +219,10 @@ def test_a_table_heard_on_the_lan_keeps_its_lan_address() -> None:
     lobby.receive(ANNOUNCEMENT, ("127.0.0.1", 6000), now=1.2)
     [heard] = lobby.current(now=1.5)
     assert heard.address == ("192.0.2.7", 4000) and heard.seen == 1.2
+    # The host went away and a player on this machine took the table over: it is there now.
+    lobby.receive(dataclasses.replace(INFO, peer=8, port=4100).encode(), ("127.0.0.1", 6001), now=2.0)
+    [heard] = lobby.current(now=2.1)
+    assert heard.address == ("127.0.0.1", 4100)
 
 
 # -- the tag of the code ------------------------------------------------------------------
