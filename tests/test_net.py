@@ -27,7 +27,7 @@ from xmas_tui.games.engine import public_digest
 from xmas_tui.tables.network import JoinError, TableFinder, find_table
 from xmas_tui.tables.rules import GameRules
 
-from .netkit import free_port, joiner, loopback_host, run_table, until
+from .netkit import free_port, joiner, loopback_host, results_of, run_table, until
 
 
 def cli(*args: str, env: dict) -> subprocess.Popen:
@@ -308,16 +308,7 @@ def test_two_tables_and_two_joiners_on_one_machine_each_join_their_own() -> None
     joiners = {name: cli("join", "--code", code.lower().replace("-", " "), "--name", f"Guest of {name}",
                          "--headless", env=env) for name, code in codes.items()}  # fmt: skip
     procs = {("host", name): proc for name, proc in hosts.items()} | {("join", name): proc for name, proc in joiners.items()}
-    results = {}
-    try:
-        for key, proc in procs.items():
-            out, err = proc.communicate(timeout=240)
-            assert proc.returncode == 0, err[-2000:]
-            results[key] = json.loads(out.strip().splitlines()[-1])
-    finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
+    results = results_of(procs, timeout=240)
     for name, code in codes.items():
         host, guest = results["host", name], results["join", name]
         assert host["code"] == code and host["failed_joins"] == 0

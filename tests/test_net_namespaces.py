@@ -8,7 +8,6 @@ leaves the namespaces. Needs root and iproute2; skipped elsewhere.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -16,6 +15,8 @@ import sys
 import uuid
 
 import pytest
+
+from .netkit import results_of
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and iproute2 (ip netns)"
@@ -75,16 +76,7 @@ def test_players_discover_their_own_tables_by_broadcast_and_play_them(lan) -> No
     procs |= {("join", name): run(names["b"], "join", "--code", code, "--discovery", discovery, "--headless",
                                   "--name", f"Guest of {name}")
               for name, code in codes.items()}  # fmt: skip
-    results = {}
-    try:
-        for key, proc in procs.items():
-            out, err = proc.communicate(timeout=180)
-            assert proc.returncode == 0, err[-2000:]
-            results[key] = json.loads(out.strip().splitlines()[-1])
-    finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
+    results = results_of(procs, timeout=180)
     for name in codes:
         host, guest = results["host", name], results["join", name]
         assert host["failed_joins"] == 0 and guest["digest"] == host["digest"]
