@@ -203,6 +203,21 @@ def test_a_lobby_whose_registration_was_removed_registers_again(tmp_path: Path) 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_rendezvous_is_listed_again_only_when_it_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listing a large /tmp twice a second would cost a host milliseconds each time: an
+    announcer lists it again only when it changed, and sees every lobby that registers."""
+    rendezvous = Rendezvous(47999, tmp_path)
+    register(tmp_path, rendezvous.prefix, 5001)
+    listings = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listings.append(path) or real_scandir(path))
+    past = time.time() - 60
+    os.utime(tmp_path, (past, past))
+    assert rendezvous.ports() == rendezvous.ports() == [5001] and len(listings) == 1
+    register(tmp_path, rendezvous.prefix, 5002)
+    assert sorted(rendezvous.ports()) == [5001, 5002] and len(listings) == 2
+
+
 def test_tables_of_another_network_namespace_or_discovery_port_are_not_this_lobbys(tmp_path: Path) -> None:
     rendezvous = Rendezvous(47999, tmp_path)
     register(tmp_path, rendezvous.prefix.replace("-47999-", "-48000-"), 5001)
