@@ -125,6 +125,15 @@ async def test_the_join_screen_waits_in_the_code_field_and_enter_joins_the_table
         assert attempts(hosts["Holly"]) == 0 and hosts["Noel"].failed_joins_total == 0
 
 
+async def test_a_code_no_table_heard_opens_is_tried_nowhere_and_the_join_screen_keeps_listening(monkeypatch) -> None:
+    async with two_tables(monkeypatch, {"Holly": "SNOW-1234", "Noel": "STAR-2026"}) as (hosts, app, pilot):
+        await pilot.press(*"TREE-3579", "enter")  # (its tag fits neither: see test_net)
+        status = app.screen.query_one("#join-status")
+        await until((pilot,), lambda: "None of the 2 tables heard opens with code TREE-3579 yet" in str(status.render()), 5)
+        assert app.screen.auto and app.screen.joined is None
+        assert attempts(hosts["Holly"]) == attempts(hosts["Noel"]) == 0
+
+
 async def test_when_two_tables_may_open_the_code_the_join_screen_asks_which(monkeypatch) -> None:
     """Two tables whose codes share a tag: Enter tries neither, says so and puts the list in
     Bob's hands; he chooses his with ↓ and Enter, and the other host sees no attempt."""

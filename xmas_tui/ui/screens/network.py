@@ -310,8 +310,8 @@ class JoinScreen(Screen[None]):
             hosts = ", ".join(f"{h.info.host}'s" for h in fitting)
             self._status(f"{len(fitting)} tables may open with code {code} ({hosts}): choose yours (↑/↓), then Enter.")
         elif self.heard:
-            some = len(self.heard)
-            self._status(f"None of the {some} table{'s' * (some > 1)} heard opens with code {code} yet: "
+            count = len(self.heard)
+            self._status(f"None of the {count} table{'s' * (count > 1)} heard opens with code {code} yet: "
                          "listening… (check the code)")
         else:
             self._status(f"Listening for the table of code {code}…")
@@ -324,10 +324,13 @@ class JoinScreen(Screen[None]):
             options.action_cursor_down()
 
     def action_join(self) -> None:
+        """The table highlighted, if the list has the focus; else the one the code may open."""
         options = self.query_one("#tables", OptionList)
         index = options.highlighted
-        chosen = options.has_focus and index is not None and index < len(self.heard)
-        self.join_table(self.heard[index] if chosen and index is not None else None)
+        if options.has_focus and index is not None and index < len(self.heard):
+            self.join_table(self.heard[index])
+        else:
+            self.join_table()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.join_table()
