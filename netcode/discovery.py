@@ -41,8 +41,10 @@ whoever binds it first; so a listener does not rely on the discovery port:
   files takes some 15-30 ms, and stat-ing the registrations well under one.
 * A registration not renewed within `STALE_AFTER` seconds is ignored by
   every announcer and removed by any program of its owner that comes across
-  it (a listener that crashed): they never pile up beyond what one user's
-  crashes leave until that user next plays, and they cost nothing meanwhile.
+  it (a listener that crashed), and a listener that starts removes all of
+  its owner's, whatever their port or namespace: they never pile up beyond
+  what one user's crashes leave until that user next plays, and they cost
+  nothing meanwhile.
   A listener that finds its own file gone registers again.
 * A user can register at most `MAX_PER_USER` listeners that announcers send
   to (the newest; owners are told apart by the file's owner, which only the
@@ -286,6 +288,12 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _stale(registration: os.stat_result, now: float) -> bool:
+    """Whether a registration was not renewed for `STALE_AFTER` seconds (a clock set back
+    makes it look renewed in the future: stale too, until it is renewed again)."""
+    return abs(now - registration.st_mtime) > STALE_AFTER
+
+
 class Rendezvous:
     """The listeners on this machine for one discovery port, found through a shared directory.
 
@@ -309,11 +317,24 @@ class Rendezvous:
         """Make ``port`` (on 127.0.0.1) heard by every announcer on this machine; OSError if
         the directory cannot take it."""
         self.leave()
-        self.ports()  # (removes this user's stale registrations on the way)
+        self.sweep()
         path = self.directory / f"{self.prefix}{port}-{secrets.token_hex(4)}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         self._fd = os.open(path, flags, 0o644)
         self.path, self.port = path, port
+
+    def sweep(self, now: float | None = None) -> None:
+        """Remove this user's stale registrations, for any port and network namespace (a test's
+        port or namespace is never used again, so nobody else would come across them)."""
+        now = time.time() if now is None else now
+        with contextlib.suppress(OSError), os.scandir(self.directory) as entries:
+            for entry in entries:
+                if not entry.name.startswith(RENDEZVOUS_PREFIX):
+                    continue
+                with contextlib.suppress(OSError):
+                    found = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(found.st_mode) and found.st_uid == self._uid and _stale(found, now):
+                        os.unlink(entry.path)
 
     def refresh(self) -> None:
         """Say this listener is still here (and register again if its file was removed)."""
@@ -366,7 +387,7 @@ class Rendezvous:
                 continue
             if not stat.S_ISREG(found.st_mode):
                 continue
-            if abs(now - found.st_mtime) > STALE_AFTER:
+            if _stale(found, now):
                 if found.st_uid == self._uid:
                     with contextlib.suppress(OSError):
                         path.unlink()

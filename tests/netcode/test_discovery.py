@@ -177,6 +177,21 @@ def test_a_stale_registration_is_never_sent_to_and_its_owner_removes_it(tmp_path
     assert live.exists() and not stale.exists()
 
 
+def test_a_lobby_that_starts_removes_its_users_stale_registrations_of_any_port_or_namespace(tmp_path: Path) -> None:
+    """A test's lobby killed on a port or in a namespace never used again leaves a file nobody
+    would come across: the next lobby of that user removes it."""
+    rendezvous = Rendezvous(47999, tmp_path)
+    elsewhere = rendezvous.prefix.replace("-47999-", "-48000-")
+    old = register(tmp_path, elsewhere, 5001, age=STALE_AFTER + 1)
+    live = register(tmp_path, elsewhere, 5002)
+    mine = tmp_path / "not-a-registration"
+    mine.touch()
+    os.utime(mine, (1, 1))
+    rendezvous.register(5003)
+    assert not old.exists() and live.exists() and mine.exists()
+    rendezvous.leave()
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to own a file as another user")
 def test_one_user_registering_many_ports_crowds_out_only_themselves(tmp_path: Path) -> None:
     rendezvous = Rendezvous(47999, tmp_path)
