@@ -4,7 +4,9 @@ whole tables played by bots, and waiting for a condition under a deadline."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +47,22 @@ async def until(condition: Callable[[], object], seconds: float = 5.0, what: str
     while not condition():
         assert loop.time() < deadline, f"{what} did not happen within {seconds} s"
         await asyncio.sleep(0.01)
+
+
+def results_of(procs: dict[Any, subprocess.Popen], timeout: float) -> dict[Any, dict]:
+    """Each headless process's last line, as JSON, once all have ended well (any still running
+    after a failure is killed)."""
+    results = {}
+    try:
+        for key, proc in procs.items():
+            out, err = proc.communicate(timeout=timeout)
+            assert proc.returncode == 0, err[-2000:]
+            results[key] = json.loads(out.strip().splitlines()[-1])
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+    return results
 
 
 def bot_for(table: SessionTable, bot: str, salt: object = 0) -> SeatBot:

@@ -2,9 +2,10 @@
 
 Owns: ``NetTable`` (a networked table as this machine sits at it: hosting it,
 served on the channel and announced on the LAN, or joined to its host),
-``TableFinder``
-(the tables heard on the LAN), join codes, and the seat keys a player keeps
-per table so that only they can take their seat back after a drop.
+``TableFinder`` (the tables heard on the LAN and on this machine) and
+``find_table`` (the one table a join code may open), join codes (made up and
+checked by ``netcode.codes``, one normal form everywhere), and the seat keys a
+player keeps per table so that only they can take their seat back after a drop.
 
 ``NetTable`` is the one facade the UI uses for a networked table, whether this
 machine hosts it or joined it (and whichever it does later: a joiner may be elected
@@ -22,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import os
-import secrets
 import socket
 import time
 from collections.abc import Callable
@@ -30,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from netcode.channel import Endpoint, JoinAttemptFailed
+from netcode.codes import MIN_CODE, code_key, code_problem, code_tag, new_code
 from netcode.discovery import (
+    HEARD_ALL_AFTER,
     Announcements,
     Heard,
     TableInfo,
@@ -50,10 +52,9 @@ from .audit import data_dir
 from .rules import GameRules
 from .table import DEFAULT_PACE, SessionTable
 
-__all__ = ["Heard", "JoinError", "NetTable", "RosterRow", "SeatState", "TableFinder",
-           "lan_address", "new_code", "parse_address"]
+__all__ = ["MIN_CODE", "Heard", "JoinError", "NetTable", "RosterRow", "SeatState", "SeveralTables", "TableFinder",
+           "code_key", "code_problem", "find_table", "lan_address", "new_code", "parse_address"]
 
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 #: seconds a real-time round's result stays on every screen before the next room opens
 #: (a board's pause between rounds at the default pace)
 INTERMISSION = 3 * DEFAULT_PACE
@@ -83,12 +84,6 @@ def takeover_host(game: Game, bot: str = "sensible", hold: float = 30.0, pace: f
     return host_for
 
 
-def new_code() -> str:
-    """A short join code a person can read out: ``XKCD-42QZ``."""
-    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
-    return f"{raw[:4]}-{raw[4:]}"
-
-
 class NetTable:
     """A networked table as this machine sits at it, whether it hosts it or joined it.
 
@@ -98,12 +93,13 @@ class NetTable:
     hosts, its own player at seat 1 (index 0); ``NetTable.joined`` joins one hosted
     elsewhere (found by ``address``)."""
 
-    def __init__(self, runner: PeerRunner | None, game_id: str, name: str, info: TableInfo | None = None,
+    def __init__(self, runner: PeerRunner | None, game_id: str, name: str, code: str, info: TableInfo | None = None,
                  *, address: tuple[str, int] | None = None) -> None:
         """Made by ``hosted`` or ``joined``; ``runner`` is None until a joiner joins."""
         self._runner = runner
         self.game_id = game_id
         self.name = name
+        self.code = code
         #: what the table's announcement said (a joiner), or says (a host: see ``info()``)
         self.heard_info = info
         #: where the table's host is (a joiner)
@@ -147,7 +143,8 @@ class NetTable:
         endpoint = Endpoint(code, table_id, max_peers=64)
         peer = TablePeer.as_host(session, local_id=endpoint.local_id, heard=endpoint.last_heard)
         table = cls(PeerRunner(peer, endpoint=endpoint, bind=(bind_host, port),
-                               discovery=(discovery or discovery_address()) if announce else None), game.id, name)
+                               discovery=(discovery or discovery_address()) if announce else None), game.id, name,
+                    code)
         table.runner.info = table.info
         return table
 
@@ -158,7 +155,7 @@ class NetTable:
         """My seat (or a spectator's place) at a table another machine hosts (``join`` joins it).
         ``discovery``: where to announce the table should this machine take it over (its host
         gone); ``bot`` and ``pace``: how bots play then, and the seconds each move takes."""
-        table = cls(None, info.game if info is not None else "", name, info, address=address)
+        table = cls(None, info.game if info is not None else "", name, code, info, address=address)
         table._join_with = (code, bind_host or ("::" if ":" in address[0] else "0.0.0.0"), watch,
                             discovery or discovery_address(), bot, pace)
         return table
@@ -190,6 +187,7 @@ class NetTable:
                     "that the host's firewall lets UDP through."
                 ) from exc
         info = self.heard_info
+        refuse_other_code(info, code, address)
         self.game_id = info.game
         kept = recall_seat(info.table_id, self.name)
         session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
@@ -299,7 +297,7 @@ class NetTable:
         title = heard.title if heard is not None else self.game.title
         return TableInfo(
             host.ledger.table_id, self.game_id, title, self.name, len(host.seats), host.taken,
-            self.address[1], self.peer_id, host.started, host.ledger.commitment,
+            self.address[1], self.peer_id, host.started, host.ledger.commitment, code_tag=code_tag(self.code),
         )  # fmt: skip
 
     def roster(self) -> list[RosterRow]:
@@ -391,16 +389,28 @@ class NetTable:
 
 
 class TableFinder:
-    """The tables heard on the LAN (or at the discovery address given), newest first."""
+    """The tables heard on the LAN and on this machine (or at the discovery address given)."""
 
     def __init__(self, discovery: tuple[str, int] | None = None) -> None:
         self._heard = Announcements(discovery)
+        self._since: float | None = None
 
     async def start(self) -> None:
         await self._heard.start()
+        self._since = time.monotonic()
 
     def current(self) -> list[Heard]:
         return self._heard.current()
+
+    def for_code(self, code: str, game_id: str | None = None) -> list[Heard]:
+        """The tables heard that ``code`` may open (of ``game_id``, if given)."""
+        return [h for h in self.current() if h.info.may_open(code) and game_id in (None, h.info.game)]
+
+    @property
+    def settled(self) -> bool:
+        """Whether every table announcing has been heard by now (so one that fits a code is
+        the only one)."""
+        return self._since is not None and time.monotonic() - self._since >= HEARD_ALL_AFTER
 
     async def changed(self, timeout: float) -> None:
         await self._heard.changed(timeout)
@@ -409,18 +419,49 @@ class TableFinder:
         self._heard.close()
 
 
+def describe_table(heard: Heard) -> str:
+    """A table heard, in a few words: "Holly's Chip 'n' Dale: Christmas Treasures at 10.0.0.5:4000"."""
+    return f"{heard.info.host}'s {heard.info.title} at {heard.address[0]}:{heard.address[1]}"
+
+
+class SeveralTables(JoinError):
+    """More than one table heard may open the code: the player chooses (``tables``)."""
+
+    def __init__(self, code: str, tables: list[Heard]) -> None:
+        self.tables = tables
+        listed = "; ".join(describe_table(h) for h in tables)
+        super().__init__(f"{len(tables)} tables may open with code {code}: {listed}. "
+                         "Choose yours with --address HOST:PORT")
+
+
+def refuse_other_code(info: TableInfo, code: str, address: tuple[str, int]) -> None:
+    """``JoinError`` if ``code`` cannot open the table ``info`` tells of: it is never tried
+    there (the host would count a failed attempt and warn of it)."""
+    if not info.may_open(code):
+        raise JoinError(f"The code {code} does not open {info.host}'s table at {address[0]}:{address[1]}: "
+                        "check the code on the host's screen.")
+
+
 async def find_table(code: str, discovery: tuple[str, int] | None, game_id: str | None,
-                     timeout: float = 5.0) -> tuple[str, int]:
-    """The address of an announced table (of ``game_id``, if given)."""
+                     timeout: float = 5.0) -> Heard:
+    """The one table heard that ``code`` may open (of ``game_id``, if given), once every table
+    announcing has been heard; ``SeveralTables`` if more than one may, TimeoutError if none."""
     finder = TableFinder(discovery)
     await finder.start()
     try:
-        deadline = asyncio.get_running_loop().time() + timeout
-        while asyncio.get_running_loop().time() < deadline:
-            for heard in finder.current():
-                if game_id is None or heard.info.game == game_id:
-                    return heard.address
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + timeout
+        while clock() < deadline:
+            fitting = finder.for_code(code, game_id)
+            if len(fitting) > 1:
+                raise SeveralTables(code, fitting)
+            if fitting and finder.settled:
+                return fitting[0]
             await finder.changed(0.2)
+        others = len([h for h in finder.current() if game_id in (None, h.info.game)])
+        if others:
+            raise TimeoutError(f"none of the {others} table{'s' * (others > 1)} heard opens with code {code}: "
+                               "check the code, or give --address HOST:PORT")
         raise TimeoutError("no table was announced on the LAN; give --address HOST:PORT")
     finally:
         finder.close()

@@ -19,6 +19,7 @@ from typing import Any
 
 from textual import events
 
+from netcode.tools.guesses import guesses_that_fit
 from xmas_tui.files import default_cards_file, read_cards
 from xmas_tui.games import get_game
 from xmas_tui.games.christmas_game import CARD_ZONE
@@ -211,7 +212,8 @@ def hosting() -> XmasApp:
 
 
 class Guessed(XmasApp):
-    """The host's waiting room after someone on this machine tried the code WRONG-CODE."""
+    """The host's waiting room after someone on this machine tried a wrong code (one whose
+    announced tag fits the table's, so it reaches the host)."""
 
     def on_mount(self) -> None:  # (Textual runs the app's own on_mount too: it opens the host's screen)
         self.run_worker(self.guess())
@@ -220,7 +222,8 @@ class Guessed(XmasApp):
         while self.hosting is None or self.hosting.table is None:
             await asyncio.sleep(0.02)
         port = self.hosting.address[1]
-        intruder = NetTable.joined(("127.0.0.1", port), "WRONG-CODE", "Grinch", info=self.hosting.info(),
+        intruder = NetTable.joined(("127.0.0.1", port), guesses_that_fit("SNOW-7315")[0], "Grinch",
+                                   info=self.hosting.info(),
                                bind_host="127.0.0.1")
         try:
             with contextlib.suppress(JoinError):
