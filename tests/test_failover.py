@@ -19,7 +19,7 @@ from netcode.session.election import Election, Member
 from netcode.session.host.lease import LEASE, STEP_DOWN, Lease, Verdict, give_up
 from netcode.session.messages import Handover, decode
 from netcode.session.seats import SeatState
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.tables.simulation import Drop, SimTable
 from xmas_tui.tools.failover_bench import LoopbackTable, real_run, sim_run

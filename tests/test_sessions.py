@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from netcode.channel import Delivered
 from netcode.fairplay import Ledger, Signer, record_signed
 from netcode.session.host import ActionApplied, HostSession, TableSettings
 from netcode.session.host.races import FIRST_WAIT
@@ -30,11 +31,11 @@ from netcode.session.messages import (
     parse_host_message,
     parse_seat_message,
 )
-from netcode.session.node import HostNode
+from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
 from netcode.shares import Share, rebuild, threshold
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.games.dragons_chickens import Presses
 from xmas_tui.tables.rules import GameRules
@@ -328,7 +329,7 @@ def test_a_silent_racer_is_sealed_empty_when_its_window_ends() -> None:
     host.tick(at + 5.999)
     assert 1 in host.rules.to_act()
     out = host.tick(at + 6.0)
-    assert [e for e in out.events if isinstance(e, ActionApplied) and e.by == "silence"]
+    assert [e for e in out.table if isinstance(e, ActionApplied) and e.by == "silence"]
     assert "said nothing in time" in " ".join(entry[1] for entry in host.log)
     assert host.rules.state.phase == "pause" and host.rules.to_act() == frozenset({0, 1})
     assert host.seats[1].act_by == at + 6.0 + 2.0 + 1.0  # between rounds: the intermission and the slack
@@ -349,13 +350,13 @@ def test_a_local_seat_is_never_raced_against_the_clock() -> None:
 
 def test_a_local_seat_sees_exactly_what_a_remote_one_would() -> None:
     host = chip_host(2)
-    node = HostNode(host)
+    node = TablePeer.as_host(host)
     mine = SeatSession("Ann", b"table-01", host.ledger.commitment, game=CHIP.id)
-    node.sit_local(mine, 0.0)
-    out = node.receive("p2", Hello(VERSION, "Bob", None, None, False).to_wire(), 0.0)
-    out += node.command(host.start, 0.0)
+    out = node.sit(mine, 0.0)
+    out.extend(node.on_channel(Delivered("p2", Hello(VERSION, "Bob", None, None, False).to_wire()), 0.0))
+    out.extend(node.command(host.start, 0.0))
     remote = SeatSession("Bob", b"table-01", host.ledger.commitment, game=CHIP.id)
-    for peer, message in out:
+    for peer, message in out.sends:
         assert peer == "p2"  # the local seat's messages never leave the node
         remote.receive(message.to_wire(), 0.1)
     assert mine.seat == 0 and remote.seat == 1

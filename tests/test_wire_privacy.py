@@ -17,7 +17,7 @@ import pytest
 
 from netcode.channel import SessionKeys
 from netcode.envelope import HANDSHAKE_TYPES, HEADER, INIT, MIN_INIT, SEALED, Dropped, Opener
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES
 
 from .netkit import run_table

@@ -155,22 +155,21 @@ def password_arg(value: str) -> str:
     return value
 
 
-#: A typed join code needs this many letters and digits: each wrong guess costs
-#: an online attempt the host sees and slows, but a short code is still guessable.
-MIN_CODE = 6
+CODE_HELP = "case, spaces and dashes do not count, and O is read as 0, I and L as 1"
 
 
 def code_arg(value: str) -> str:
-    code = value.strip().upper()
-    letters = code.replace("-", "")
-    if not letters.isalnum() or len(letters) > 32:
-        raise argparse.ArgumentTypeError("a join code is letters and digits, like ABCD-2345")
-    if len(letters) < MIN_CODE:
-        raise argparse.ArgumentTypeError(
-            f"a join code needs at least {MIN_CODE} letters and digits (dashes not counted), "
-            f"not {len(letters)}: leave out --code and the host makes one up, like ABCD-2345"
-        )
-    return code
+    """A join code as typed (shown so), if it is one: every side keys on its normal form.
+    A typed code needs `netcode.codes.MIN_CODE` letters and digits: each wrong guess costs an
+    online attempt the host sees and slows, but a short code is still guessable."""
+    from .tables.network import MIN_CODE, code_key, code_problem
+
+    problem = code_problem(value)
+    if problem is not None:
+        short = code_key(value).isalnum() and len(code_key(value)) < MIN_CODE
+        raise argparse.ArgumentTypeError(problem + (": leave out --code and the host makes one up, like ABCD-2345"
+                                                    if short else ""))
+    return " ".join(value.split()).upper()
 
 
 THEMES = ("dark", "light", "projector")
@@ -209,7 +208,7 @@ def build_parser() -> Parser:
     host = verbs.add_parser("host", help="host a networked table on this machine")
     host.add_argument("game", type=game_arg, metavar="GAME", help=games)
     host.add_argument("--players", type=positive_int, default=None, help="seats at the table, yours included")
-    host.add_argument("--code", type=code_arg, default=None, help="the join code (made up for you if not given)")
+    host.add_argument("--code", type=code_arg, default=None, help=f"the join code (made up for you if not given; {CODE_HELP})")
     host.add_argument("--port", type=port_arg, default=0, help="UDP port to play on (default: any free port)")
     host.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS", help="local address to play on (default: every interface)")
     host.add_argument("--name", type=name_arg, default="Host", help="your name at the table")
@@ -231,7 +230,9 @@ def build_parser() -> Parser:
 
     join = verbs.add_parser("join", help="join a networked table")
     join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
-    join.add_argument("--code", type=code_arg, required=False, default=None, help="the join code shown on the host's screen")
+    join.add_argument("--code", type=code_arg, required=False, default=None,
+                      help=f"the join code shown on the host's screen ({CODE_HELP}); without --address, "
+                      "joins the one table heard that the code may open")
     join.add_argument("--name", type=name_arg, default=None, help="your name at the table")
     join.add_argument("--game", type=game_arg, default=None, help="only join a table of this game")
     join.add_argument("--bot", type=bot_kind, metavar=BOT_METAVAR, default="sensible", help="with --headless: how your bot plays")
@@ -244,7 +245,7 @@ def build_parser() -> Parser:
 
     watch = verbs.add_parser("watch", help="the big-screen view of a table, for a projector")
     watch.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
-    watch.add_argument("--code", type=code_arg, required=True, help="the join code shown on the host's screen")
+    watch.add_argument("--code", type=code_arg, required=True, help=f"the join code shown on the host's screen ({CODE_HELP})")
     watch.add_argument("--game", type=game_arg, default=None, help="only watch a table of this game")
     watch.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
     add_theme(watch)
@@ -453,7 +454,7 @@ def run_network(args: argparse.Namespace) -> int:
 
     from .games import IllegalAction
     from .tables import headless
-    from .tables.network import JoinError, new_code
+    from .tables.network import JoinError, SeveralTables, new_code
 
     if args.verb == "host":
         n = players_for(args.game, args.players)
@@ -495,6 +496,8 @@ def run_network(args: argparse.Namespace) -> int:
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
             bot=args.bot, discovery=args.discovery, log=args.log, pace=args.pace,
         ))  # fmt: skip
+    except SeveralTables as exc:  # the player must say which: --address
+        raise UsageError(str(exc)) from None
     except (JoinError, IllegalAction, TimeoutError) as exc:
         print(plain(f"xmas-tui: {exc}", lines=False), file=sys.stderr)  # (a host's refusal: its words)
         return 1

@@ -12,7 +12,7 @@ from netcode_helpers import A_ID, B_ID, CODE, TABLE, make_pair, snapshot
 
 from netcode.channel import Endpoint, HandshakeCompleted, PeerJoined
 from netcode.envelope import MAX_DATAGRAM, SEALED, Kind, Sealer
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 
 
 def conversation() -> tuple[Endpoint, list[bytes]]:

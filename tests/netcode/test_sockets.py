@@ -12,8 +12,8 @@ from netcode_helpers import TABLE
 
 from netcode.aio import AioEndpoint
 from netcode.channel import Config, Delivered, Endpoint, PeerGone
+from netcode.simulator.faults import LinkFaults
 from netcode.tools.faultproxy import FaultProxy, require_loopback
-from netcode.tools.faults import LinkFaults
 
 
 async def until(condition, timeout: float = 10.0) -> None:  # noqa: ANN001

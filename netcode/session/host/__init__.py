@@ -7,16 +7,15 @@ Must not touch: sockets, clocks, asyncio, games.
 """
 
 from netcode.session.host.events import (
-           ActionApplied,
-           GameOver,
-           HostEvent,
-           Output,
-           SteppedDown,
-           TableChanged,
+    ActionApplied,
+    GameOver,
+    HostEvent,
+    SteppedDown,
+    TableChanged,
 )
 from netcode.session.host.rules import RuleError, Rules, RulesFactory
 from netcode.session.host.seating import Guest
 from netcode.session.host.session import HostSession, TableSettings
 
-__all__ = ["ActionApplied", "GameOver", "Guest", "HostEvent", "HostSession", "Output", "RuleError", "Rules",
+__all__ = ["ActionApplied", "GameOver", "Guest", "HostEvent", "HostSession", "RuleError", "Rules",
            "RulesFactory", "SteppedDown", "TableChanged", "TableSettings"]

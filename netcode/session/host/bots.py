@@ -12,8 +12,8 @@ rules' ``bot_action``).
 from __future__ import annotations
 
 from netcode.session.host.deadlines import UNKNOWN
-from netcode.session.host.events import Output
 from netcode.session.seats import SeatState, bot_name
+from netcode.session.step import Step
 
 _INF = float("inf")
 
@@ -30,7 +30,7 @@ class Bots:
         self.bot_pace = pace
         self._bot_seats = None
 
-    def hand_to_bot(self, seat: int, now: float) -> Output:
+    def hand_to_bot(self, seat: int, now: float) -> Step:
         """A bot plays ``seat`` from now on, until ``take_back``."""
         place = self.seats[seat]
         if place.state is not SeatState.BOT:
@@ -38,7 +38,7 @@ class Bots:
             self._note(f"The host hands {place.name or bot_name(seat)}'s seat to a bot.", seat)
         return self._settle(now)
 
-    def take_back(self, seat: int, now: float) -> Output:
+    def take_back(self, seat: int, now: float) -> Step:
         """Give ``seat`` back to its player (who plays it again if connected, or is away)."""
         place = self.seats[seat]
         if place.state.played_by_bot and place.name is not None:
@@ -49,14 +49,14 @@ class Bots:
                 place.state, place.hold_until = SeatState.AWAY, now + self.settings.hold
         return self._settle(now)
 
-    def add_bots(self, count: int, now: float) -> Output:
+    def add_bots(self, count: int, now: float) -> Step:
         """Bots take ``count`` open seats before the deal."""
         for seat in self.seats:
             if count and seat.state is SeatState.OPEN:
                 seat.state, count = SeatState.BOT, count - 1
         return self._settle(now)
 
-    def set_bot_pace(self, pace: float, now: float) -> Output:
+    def set_bot_pace(self, pace: float, now: float) -> Step:
         self.bot_pace = pace
         return self._take()
 

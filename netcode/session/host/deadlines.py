@@ -15,9 +15,9 @@ Must not touch: sockets, clocks, asyncio, any particular game.
 
 from __future__ import annotations
 
-from netcode.session.host.events import Output
 from netcode.session.host.rules import Rules
 from netcode.session.seats import SeatState
+from netcode.session.step import Step
 
 _INF = float("inf")
 #: the next deadline is not worked out yet (it is, when next asked)
@@ -64,7 +64,7 @@ class Deadlines:
             when = bot
         return None if when == _INF else when
 
-    def tick(self, now: float) -> Output:
+    def tick(self, now: float) -> Step:
         """Do whatever is due by ``now``: the deal, holds, timers, windows, a bot's move.
 
         What must leave at its time leaves first and alone (the rest is done at the next

@@ -20,10 +20,10 @@ from collections.abc import Hashable
 from typing import Any
 
 from netcode.fairplay import NONCE_BYTES, Ledger
-from netcode.session.host.events import Output
 from netcode.session.host.seating import AT_TABLE
 from netcode.session.messages import AskNonce, Dealt, Nonce, NonceTaken
 from netcode.session.seats import SeatState, bot_name
+from netcode.session.step import Step
 from netcode.shares import Share, split
 
 Peer = Hashable
@@ -54,7 +54,7 @@ class Dealing:
         """True from ``start`` on (the deal may still wait for nonces)."""
         return self.rules is not None or self.dealing
 
-    def start(self, now: float) -> Output:
+    def start(self, now: float) -> Step:
         """Deal: open seats become bots, the players reveal their nonces, then play begins.
 
         With players at the table this asks for their nonces and deals when all have
@@ -81,7 +81,7 @@ class Dealing:
                     self._out.send(peer, AskNonce())
         self._dirty = True
 
-    def reshare(self, now: float) -> Output:
+    def reshare(self, now: float) -> Step:
         """Split the secret afresh among the players at other machines now (a new host, once
         its voters are back) and tell every peer."""
         if self.rules is not None:

@@ -1,22 +1,15 @@
-"""What a host session tells its application: its events, and the output of one call. Sans-IO.
+"""What a host session tells its application: its events. Sans-IO.
 
 Owns: the host's events (the table changed, an action was applied, the game is over,
-this machine stopped hosting) and ``Output``, what one call into a host session
-produced: the messages to send, to which peer, and those events.
+this machine stopped hosting), which a host's ``Step`` carries in ``table``.
 
 Must not touch: sockets, clocks, asyncio, games.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-from netcode.session.messages import Message
-
-Peer = Hashable
-
 
 
 @dataclass(frozen=True)
@@ -48,16 +41,3 @@ class SteppedDown:
 
 
 HostEvent = TableChanged | ActionApplied | GameOver | SteppedDown
-
-
-@dataclass
-class Output:
-    """What one call produced: messages to send, and events for the application."""
-
-    sends: list[tuple[Peer, Message]] = field(default_factory=list)
-    events: list[HostEvent] = field(default_factory=list)
-
-    def send(self, peer: Peer, message: Message) -> None:
-        self.sends.append((peer, message))
-
-

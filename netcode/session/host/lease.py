@@ -37,8 +37,9 @@ from enum import Enum
 
 from netcode.channel.config import Config
 from netcode.session.election import EARLY_BALLOT, ELECTION_TIMEOUT
-from netcode.session.host.events import Output, SteppedDown
+from netcode.session.host.events import SteppedDown
 from netcode.session.messages import Handover
+from netcode.session.step import Step
 from netcode.shares import threshold
 
 #: seconds without a word from a player before the host counts them as unheard
@@ -178,7 +179,7 @@ class Leasing:
         elif self._lease_due is None:
             self._lease_due = now + CHECK_EVERY
 
-    def hand_over(self, now: float) -> Output:
+    def hand_over(self, now: float) -> Step:
         """This host's player leaves: the players at other machines elect the next host now
         (before the deal, or with nobody to take over, the table simply closes)."""
         self._step_down(now, deliberate=True)
@@ -199,6 +200,6 @@ class Leasing:
         handover = Handover(self.term, deliberate)
         for peer in self.guests:
             self._out.send(peer, handover)
-        self._out.events.append(SteppedDown(deliberate))
+        self._out.table.append(SteppedDown(deliberate))
         self._dirty = True
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from netcode import delta
 from netcode.session.host.deadlines import UNKNOWN
-from netcode.session.host.events import GameOver, Output, TableChanged
+from netcode.session.host.events import GameOver, TableChanged
 from netcode.session.host.rules import Rules
 from netcode.session.host.seating import Guest
 from netcode.session.messages import (
@@ -36,6 +36,7 @@ from netcode.session.messages import (
     Snap,
     Welcome,
 )
+from netcode.session.step import Step
 
 Peer = Hashable
 
@@ -50,23 +51,23 @@ class Outbox:
     """What a ``HostSession`` sends."""
 
     #: what this call produced so far
-    _out: Output
+    _out: Step
     #: something changed since every peer was last sent its news
     _dirty: bool
 
     def _init_outbox(self) -> None:
-        self._out = Output()
+        self._out = Step()
         self._dirty = False
 
-    def _take(self) -> Output:
+    def _take(self) -> Step:
         """What this call produced; every public method ends here (so the next deadline is
         worked out afresh when next asked). What a held peer is sent waits for its room."""
         self._next = UNKNOWN
-        out, self._out = self._out, Output()
+        out, self._out = self._out, Step()
         out.sends = self.live.route(out.sends, free=UNHELD)
         return out
 
-    def _settle(self, now: float) -> Output:
+    def _settle(self, now: float) -> Step:
         """After any change: timers follow who acts, and every peer gets its news."""
         if not self._dirty:
             return self._take()
@@ -90,7 +91,7 @@ class Outbox:
                 self.races.close_room()
             self._arm_timers(rules, now)
         self._broadcast(now)
-        self._out.events.append(TableChanged())
+        self._out.table.append(TableChanged())
         return self._take()
 
     def _broadcast(self, now: float) -> None:
@@ -123,7 +124,7 @@ class Outbox:
             self.finished = True
             for seat in self.seats:
                 seat.act_by = seat.hold_until = None
-            self._out.events.append(GameOver(result))
+            self._out.table.append(GameOver(result))
         final: Final | None = None
         for peer, guest in self.guests.items():  # a player back after the end gets it too
             if not guest.final_sent:

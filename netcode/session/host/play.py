@@ -20,10 +20,11 @@ from typing import Any
 import msgpack
 
 from netcode.fairplay import CHAIN_START, Signer, chain_action
-from netcode.session.host.events import ActionApplied, Output
+from netcode.session.host.events import ActionApplied
 from netcode.session.host.rules import RuleError, Rules, RulesFactory
 from netcode.session.messages import Act, Verdict
 from netcode.session.seats import SeatState
+from netcode.session.step import Step
 
 packb = msgpack.Packer().pack
 
@@ -119,7 +120,7 @@ class Play:
         self._dirty = True
         if by != "replay":
             self.acted += 1
-        self._out.events.append(ActionApplied(seat, action, by))
+        self._out.table.append(ActionApplied(seat, action, by))
 
     @property
     def recorded(self) -> int:
@@ -142,19 +143,24 @@ class Play:
         self._out.send(peer, Verdict(id, why))
         return True
 
-    def replay(self, actions: Sequence[tuple[int, Any]], now: float) -> Output:
-        """Apply recorded actions in order (a kept game resumed); ``RuleError`` if one is refused."""
-        for seat, action in actions:
-            self._apply(seat, action, now, "replay")
+    def replay(self, actions: Sequence[tuple[int, Any]], now: float) -> Step:
+        """Apply recorded actions in order (a kept game resumed); ``RuleError`` if one is refused
+        (and then nothing of the replay is told: the table is no good)."""
+        try:
+            for seat, action in actions:
+                self._apply(seat, action, now, "replay")
+        except RuleError:
+            self._out = Step()
+            raise
         return self._settle(now)
 
-    def refresh(self, now: float) -> Output:
+    def refresh(self, now: float) -> Step:
         """Send every peer its news again: after a change made to the game outside the session
         (a demo or a test setting a table up by hand)."""
         self._dirty = True
         return self._settle(now)
 
-    def settle(self, now: float) -> Output:
+    def settle(self, now: float) -> Step:
         """Send what the last commands changed (after ``play_bot``, say)."""
         return self._settle(now)
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netcode.fairplay import digest
-from netcode.session.host.events import Output
 from netcode.session.lookalike import name_key
 from netcode.session.messages import VERSION, Hello, Opens, Refused, Welcome
 from netcode.session.seats import RosterRow, Seat, SeatState, bot_name, clean_name
+from netcode.session.step import Step
 
 Peer = Hashable
 #: a player connected and at the table (an idle one too: a bot plays their turns for now)
@@ -89,7 +89,7 @@ class Seating:
         """What a player must show to take seat ``seat`` back: known only to whoever sat there."""
         return digest("rejoin", self.ledger.secret, self.ledger.table_id, seat)[:16]
 
-    def peer_address(self, peer: Peer, address: Any, now: float) -> Output:
+    def peer_address(self, peer: Peer, address: Any, now: float) -> Step:
         """Where ``peer`` is (the transport's name for it): members tell each other, so that
         they can elect a new host if this one goes."""
         self._addresses[peer] = address

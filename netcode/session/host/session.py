@@ -11,7 +11,7 @@ host runs it. Here it takes every message in and hands it to the job it is for.
 It is driven by ``receive(peer, message, now)`` (a seat's message), ``peer_lost`` and
 ``peer_rtt`` (what the channel says of a connection), ``tick(now)`` when
 ``next_deadline()`` comes, and the host's own commands (``start``, ``hand_to_bot``,
-``take_back``, ``set_bot_pace``, ``hand_over``). Each returns an ``Output``: the messages
+``take_back``, ``set_bot_pace``, ``hand_over``). Each returns a ``Step`` (``netcode.session.step``): the messages
 to send, to which peer, and the events for the application. It never reads a clock,
 never touches a socket, and draws no randomness of its own (but the coefficients that
 split its secret), so the same inputs give the same table, in real or virtual time.
@@ -36,7 +36,6 @@ from netcode.fairplay import NONCE_TIMEOUT, Ledger, Signer
 from netcode.session.host.bots import Bots
 from netcode.session.host.deadlines import Deadlines
 from netcode.session.host.dealing import Dealing
-from netcode.session.host.events import Output
 from netcode.session.host.lease import Leasing
 from netcode.session.host.outbox import Outbox
 from netcode.session.host.play import Play
@@ -57,6 +56,7 @@ from netcode.session.messages import (
     parse_seat_message,
 )
 from netcode.session.seats import SeatState
+from netcode.session.step import Step
 
 Peer = Hashable
 
@@ -136,7 +136,7 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
             host._apply(seat, action, now, "replay")
             if i < logged:  # the log already says it
                 del host.log[mark:]
-        host._out = Output()  # what the replay would have sent: nobody is listening yet
+        host._out = Step()  # what the replay would have sent: nobody is listening yet
         host._note(note)
         if gone is not None and not bots[gone]:
             host._note(f"A bot plays {names[gone]}'s seat until they come back.", gone)
@@ -147,7 +147,7 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
         return sum(1 for seat in self.seats if seat.state is not SeatState.OPEN)
 
     def receive(self, peer: Peer, raw: Any, now: float, *, local: bool = False,
-                arrived: float | None = None) -> Output:
+                arrived: float | None = None) -> Step:
         """A message from ``peer``; a malformed one is dropped and counted in ``drops``.
         ``arrived``: when its datagram reached this machine, if the runner knows (else ``now``):
         the time the bound on race claims counts from."""
@@ -179,12 +179,12 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
             return self._take()
         return self._settle(now)
 
-    def peer_lost(self, peer: Peer, now: float) -> Output:
+    def peer_lost(self, peer: Peer, now: float) -> Step:
         """The channel says ``peer`` is gone (silent, closed, unreachable)."""
         self._left(peer, now)
         return self._settle(now)
 
-    def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Output:
+    def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Step:
         """A new round-trip estimate: the roster shows it within a second."""
         guest = self.guests.get(peer)
         if guest is not None:

@@ -27,7 +27,7 @@ from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
 from xmas_tui.outside import plain
-from xmas_tui.tables.network import HostedTable
+from xmas_tui.tables.network import NetTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui import paint
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
@@ -275,7 +275,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
         self._log_held: Snapshot | None = None  # (the newest snapshot whose lines wait for a room's instant)
         self._ended = False
         self._warned: str | None = None  # the last problem the player was told of
-        self._hosting: HostedTable | None = None
+        self._hosting: NetTable | None = None
 
     def compose(self) -> ComposeResult:
         yield paint.Words(id="status")
@@ -322,7 +322,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
             self._hosting.subscribe_failed_joins(self.show_failed_joins)
             self.show_failed_joins()
 
-    def my_hosting(self) -> HostedTable | None:
+    def my_hosting(self) -> NetTable | None:
         """The table this machine hosts, if this screen shows it (the host's own seat)."""
         hosting = getattr(self.app, "hosting", None)
         return hosting if hosting is not None and hosting.table is self.table else None
