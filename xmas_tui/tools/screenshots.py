@@ -14,6 +14,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, HandOverScreen
 from xmas_tui.ui.screens.lobby import GameConfig
 from xmas_tui.ui.screens.network import Watching
+from xmas_tui.ui.screens.table import leave_clock
 from xmas_tui.ui.theme import THEME_NAMES
 
 # The lobby's default name is the login name: the scenes show a player called
@@ -129,7 +131,9 @@ class Asking(XmasApp):
         self.hand_over = hand_over
 
     def on_mount(self) -> None:  # (the app's own on_mount then shows the table, under the question)
-        question = HandOverScreen() if self.hand_over else ConfirmScreen.leaving(hosting=True)
+        assert self.current is not None
+        clock = partial(leave_clock, self.current)  # (what the turn timer does meanwhile)
+        question = HandOverScreen(clock=clock) if self.hand_over else ConfirmScreen.leaving(hosting=True, clock=clock)
         self.call_after_refresh(lambda: self.push_screen(question))
 
 
