@@ -98,6 +98,8 @@ class TableInfo:
     started: bool = False
     #: the host's commitment to its secret (fair play), made before anyone joins
     seed_commit: bytes = b""
+    #: the game has ended (the table is still there, to be left); an announcement without it: not
+    over: bool = False
 
     @property
     def free(self) -> int:
@@ -117,6 +119,7 @@ class TableInfo:
                 "peer": self.peer,
                 "started": self.started,
                 "commit": self.seed_commit,
+                "over": self.over,
             },
             use_bin_type=True,
         )
@@ -139,7 +142,7 @@ class TableInfo:
             info = cls(
                 table_id=raw["table"], game=raw["game"], title=raw["title"], host=raw["host"],
                 seats=raw["seats"], taken=raw["taken"], port=raw["port"], peer=raw["peer"],
-                started=raw["started"], seed_commit=raw.get("commit", b""),
+                started=raw["started"], seed_commit=raw.get("commit", b""), over=raw.get("over", False),
             )  # fmt: skip
         except KeyError as exc:
             raise ValueError(f"missing {exc.args[0]}") from None
@@ -152,7 +155,7 @@ class TableInfo:
             ),
             0 <= info.peer < 2**63,
             0 < info.port < 65536 and 0 <= info.taken <= info.seats <= 64,
-            isinstance(info.started, bool),
+            isinstance(info.started, bool) and isinstance(info.over, bool),
             isinstance(info.seed_commit, bytes) and len(info.seed_commit) in (0, 32),
         )
         if not all(checks):

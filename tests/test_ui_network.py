@@ -247,3 +247,13 @@ async def test_the_host_sees_each_failed_join_attempt_in_the_waiting_room_and_at
         await guess("HOLY-2347")
         await until((pilot,), lambda: "3 failed join attempts from 127.0.0.1" in str(line.render()), 5)
         assert host.hosting.failed_joins_total == 3
+
+
+def test_the_list_of_tables_says_whether_each_waits_plays_or_is_over() -> None:
+    from xmas_tui.tables.network import TableInfo
+    from xmas_tui.ui.screens.network import table_state
+
+    waiting = TableInfo(b"table-01", CHIP.id, CHIP.title, "Ann", 4, 1, 4000, 7)
+    assert table_state(waiting) == ""
+    assert table_state(waiting.__class__(**{**waiting.__dict__, "started": True})) == " · playing"
+    assert table_state(waiting.__class__(**{**waiting.__dict__, "started": True, "over": True})) == " · game over"
