@@ -101,6 +101,7 @@ async def test_the_big_screen_watches_a_table_in_play_and_the_host_lists_it(monk
             assert screen.snapshot.seat is None and not screen.snapshot.legal
             banner = str(screen.query_one("#watch-banner").render())
             assert "WATCHING" in banner and "STAR-2345" in banner and f":{host.address[1]}" in banner
+            await wait_for(pilot, lambda: bool(screen.query("#watch-code")))  # (its side column, mounted)
             assert screen.query_one("#watch-code").display  # room for the code in big letters
             assert host.spectators() == ["Big screen"]
             assert watching_line(host.spectators()) == "Watching: Big screen"

@@ -342,6 +342,7 @@ class ChristmasCarolBoard(Board):
             "play": choosing and len(self.picked) == self.need(),
         }
         buttons = self.part("cc-buttons", BoxRow)
+        buttons.display = snap.seat is not None  # (a spectator has no keys to press)
         fg = buttons.visual_style.foreground
         words = fg.hex if fg is not None else ink.cream
         buttons.show_boxes([

@@ -406,7 +406,9 @@ class ChristmasGameBoard(Board):
         self.options = list(snap.legal)
         self.cursor = min(self.cursor, max(0, len(self.options) - 1))
         choices = [self.describe(index, action) for index, action in enumerate(self.options[:SLOTS])]
-        self.part("cg-bar", ChoiceBar).show(choices, self.cursor, self._waiting(), ink)
+        bar = self.part("cg-bar", ChoiceBar)
+        bar.display = snap.seat is not None  # (a spectator has no choices: the prompt says whom we wait for)
+        bar.show(choices, self.cursor, self._waiting(), ink)
 
     def describe(self, index: int, action: Action) -> tuple[str, str, str]:
         """A choice as (key, label, tooltip)."""

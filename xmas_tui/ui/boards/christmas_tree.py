@@ -255,6 +255,7 @@ class ChristmasTreeBoard(Board):
 
     # -------------------------------------------------------------- drawing
     def redraw(self) -> None:
+        self.part("ct-lower").display = self.me is not None  # (a hand and its sets: a spectator has none)
         self._draw_info()
         self._draw_moment()
         self._draw_rows()
@@ -269,11 +270,16 @@ class ChristmasTreeBoard(Board):
             ("  Discard ", "dim"), (str(len(view.zone("discard"))), "bold"),
             ("  Target ", "dim"), (pts(view["target"]), f"bold {ink.gold}"),
         )
-        if view["removed"] >= 0:
-            text.append(f"  no {LOOK[TYPES[view['removed']]][3]}", style="dim")
+        more = []  # (each where it has room: the last round first; the type left out is in my hand's list too)
         if view["ending"] and view["phase"] not in ("final", "over"):
-            text.append("  ⚑ last round", style=f"bold {ink.berry}")
-        paint.show(self.part("ct-info", Static), text)
+            more.append(Text("  ⚑ last round", style=f"bold {ink.berry}"))
+        if view["removed"] >= 0:
+            more.append(Text(f"  no {LOOK[TYPES[view['removed']]][3]}", style="dim"))
+        info = self.part("ct-info", Static)
+        for part in more:
+            if text.cell_len + part.cell_len <= (info.content_size.width or 48):
+                text.append_text(part)
+        paint.show(info, text)
 
     def _draw_moment(self) -> None:
         """The one thing not to miss now, on two lines: final plays, a Surprise!, a payment."""

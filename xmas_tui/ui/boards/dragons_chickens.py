@@ -999,7 +999,9 @@ class DragonsChickensBoard(Board):
             text.append("\n")
             text.append_text(self._state(seat, window, names))
         self._spots = spots
-        paint.show(self.part("dc-hands", Hands), text)
+        hands = self.part("dc-hands", Hands)
+        hands.display = bool(snap.my_seats)  # (a spectator has no keys)
+        paint.show(hands, text)
 
     def _legend(self, block: int, name: str) -> tuple[Text, list[tuple[int, int, int, int, int]]]:
         """A player's keys in one line, and where each key is: (start, end, block, input, target)."""

@@ -183,17 +183,11 @@ class EndScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         ink = inks(self)
         result = self.result
-        winners = " and ".join(self.players[w] for w in result.winners)
+        words = result_words(self.game, self.players, result, self.me)
         if self.game.cooperative:
-            headline = (
-                Text("Everyone wins together!", style=f"bold {ink.gold}")
-                if result.winners
-                else Text("Everyone loses together.", style=f"bold {ink.berry}")
-            )
-        elif self.me in result.winners:
-            headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style=f"bold {ink.gold}")
+            headline = Text(words, style=f"bold {ink.gold}" if result.winners else f"bold {ink.berry}")
         else:
-            headline = Text(f"{winners} win{'s' if len(result.winners) == 1 else ''}.", style="bold")
+            headline = Text(words, style=f"bold {ink.gold}" if self.me in result.winners else "bold")
         if result.tiebreak:
             headline.append(f"\n{tiebreak_words(result.tiebreak)}", style="italic")
         table = RichTable(box=None, expand=True, header_style=f"bold {ink.leaf}")
@@ -242,6 +236,16 @@ class EndScreen(ModalScreen[str]):
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+
+def result_words(game: Game, players: tuple[str, ...], result: Result, me: int | None) -> str:
+    """Who won, in a sentence, for the player at seat ``me`` (None: for a room watching)."""
+    if game.cooperative:
+        return "Everyone wins together!" if result.winners else "Everyone loses together."
+    if me in result.winners:
+        return "You win!" if len(result.winners) == 1 else "You share the win!"
+    winners = " and ".join(players[w] for w in result.winners)
+    return f"{winners} win{'s' if len(result.winners) == 1 else ''}."
 
 
 def tiebreak_words(tiebreak: str) -> str:

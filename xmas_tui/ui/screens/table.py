@@ -512,14 +512,22 @@ class TableScreen(Screen[None], paint.Unscrolled):
         panel = self._players
         hosting = self.my_hosting()  # the host sees who watches their table
         watchers = hosting.spectators() if hosting is not None else []
-        panel.show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes(),
+        panel.show_lines(self.player_lines(), snapshot.seat, self.table.seat_notes(),
                          note=f"{len(watchers)} watching" if watchers else "")
         self._show_prompt()
         self._show_log(snapshot)
         self.call_after_refresh(self._tidy)
         if snapshot.result is not None and not self._ended:
             self._ended = True
-            self.app.show_result(self.table, snapshot)
+            self.game_over(snapshot)
+
+    def player_lines(self) -> list[PlayerLine]:
+        """The players panel's lines: the board's."""
+        return self.board.player_lines()
+
+    def game_over(self, snapshot: Snapshot) -> None:
+        """The game has ended: the scores, the winners and the fair-play verdict, over the table."""
+        self.app.show_result(self.table, snapshot)
 
     def _show_log(self, snapshot: Snapshot) -> None:
         """The log's new lines. A room drawn at an instant (``room_in``) is told in the log no
@@ -537,11 +545,15 @@ class TableScreen(Screen[None], paint.Unscrolled):
             self._add_log(held)
 
     def _add_log(self, snapshot: Snapshot) -> None:
-        self._log.add([
+        self.add_log_lines([
             Text(event.text, style="bold" if event.seat is not None and event.seat == snapshot.seat else "")
             for event in snapshot.log[self._logged :]
         ])
         self._logged = len(snapshot.log)
+
+    def add_log_lines(self, lines: list[Text]) -> None:
+        """The log's new lines, in the log."""
+        self._log.add(lines)
 
     def _tidy(self) -> None:
         """Just after a move's frame has gone to the terminal: collect the garbage that is due,
@@ -557,11 +569,15 @@ class TableScreen(Screen[None], paint.Unscrolled):
             paint.wear(prompt, ink.css("alarm-ground"), ink.css("on-ground"), "bold")
             return
         board = self.board
-        paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
+        paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or self.prompt_line())
         if self.snapshot.my_turn:
             paint.wear(prompt, ink.css("prompt-live-ground"), ink.css("on-ground"), "bold")
         else:
             paint.wear(prompt)
+
+    def prompt_line(self) -> str:
+        """The prompt's words when nobody is away: the board's."""
+        return self.board.prompt_line()
 
     def _show_status(self) -> None:
         """The top bar: a problem, or the board's line and how long whoever acts has left (the
