@@ -5,8 +5,11 @@ Owns: the ``Theme`` objects the app registers, every colour the screens use by n
 ``inks(node)`` for text styled in Python (it reads the app's current theme, so a board
 redrawn after a change of theme takes the new colours), and the remembered choice.
 
+The inks have a fourth spelling, in the terminal's own 16 colours (``ANSI_INKS``), for
+Textual's ANSI themes; ``inks(node)`` gives each for Rich, and ``Inks.css`` for a Textual style.
+
 Must not touch: tables or games. No screen or board writes a colour of its own: a new one
-is added here, in all three themes.
+is added here, in all three themes and in ``ANSI_INKS``.
 """
 
 from __future__ import annotations
