@@ -171,6 +171,8 @@ class TableInfo:
     seed_commit: bytes = b""
     #: `netcode.codes.code_tag` of the table's code: a few bits, so joiners try only their own table
     code_tag: int = field(kw_only=True)
+    #: the game has ended (the table is still there, to be left); an announcement without it: not
+    over: bool = False
 
     @property
     def free(self) -> int:
@@ -196,6 +198,7 @@ class TableInfo:
                 "started": self.started,
                 "commit": self.seed_commit,
                 "tag": self.code_tag,
+                "over": self.over,
             },
             use_bin_type=True,
         )
@@ -219,6 +222,7 @@ class TableInfo:
                 table_id=raw["table"], game=raw["game"], title=raw["title"], host=raw["host"],
                 seats=raw["seats"], taken=raw["taken"], port=raw["port"], peer=raw["peer"],
                 started=raw["started"], seed_commit=raw.get("commit", b""), code_tag=raw["tag"],
+                over=raw.get("over", False),
             )  # fmt: skip
         except KeyError as exc:
             raise ValueError(f"missing {exc.args[0]}") from None
@@ -231,7 +235,7 @@ class TableInfo:
             ),
             0 <= info.peer < 2**63,
             0 < info.port < 65536 and 0 <= info.taken <= info.seats <= 64,
-            isinstance(info.started, bool),
+            isinstance(info.started, bool) and isinstance(info.over, bool),
             isinstance(info.seed_commit, bytes) and len(info.seed_commit) in (0, 32),
             type(info.code_tag) is int and 0 <= info.code_tag < 2**TAG_BITS,
         )

@@ -30,6 +30,7 @@ from xmas_tui.games.christmas_tree import (
     Play,
     Take,
     all_faces,
+    counted,
     hand_zone,
     last_player,
     points_zone,
@@ -297,7 +298,7 @@ def test_you_must_pay_for_each_row_you_skip_so_you_cannot_take_a_row_you_cannot_
     assert set(GAME.legal_actions(state, 0)) == {Pay("tree"), Pay("reindeer")}
     assert "pay 1 card from your hand onto row 1" in refused(state, 0, "take 0")
     assert "pay 1 card" in refused(state, 0, "play reindeer 2 1")
-    assert "you hold no Snowman" in refused(state, 0, "pay snowman")
+    assert "you hold no Snowmen" in refused(state, 0, "pay snowman")
     act(state, 0, "pay reindeer", rng)
     assert row(state, 0)[-1] == "reindeer"
     assert state.cards.is_public(state.cards.zone(ROW_ZONES[0])[-1])
@@ -334,7 +335,7 @@ def test_refill_the_chosen_row_to_1_2_3_5_7_cards() -> None:
             log += act(state, 0, "pay tree", rng)
         assert row(state, index) == ["snowman"] * size
         assert all(state.cards.is_public(h) for h in state.cards.zone(ROW_ZONES[index]))
-        assert f"Row {index + 1} is refilled: {size} Snowman." in texts(log)
+        assert f"Row {index + 1} is refilled: {size} {'Snowman' if size == 1 else 'Snowmen'}." in texts(log)
         # The rows paid onto are not refilled: they keep their card and the paid one.
         for skipped in range(index):
             assert len(row(state, skipped)) == ROW_SIZES[skipped] + 1
@@ -425,7 +426,7 @@ def test_score_1_2_3_points_for_each_set_of_3_5_6_cards(size: int, scored: int) 
     assert score(state, 0) == scored
     assert state.cards.faces(points_zone(0)) == ["snowman"] * scored
     assert state.cards.faces("discard") == ["snowman"] * (size - scored)
-    assert f"Holly plays {size} Snowman and scores {scored} Point" in texts(log)
+    assert f"Holly plays {size} Snowmen and scores {scored} Point" in texts(log)
 
 
 def test_sets_of_4_and_of_7_or_more() -> None:
@@ -961,3 +962,9 @@ def test_the_smart_bot_beats_random_players_clearly() -> None:
             if smart in result.winners:
                 wins += 1 / len(result.winners)
         assert wins / games > 0.7, f"{players} players: the smart bot won only {wins} of {games}"
+
+
+def test_the_log_counts_cards_in_words_one_and_many() -> None:
+    """One card of a type is named in the singular, several in the plural (1 Gift Box, 2 Gift Boxes)."""
+    assert counted({"gifts": 1, "gingerbread": 2}) == "1 Gift Box and 2 Gingerbread Men"
+    assert counted({"gifts": 2, "snowman": 1, SANTA: 3}) == "2 Gift Boxes, 1 Snowman and 3 Santa Claus"

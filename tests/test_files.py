@@ -185,7 +185,7 @@ async def test_a_bad_kept_game_is_set_aside_with_a_notice_and_the_lobby_resumes_
         assert any(f'{bad.name}: "actions" is 5, not a list' in note and f"set aside as {bad.name}.bad" in note for note in notes)
         assert any("nested 50,000 deep" in note for note in notes)
         about = str(app.screen.query_one("#lobby-about").render())
-        assert "^r resumes your Chip 'n' Dale" in about
+        assert "^r resumes Chip 'n' Dale" in about
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         assert app.current.keep == good == keep_path(CHIP.id, 5)

@@ -111,3 +111,16 @@ def test_two_terminals_of_one_account_keep_their_own_games() -> None:
         LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=seed, keep=True).autoplay(lambda s: len(s.log) > 10)
     kept = kept_games()
     assert len(kept) == KEEP_AT_MOST and kept[0] == keep_path(CHIP.id, 30 + KEEP_AT_MOST + 1)
+
+
+def test_the_headless_json_counts_every_seat_it_names_from_1() -> None:
+    """``seat`` and the result's ``winners`` alike: seat 1 is the first seat, as on every screen."""
+    from xmas_tui.tables.headless import summary
+
+    table = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 1, seed=5, pace=4.0)
+    snapshot = table.autoplay(lambda s: False)
+    assert snapshot.result is not None and snapshot.result.winners == (1,)  # (the engine counts from 0)
+    line = json.loads(json.dumps(summary(table, role="local")))
+    assert line["seat"] == 2
+    assert line["result"]["winners"] == [2]
+    assert line["result"]["scores"] == list(snapshot.result.scores)  # (a list in seat order)

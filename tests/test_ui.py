@@ -192,7 +192,7 @@ async def test_a_local_game_left_by_a_key_too_many_is_kept_and_resumed_where_it_
         await pilot.press("escape", "escape")  # close the rules, and once more by habit
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         about = str(app.screen.query_one("#lobby-about").render())
-        assert "^r resumes your Chip 'n' Dale" in about
+        assert "^r resumes Chip 'n' Dale" in about
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         resumed = app.current
@@ -262,3 +262,26 @@ def test_the_rules_screen_quotes_the_rulebook_where_a_ruling_departs_from_it() -
                 assert lines[at - 1] == f"* {ruling.topic}: {ruling.ruling}"
                 quoted += 1
     assert quoted >= 3
+
+
+async def test_the_key_bar_offers_only_the_keys_that_do_something_in_this_part_of_my_turn() -> None:
+    """Flipping, the bar offers the slots (and s once two are flipped), not ←/→, which choose
+    none of my Treasures then; passing a Treasure, it offers ←/→ and Enter, not the slots.
+    A key left out still sends its action: the rules say why not."""
+    from xmas_tui.ui.keybar import KeyBar
+
+    def bar(app: XmasApp) -> str:
+        return str(app.screen.query_one(KeyBar).render())
+
+    table = table_at(CHIP, 4, 7, lambda s: s.my_turn and s.view["phase"] == "flip" and not s.view["flipped"])
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert "1-6 Slot" in bar(app) and "Choose" not in bar(app) and "Stop" not in bar(app)
+        notes = catch_notes(app)
+        await assert_refused(pilot, table, notes, pilot.press("s"), "")  # (not offered, still sent, refused)
+    table = table_at(CHIP, 4, 3, lambda s: s.my_turn and s.view["phase"] == "pass")
+    app = XmasApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert "←→⏎ Choose" in bar(app) and "Slot" not in bar(app)

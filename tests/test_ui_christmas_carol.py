@@ -73,7 +73,7 @@ async def test_choosing_two_tiles_with_the_number_keys() -> None:
         board = screen.board
         tiles = board.tiles()
         assert len(tiles) == 5
-        assert "Set aside, back to the bag" in text_of(app, "#cc-aside")
+        assert "set aside, back to the bag" in screen.query_one("#cc-turn").border_subtitle
         assert "Choose 2 tiles to play" in text_of(app, "#prompt")
         await pilot.press("4")
         await pilot.press("2")

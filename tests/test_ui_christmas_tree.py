@@ -231,3 +231,17 @@ async def test_the_rows_say_their_keys_take_a_row_only_on_my_turn() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         assert app.screen.query_one("#ct-rows").border_title == "Rows · 1-5 take"
+
+
+async def test_while_paying_for_a_row_the_key_bar_offers_paying_only() -> None:
+    """Taking a row and playing sets are not what my turn is for while I pay: the bar says how
+    to pay, and leaves out Take, Play and Done."""
+    from xmas_tui.ui.keybar import KeyBar
+
+    table = table_at(TREE, 3, 3, lambda s: my_turn("pay")(s) and s.view["paid"] == 0)
+    app = XmasApp(table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        bar = str(app.screen.query_one(KeyBar).render())
+        assert "←→⏎ Pay" in bar
+        assert "Take" not in bar and "Play" not in bar and "Done" not in bar

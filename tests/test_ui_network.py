@@ -240,6 +240,23 @@ async def test_a_turn_timer_counts_down_plays_for_a_silent_player_and_lets_them_
         await until((pilot,), lambda: "Ann is back at the keyboard." in "\n".join(e.text for e in screen.snapshot.log), 10)
 
 
+async def test_the_leave_question_shows_the_turn_timer_that_runs_on_under_it(monkeypatch) -> None:
+    """The table does not stop for one player's question: the dialog says so, and counts down
+    whose time runs, each second, as the status bar under it does."""
+    async with hosting(monkeypatch, players=2, pace=0.05, turn_time=60.0) as (host, pilot):
+        await pilot.press("ctrl+s")  # a bot takes the other seat
+        await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
+        await until((pilot,), lambda: "⏱ you" in str(host.screen.query_one("#status").render()), 20)
+        await pilot.press("escape")
+        await until((pilot,), lambda: isinstance(host.screen, (ConfirmScreen, HandOverScreen)))
+        line = host.screen.query_one("#dialog-clock")
+        said = str(line.render())
+        assert said.startswith("The game goes on while you choose: ⏱ your turn has ") and " s left." in said
+        await until((pilot,), lambda: str(line.render()) != said, 5)  # (a second later, a second less)
+        await pilot.press("n")  # stay: the game was never paused
+        await until((pilot,), lambda: isinstance(host.screen, TableScreen))
+
+
 async def test_the_host_hands_a_seat_to_a_bot_and_back_and_every_peer_sees_it(monkeypatch) -> None:
     async with hosting(monkeypatch, players=2, pace=5.0) as (host, pilot):
         bob = joiner(host.hosting, "Bob", code="HOLY-2345")
@@ -293,3 +310,13 @@ async def test_the_host_sees_each_failed_join_attempt_in_the_waiting_room_and_at
         await guess(third)
         await until((pilot,), lambda: "3 failed join attempts from 127.0.0.1" in str(line.render()), 5)
         assert host.hosting.failed_joins_total == 3
+
+
+def test_the_list_of_tables_says_whether_each_waits_plays_or_is_over() -> None:
+    from xmas_tui.tables.network import TableInfo
+    from xmas_tui.ui.screens.network import table_state
+
+    waiting = TableInfo(b"table-01", CHIP.id, CHIP.title, "Ann", 4, 1, 4000, 7, code_tag=0)
+    assert table_state(waiting) == ""
+    assert table_state(waiting.__class__(**{**waiting.__dict__, "started": True})) == " · playing"
+    assert table_state(waiting.__class__(**{**waiting.__dict__, "started": True, "over": True})) == " · game over"

@@ -62,15 +62,25 @@ async def test_a_board_redraws_in_the_light_theme_and_the_choice_is_remembered()
         assert again.theme == "xmas-light"
 
 
-async def test_the_command_palette_offers_the_three_themes() -> None:
+async def test_the_command_palette_has_one_theme_entry_with_ours_first() -> None:
+    """One "Theme" command (Textual's own is left out): it lists dark, light and projector,
+    said in words, then Textual's themes; choosing one changes the colours."""
+    from xmas_tui.ui.app import ThemeChoices
+
     app = XmasApp(theme="projector")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.1)
         assert app.theme == "xmas-projector"
         titles = [command.title for command in app.get_system_commands(app.screen)]
-        assert {"Theme: dark", "Theme: light", "Theme: projector"} <= set(titles)
-        light = next(c for c in app.get_system_commands(app.screen) if c.title == "Theme: light")
-        light.callback()
+        assert titles.count("Theme") == 1 and not any(title.startswith("Theme:") for title in titles)
+        choose = next(c for c in app.get_system_commands(app.screen) if c.title == "Theme")
+        choose.callback()
+        await pilot.pause(0.2)
+        choices = ThemeChoices(app.screen).choices()
+        names = [name for name, _, _ in choices]
+        assert names[:3] == ["dark", "light", "projector"] and "ansi-dark" in names[3:]
+        assert "a light terminal" in choices[1][1]
+        choices[1][2]()  # light
         await pilot.pause(0.1)
         assert app.theme == "xmas-light"
 
@@ -91,6 +101,7 @@ async def test_the_big_screen_watches_a_table_in_play_and_the_host_lists_it(monk
             assert screen.snapshot.seat is None and not screen.snapshot.legal
             banner = str(screen.query_one("#watch-banner").render())
             assert "WATCHING" in banner and "STAR-2345" in banner and f":{host.address[1]}" in banner
+            await wait_for(pilot, lambda: bool(screen.query("#watch-code")))  # (its side column, mounted)
             assert screen.query_one("#watch-code").display  # room for the code in big letters
             assert host.spectators() == ["Big screen"]
             assert watching_line(host.spectators()) == "Watching: Big screen"
@@ -228,12 +239,12 @@ async def test_the_footer_shows_the_game_keys_only_when_they_do_something() -> N
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.is_running)
         assert not any("to quit the app" in note for note in notes)
-    table = table_at(CHIP, 3, 7, lambda s: s.my_turn and s.view["phase"] == "flip")
+    table = table_at(CHIP, 3, 7, lambda s: s.my_turn and s.view["phase"] == "flip" and len(s.view["flipped"]) >= 2)
     app = XmasApp(table=table, theme="dark")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         footer_keys = {b.binding.key for b in app.active_bindings.values() if b.binding.show and b.enabled}
-        assert {"1", "s"} <= footer_keys
+        assert {"1", "s"} <= footer_keys  # (s once two are flipped: it stops then)
 
 
 async def test_the_game_kept_notice_appears_only_once_a_move_was_kept() -> None:
@@ -284,7 +295,7 @@ async def test_a_scrooge_tile_that_ends_the_turn_is_said_on_the_board() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         moment = str(app.screen.query_one("#cc-moment").render())
-        assert "Turn over" in moment and "no more drawing" in moment
+        assert "Turn over" in moment and "drew a Move Scrooge tile: no more drawing" in moment
 
 
 # ---------------------------------------------------------------- any terminal

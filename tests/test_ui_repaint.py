@@ -53,7 +53,7 @@ async def test_each_key_of_the_ui_bench_shows_the_next_move_of_a_real_game(game_
 
 
 async def test_the_key_bar_shows_the_game_keys_on_my_turn_and_a_click_presses_a_key() -> None:
-    table = table_at(CHIP, 3, 7, my_turn("flip"))
+    table = table_at(CHIP, 3, 7, lambda s: my_turn("flip")(s) and len(s.view["flipped"]) >= 2)  # (s stops now)
     app = XmasApp(table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))

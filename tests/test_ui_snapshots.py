@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from xmas_tui.tools.screenshots import SCENES, SIZE
+from xmas_tui.tools.screenshots import SCENES
 
 STILL = [s for s in SCENES if s.snapshot]
 
@@ -17,4 +17,4 @@ def test_screen_matches_its_snapshot(scene, snap_compare, tmp_path, monkeypatch)
     # A home of its own, as the screenshots have: an end screen names its log ~/.local/share/…
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / ".local" / "share"))
-    assert snap_compare(scene.app(), terminal_size=SIZE, run_before=scene.play)
+    assert snap_compare(scene.app(), terminal_size=scene.size, run_before=scene.play)

@@ -538,7 +538,7 @@ def run_network_simulation(args: argparse.Namespace, players: int) -> int:
     figures = simulate_network(args.game, players, spectators=args.spectators, loss=args.loss, pace=args.pace,
                                seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option, args.cards))
     if not args.json:
-        print(f"{args.game.title}, {players} players and {args.spectators} spectators at {args.loss:.0%} loss: "
+        print(f"{args.game.title}, {count(players, 'player')} and {count(args.spectators, 'spectator')} at {args.loss:.0%} loss: "
               f"{figures['virtual_seconds']:.0f} virtual seconds in {figures['seconds']:.2f} s "
               f"({figures['speed']}x), digests equal: {figures['digests_equal']}, audits ok: {figures['audits_ok']}")
     print(json.dumps(figures) if args.json else "", end="\n" if args.json else "")

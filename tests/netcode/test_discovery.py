@@ -337,3 +337,22 @@ async def test_a_fake_table_gets_no_guess_it_can_test_and_its_joiner_is_told() -
     finally:
         await joiner.close()
         await fake_host.close()
+
+
+def test_an_announcement_says_when_its_game_is_over_and_an_older_one_is_read_as_not_over() -> None:
+    """A finished table is not "playing": its announcement says the game is over. One from a
+    host that does not say (an older one) is read as a game not over."""
+    import msgpack
+
+    over = TableInfo(b"table-01", "chip-n-dale", "Chip 'n' Dale", "Ann", 4, 4, 4000, 7, started=True, over=True)
+    assert TableInfo.decode(over.encode()).over
+    raw = msgpack.unpackb(ANNOUNCEMENT, raw=False)
+    del raw["over"]
+    assert not TableInfo.decode(msgpack.packb(raw, use_bin_type=True)).over
+    raw["over"] = "yes"
+    try:
+        TableInfo.decode(msgpack.packb(raw, use_bin_type=True))
+    except ValueError as refused:
+        assert "malformed" in str(refused)
+    else:
+        raise AssertionError("an announcement whose 'over' is not a bool was read")

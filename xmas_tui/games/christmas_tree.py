@@ -39,6 +39,7 @@ from .engine import (
     Ruling,
     TakingTurns,
     and_list,
+    count,
     first_seat,
     first_seat_option,
     rank_winners,
@@ -56,12 +57,21 @@ SANTA = "santa"
 TYPES: tuple[str, ...] = (*ITEMS, SANTA)
 COPIES: dict[str, int] = {**{item: 15 for item in ITEMS}, SANTA: 14}
 
+#: Each type's name for one card, and for several (``named`` counts them).
 NAMES: dict[str, str] = {
     "tree": "Christmas Tree",
-    "gifts": "Gift Boxes",
+    "gifts": "Gift Box",
     "gingerbread": "Gingerbread Man",
     "reindeer": "Reindeer",
     "snowman": "Snowman",
+    SANTA: "Santa Claus",
+}
+PLURALS: dict[str, str] = {
+    "tree": "Christmas Trees",
+    "gifts": "Gift Boxes",
+    "gingerbread": "Gingerbread Men",
+    "reindeer": "Reindeer",
+    "snowman": "Snowmen",
     SANTA: "Santa Claus",
 }
 
@@ -99,9 +109,14 @@ def row_zone(row: int) -> str:
     return ROW_ZONES[row]
 
 
+def named(item: str, n: int) -> str:
+    """``n`` cards of a type in words: ``1 Gift Box``, ``2 Gift Boxes``."""
+    return count(n, NAMES[item], PLURALS[item])
+
+
 def counted(names: Mapping[str, int]) -> str:
     """``"2 Reindeer and 1 Santa Claus"``: a public list of faces (never call it on hidden ones)."""
-    return and_list([f"{n} {NAMES[face]}" for face, n in names.items() if n]) or "nothing"
+    return and_list([named(face, n) for face, n in names.items() if n]) or "nothing"
 
 
 def face_list(faces: Sequence[str]) -> str:
@@ -324,7 +339,7 @@ players share the victory.
         if phase == "pay":
             row = state.paid + 1
             if isinstance(action, Pay):
-                return f"Take a row: pay with a card from your hand — you hold no {NAMES.get(action.item, repr(action.item))}."
+                return f"Take a row: pay with a card from your hand — you hold no {PLURALS.get(action.item, repr(action.item))}."
             return f"Take a row: you must first pay 1 card from your hand onto row {row}, which you skip."
         if phase == "final" and not isinstance(action, Play):
             return "When the game ends, you may only play the remaining cards in your hand to score Points, then say done."
@@ -377,7 +392,7 @@ players share the victory.
             hand = cards.zone(hand_zone(seat))
             handle = next(h for h in reversed(hand) if cards.face(h) == action.item)
             cards.move(handle, row_zone(state.paid), visible=EVERYONE)
-            log.append(Event("pay", f"{name} pays {NAMES[action.item]} onto row {state.paid + 1}.", seat))
+            log.append(Event("pay", f"{name} pays a {NAMES[action.item]} onto row {state.paid + 1}.", seat))
             state.paid += 1
             if state.paid == state.taking:
                 self._take_row(state, seat, state.taking, rng, log)
@@ -467,10 +482,10 @@ players share the victory.
             for handle in mine[-drop:]:
                 cards.move(handle, "discard", visible=EVERYONE)
             lost += drop
-            log.append(Event("surprise", f"Surprise! {state.players[other]} discards {drop} {NAMES[item]}.", other,
+            log.append(Event("surprise", f"Surprise! {state.players[other]} discards {named(item, drop)}.", other,
                              {"item": item, "cards": drop}))
         if not lost:
-            log.append(Event("surprise", f"Surprise! Nobody has to discard {NAMES[item]}.", None,
+            log.append(Event("surprise", f"Surprise! Nobody has to discard {PLURALS[item]}.", None,
                              {"item": item, "cards": 0}))
             return
         for _ in range(lost):
@@ -536,8 +551,8 @@ def sets_in(counts: Mapping[str, int]) -> list[Play]:
 def _sets(held: tuple[int, ...]) -> tuple[Play, ...]:
     santas = held[-1]
     plays: list[Play] = []
-    for item, count in zip(ITEMS, held, strict=False):
-        for naturals in range(1, count + 1):
+    for item, held_n in zip(ITEMS, held, strict=False):
+        for naturals in range(1, held_n + 1):
             plays.extend(Play(item, naturals, s) for s in range(max(0, 3 - naturals), santas + 1))
     plays.extend(Play(SANTA, 0, s) for s in range(3, santas + 1))
     return tuple(plays)
@@ -563,11 +578,11 @@ def why_not_set(counts: Mapping[str, int], play: Play) -> str:
     if item == SANTA and naturals:
         return "A set of Santa Claus alone counts its cards as Santa Claus: play santa 0 N."
     if item != SANTA and naturals < 1:
-        return f"A set of {NAMES[item]} needs at least one {NAMES[item]}; Santa Claus alone form a Santa Claus set."
+        return f"A set of {PLURALS[item]} needs at least one {NAMES[item]}; Santa Claus alone form a Santa Claus set."
     if naturals + santas < 3:
         return "3 or more cards of the same type can form a set (Santa Claus is wild)."
     if item != SANTA and counts.get(item, 0) < naturals:
-        return f"You do not hold {naturals} {NAMES[item]}."
+        return f"You do not hold {named(item, naturals)}."
     if counts.get(SANTA, 0) < santas:
         return f"You do not hold {santas} Santa Claus."
     return ""

@@ -33,8 +33,9 @@ from .table import SessionTable
 
 
 def summary(table: SessionTable, *, role: str, log: str | None | bool = False, **extra: Any) -> dict:
-    """The JSON line of a headless seat at the end of its game (``seat`` counted from 1, as
-    people count seats; null for a spectator).
+    """The JSON line of a headless seat at the end of its game. Every seat it names is counted
+    from 1, as people count seats (``seat``, null for a spectator; the result's ``winners``);
+    the result's ``scores`` and ``details`` are lists in seat order.
 
     ``log``: ``False`` writes no log, ``None`` writes it to the default place, else to that path.
     A log that cannot be written is said in ``log_error``: the result is printed all the same."""
@@ -51,7 +52,7 @@ def summary(table: SessionTable, *, role: str, log: str | None | bool = False, *
             written["log_error"] = f"the game log could not be written: {exc.strerror or exc}"
     return {
         "game": table.game.id, "seat": None if session.seat is None else session.seat + 1, "role": role,
-        "result": final.result,
+        "result": {**final.result, "winners": [winner + 1 for winner in final.result["winners"]]},
         "digest": public_digest(final.public), "host_digest": final.digest,
         "drops": dict(session.drops), "audit": verdict, **extra, **written,
     }  # fmt: skip

@@ -300,6 +300,7 @@ class NetTable:
         return TableInfo(
             host.ledger.table_id, self.game_id, title, self.name, len(host.seats), host.taken,
             self.address[1], self.peer_id, host.started, host.ledger.commitment, code_tag=code_tag(self.code),
+            over=host.finished,
         )  # fmt: skip
 
     def roster(self) -> list[RosterRow]:

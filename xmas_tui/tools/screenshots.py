@@ -14,6 +14,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,12 @@ from xmas_tui.serve.registry import record
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.network import JoinError, NetTable
 from xmas_tui.tables.table import Snapshot
+from xmas_tui.tools.ui_bench import Replay
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, HandOverScreen
 from xmas_tui.ui.screens.lobby import GameConfig
 from xmas_tui.ui.screens.network import Watching
+from xmas_tui.ui.screens.table import leave_clock
 from xmas_tui.ui.theme import THEME_NAMES
 
 # The lobby's default name is the login name: the scenes show a player called
@@ -130,7 +133,9 @@ class Asking(XmasApp):
         self.hand_over = hand_over
 
     def on_mount(self) -> None:  # (the app's own on_mount then shows the table, under the question)
-        question = HandOverScreen() if self.hand_over else ConfirmScreen.leaving(hosting=True)
+        assert self.current is not None
+        clock = partial(leave_clock, self.current)  # (what the turn timer does meanwhile)
+        question = HandOverScreen(clock=clock) if self.hand_over else ConfirmScreen.leaving(hosting=True, clock=clock)
         self.call_after_refresh(lambda: self.push_screen(question))
 
 
@@ -241,27 +246,45 @@ def joining() -> XmasApp:
     return XmasApp(join=dict(code="SNOW-7315", name="Bob", discovery=("127.0.0.1", 47474)))
 
 
+def watched(game_id: str, players: int, seed: int, stop: Callable[[Snapshot], bool]) -> Replay:
+    """A game as a room watching it sees it (the public view, and the public log) at the
+    moment ``stop``, or at its end: what a spectator's session would deliver then."""
+    game = get_game(game_id)
+    played = LocalTable(game, seat_names("Ann", players), 0, seed=seed, pace=STILL)
+    seen: list[Snapshot] = []
+
+    def watch(snapshot: Snapshot) -> bool:
+        public = game.view(played.state, None)
+        seen[:] = [Snapshot(public, (), snapshot.to_act, snapshot.log, snapshot.result)]
+        return stop(snapshot)
+
+    played.autoplay(watch)
+    room = Replay(played, seen)
+    room.seat = None
+    room.audit = played.audit  # type: ignore[attr-defined]  # (the verdict the end shows)
+    return room
+
+
 class BigScreen(XmasApp):
-    """The big-screen view (``xmas-tui watch``) of a Chip 'n' Dale table hosted here on loopback:
-    bots at three seats, Ann's turn."""
+    """The big-screen view (``xmas-tui watch``) of ``room``, a table seen as a spectator sees it."""
 
-    def on_mount(self) -> None:  # (the app's own on_mount would open the lobby)
+    def __init__(self, room: Replay) -> None:
+        super().__init__()
+        self.room = room
+
+    def on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # (the app's own on_mount would open the lobby)
         self.theme = self.chosen_theme
-        self.run_worker(self.watch_a_table())
+        self.play_networked(self.room, Watching("SNOW-7315", "192.168.1.20:47474"))
 
-    async def watch_a_table(self) -> None:
-        host = NetTable.hosted(get_game("chip-n-dale"), 4, code="SNOW-7315", name="Ann", bind_host="127.0.0.1",
-                           seed=7, pace=STILL, bots=3, announce=False)
-        self.hosting = host
-        await host.open()
-        host.start()
-        joined = NetTable.joined(host.address, "SNOW-7315", "Big screen", info=host.info(), bind_host="127.0.0.1",
-                             watch=True)
-        self.joined = joined
-        table = await joined.join()
-        while not table.ready:
-            await asyncio.sleep(0.02)
-        self.play_networked(table, Watching("SNOW-7315", f"192.168.1.20:{host.address[1]}"))
+
+def midgame(snapshot: Snapshot) -> bool:
+    """A Christmas Tree game a few rounds in, someone taking a row."""
+    return snapshot.view["phase"] == "turn" and snapshot.view["turns"] > 12
+
+
+def big_screen(game_id: str, players: int, seed: int, stop: Callable[[Snapshot], bool]) -> Callable[[], XmasApp]:
+    return lambda: BigScreen(watched(game_id, players, seed, stop))
 
 
 def shared_keyboard_at(game_id: str, names: list[str], humans: int, seed: int, stop: Callable[[Snapshot], bool]) -> XmasApp:
@@ -417,8 +440,15 @@ SCENES: tuple[Scene, ...] = (
         "The Christmas Game: a 12 on SUPER SHOPPER wins at once",
         lambda: table_at("christmas-game", 4, 11, lambda s: False),
     ),
-    Scene("watch", "The big screen (xmas-tui watch): the public table, the scores, the log and the join code",
-          BigScreen, snapshot=False, size=(120, 36)),
+    Scene("watch", "The big screen (xmas-tui watch --theme projector) at 200×60: the public table, the scores in big "
+          "digits, the log and the join code", big_screen("christmas-tree", 5, 3, midgame),
+          theme="projector", size=(200, 60)),
+    Scene("watch-end", "The big screen at the end: the final scores large, winners starred, the fair-play verdict, "
+          "and the final board", big_screen("christmas-tree", 5, 3, lambda s: False), theme="projector", size=(200, 60)),
+    Scene("watch-small", "The big screen on an 80×24 terminal: the public table, nobody's hand",
+          big_screen("christmas-tree", 5, 3, midgame)),
+    Scene("watch-small-end", "The big screen's end on an 80×24 terminal: who won, in its prompt; no dialog over the board",
+          big_screen("christmas-tree", 5, 3, lambda s: False)),
     Scene("lobby-light", "The lobby in the light theme", XmasApp, theme="light"),
     Scene(
         "chip-n-dale-table-light",

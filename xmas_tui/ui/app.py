@@ -11,10 +11,12 @@ import secrets
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen, Screen
 
 from xmas_tui.games import Game
@@ -35,15 +37,48 @@ from xmas_tui.ui.screens.dialogs import (
 )
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, Watching
-from xmas_tui.ui.screens.table import TableScreen
+from xmas_tui.ui.screens.table import TableScreen, leave_clock
 from xmas_tui.ui.screens.watch import WatchScreen
-from xmas_tui.ui.theme import THEME_NAMES, THEMES, default_inks, remember_theme, remembered_theme
+from xmas_tui.ui.theme import (
+    THEME_NAMES,
+    THEMES,
+    ansi_inks,
+    default_inks,
+    remember_theme,
+    remembered_theme,
+)
 
 #: how long a thread may hold Python's lock before another (the terminal's writer) may run
 SWITCH_INTERVAL = 0.001
 
 THEME_WORDS = {"dark": "a dark terminal", "light": "a light terminal",
                "projector": "a projector or a bright room: the strongest contrast"}
+
+
+class ThemeChoices(Provider):
+    """The command palette's themes: ours first, each said in words (dark, light, projector),
+    then Textual's own, by name (its ANSI themes draw in the terminal's 16 colours)."""
+
+    def choices(self) -> list[tuple[str, str, Callable[[], None]]]:
+        app = self.app
+        ours = [(word, f"Colours for {THEME_WORDS[word]} (remembered)", partial(setattr, app, "theme", name))
+                for word, name in THEME_NAMES.items()]
+        mine = set(THEME_NAMES.values())
+        others = [(name, "A Textual theme" + (": the terminal's own 16 colours" if theme.ansi else ""),
+                   partial(setattr, app, "theme", name))
+                  for name, theme in sorted(app.available_themes.items()) if name not in mine]
+        return ours + others
+
+    async def discover(self) -> Hits:
+        for name, words, choose in self.choices():
+            yield DiscoveryHit(name, choose, help=words)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, words, choose in self.choices():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), choose, help=words)
 
 
 def seat_names(name: str, players: int, local: int = 1) -> list[str]:
@@ -105,7 +140,12 @@ class XmasApp(App[None]):
         self.joined: NetTable | None = None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return default_inks()  # a stock Textual theme chosen in the palette still has every ink
+        """Every ink for a stock Textual theme chosen in the palette: the dark theme's, or, in
+        an ANSI theme (the terminal's own 16 colours), each in one of those."""
+        theme = self.get_theme(self.theme)
+        if theme is not None and theme.ansi:
+            return ansi_inks(theme.dark)
+        return default_inks()
 
     def on_mount(self) -> None:
         # The terminal's writer is a thread: after a frame it waited up to Python's 5 ms switch
@@ -216,11 +256,12 @@ class XmasApp(App[None]):
             self.push_screen(ConfirmScreen.host_gone(table.host_gone), lambda leave: then() if leave else None)
             return
         if table is not None and table.networked and in_play and table.seat is not None:  # (a spectator just goes)
+            clock = partial(leave_clock, table)  # (the turn timer runs on under the question: it says so)
             handing = next((t for t in (self.hosting, self.joined) if t is not None and t.can_hand_over), None)
             if handing is not None:  # the others can play on without this machine: ask how to go
-                self.push_screen(HandOverScreen(), lambda choice: self._leave_hosting(choice, handing, then))
+                self.push_screen(HandOverScreen(clock=clock), lambda choice: self._leave_hosting(choice, handing, then))
                 return
-            question = ConfirmScreen.leaving(hosting=self.hosting is not None)
+            question = ConfirmScreen.leaving(hosting=self.hosting is not None, clock=clock)
             self.push_screen(question, lambda leave: then() if leave else None)
             return
         kept = isinstance(table, LocalTable) and table.keep is not None and in_play and table.keep.exists()
@@ -274,6 +315,10 @@ class XmasApp(App[None]):
         """Ctrl+C quits as Ctrl+Q does (asking first if a game would be lost)."""
         await self.action_quit()
 
+    def choose_theme(self) -> None:
+        """The themes to choose from: ours first (dark, light, projector), then Textual's."""
+        self.push_screen(CommandPalette(providers=[ThemeChoices], placeholder="Search for themes…"))
+
     def show_rules(self, game: Game) -> None:
         self.push_screen(RulesScreen(game))
 
@@ -293,13 +338,14 @@ class XmasApp(App[None]):
         self.push_screen(EndScreen(table.game, table.players, snapshot.result, snapshot.seat), chosen)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":  # (ours, below, lists our themes first)
+                yield command
+        yield SystemCommand("Theme", "Colours: dark, light or projector (remembered), or another",
+                            self.choose_theme)
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
         yield SystemCommand("Watch a table", "The big-screen view of a table on the LAN, for a projector",
                             lambda: self.leave_game(self.open_watch))
-        for word, name in THEME_NAMES.items():
-            yield SystemCommand(f"Theme: {word}", f"Colours for {THEME_WORDS[word]} (remembered)",
-                                lambda name=name: setattr(self, "theme", name))
         if latest_kept() is not None and not self.in_play():
             yield SystemCommand("Resume", "Go back to the unfinished game, where it stopped", self.resume_game)
         if self.config is not None:

@@ -5,8 +5,11 @@ Owns: the ``Theme`` objects the app registers, every colour the screens use by n
 ``inks(node)`` for text styled in Python (it reads the app's current theme, so a board
 redrawn after a change of theme takes the new colours), and the remembered choice.
 
+The inks have a fourth spelling, in the terminal's own 16 colours (``ANSI_INKS``), for
+Textual's ANSI themes; ``inks(node)`` gives each for Rich, and ``Inks.css`` for a Textual style.
+
 Must not touch: tables or games. No screen or board writes a colour of its own: a new one
-is added here, in all three themes.
+is added here, in all three themes and in ``ANSI_INKS``.
 """
 
 from __future__ import annotations
@@ -101,6 +104,37 @@ INKS: dict[str, tuple[str, str, str]] = {
     "light-ink": ("#ffffff", "#ffffff", "#ffffff"),
 }
 
+#: ink -> its colour in the terminal's own 16 (Textual's ``ansi_…`` names), for Textual's ANSI
+#: themes (``ansi-dark``, ``ansi-light``): a 16-colour terminal draws every ink in a colour of its
+#: palette. Fewer colours: what a colour tells, a glyph or a word tells too. The card grounds are
+#: the terminal's own ground there, so a card's symbol in its colour shows on every palette.
+ANSI_INKS: dict[str, str] = {
+    "felt": "ansi_default", "felt-raised": "ansi_default", "felt-card": "ansi_default",
+    "felt-down": "ansi_black", "felt-hover": "ansi_bright_black", "felt-pick": "ansi_blue",
+    "felt-line": "ansi_green", "felt-line-dim": "ansi_bright_black", "felt-ink-dim": "ansi_bright_black",
+    "felt-empty": "ansi_bright_black", "status-ground": "ansi_red", "alarm-ground": "ansi_bright_red",
+    "prompt-ground": "ansi_default", "prompt-live-ground": "ansi_green", "on-ground": "ansi_bright_white",
+    "gold": "ansi_bright_yellow", "leaf": "ansi_bright_green", "ember": "ansi_yellow", "berry": "ansi_bright_red",
+    "rose": "ansi_red", "ice": "ansi_bright_cyan", "cream": "ansi_default", "quote": "ansi_yellow",
+    "news": "ansi_default", "faded": "ansi_red", "faded-leaf": "ansi_green", "faded-berry": "ansi_red",
+    "red": "ansi_bright_red", "orange": "ansi_yellow", "white": "ansi_bright_white", "pink": "ansi_bright_magenta",
+    "yellow": "ansi_bright_yellow", "brown": "ansi_yellow", "ginger": "ansi_yellow", "sand": "ansi_yellow",
+    "green": "ansi_bright_green", "blue": "ansi_bright_blue", "sky": "ansi_bright_cyan", "violet": "ansi_magenta",
+    "lilac": "ansi_bright_magenta", "teal": "ansi_cyan", "mint": "ansi_green", "grey": "ansi_white",
+    "dragon": "ansi_bright_red",
+    "gold-ground": "ansi_yellow", "red-ground": "ansi_red", "green-ground": "ansi_green", "club-ground": "ansi_green",
+    "grey-ground": "ansi_bright_black", "brown-ground": "ansi_black", "sand-ground": "ansi_yellow",
+    "orange-ground": "ansi_yellow", "blue-ground": "ansi_blue", "violet-ground": "ansi_magenta",
+    "gift-ground": "ansi_black", "gift-ground-2": "ansi_default", "tree-ground": "ansi_default",
+    "gifts-ground": "ansi_default", "ginger-ground": "ansi_default", "sand-card-ground": "ansi_default",
+    "snow-ground": "ansi_default", "santa-ground": "ansi_red", "dragon-ground": "ansi_default",
+    "gift-1": "ansi_green", "gift-5": "ansi_bright_green", "gift-25": "ansi_bright_cyan", "gift-50": "ansi_bright_magenta",
+    "gift-100": "ansi_yellow", "gift-200": "ansi_bright_yellow",
+    "dark-ink": "ansi_black", "light-ink": "ansi_bright_white",
+}
+#: the grounds among them: on a light terminal the foregrounds lose their brightness, not these
+_GROUNDS = {name for name in ANSI_INKS if "ground" in name or name.startswith("felt")} | {"dark-ink", "light-ink"}
+
 DARK, LIGHT, PROJECTOR = "xmas-dark", "xmas-light", "xmas-projector"
 #: what a person types (``--theme light``) -> the theme's name in the app
 THEME_NAMES = {"dark": DARK, "light": LIGHT, "projector": PROJECTOR}
@@ -138,13 +172,28 @@ def default_inks() -> dict[str, str]:
     return _variables(0)
 
 
+def ansi_inks(dark: bool) -> dict[str, str]:
+    """The inks in the terminal's 16 colours (a stock ANSI theme's): on a light terminal, each
+    bright ink is drawn in its plain colour, which reads on white."""
+    if dark:
+        return dict(ANSI_INKS)
+    return {name: colour if name in _GROUNDS else colour.replace("ansi_bright_", "ansi_")
+            for name, colour in ANSI_INKS.items()}
+
+
 class Inks(Mapping[str, str]):
-    """The current theme's inks: ``ink.gold`` or ``ink["felt-line"]`` is a colour for Rich."""
+    """The current theme's inks: ``ink.gold`` or ``ink["felt-line"]`` is a colour for Rich;
+    ``ink.css("gold")`` the same colour for a Textual style (they spell the terminal's own
+    16 colours differently: ``bright_yellow``, ``ansi_bright_yellow``)."""
 
     def __init__(self, variables: Mapping[str, str]) -> None:
         self._variables = variables
 
     def __getitem__(self, name: str) -> str:
+        return self.css(name).removeprefix("ansi_")
+
+    def css(self, name: str) -> str:
+        """Ink ``name`` for a Textual style (``styles.background``, a border)."""
         return self._variables.get(name) or INKS[name][0]
 
     def __getattr__(self, name: str) -> str:

@@ -336,8 +336,20 @@ class Board(Widget, can_focus=True):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.gate_keys and action in self._shown_actions and f"action_{action}" in type(self).__dict__:
-            return self.snapshot.my_turn
+            return self.snapshot.my_turn and self.offers(action)
         return True
+
+    def offers(self, action: str) -> bool:
+        """Whether the key bar offers the key of ``action`` on my turn now: a key that does
+        nothing in this part of my turn is left out (its twin still sends its action, and the
+        rules say why not). Every game key, unless the board says otherwise."""
+        return True
+
+    def keys_now(self) -> frozenset[str]:
+        """The game keys the key bar offers now (a change redraws the bar)."""
+        if not self.snapshot.my_turn:
+            return frozenset()
+        return frozenset(action for action in self._shown_actions if self.offers(action))
 
     def action_anyway(self, action: str) -> None:
         """A game key pressed when it does nothing now: send it all the same (the rules say why)."""
@@ -387,14 +399,19 @@ class Board(Widget, can_focus=True):
         """Draw a new snapshot (called after every change at the table): nothing, if it is a new
         one that says nothing changed since the last (``Snapshot.changed``); the same one again
         (new inks, say) is drawn again."""
-        turn_changed = snapshot.my_turn != self.snapshot.my_turn
+        keys = self.keys_now()
         unchanged = (snapshot is not self.snapshot and snapshot.changed is not None and not snapshot.changed
                      and snapshot.seats == self.snapshot.seats and not snapshot.room_waits)
         self.snapshot = snapshot
         if self.drawable and not unchanged:
             self.redraw()
-        if turn_changed:
-            self.refresh_bindings()  # the footer shows the game's keys only on my turn
+        self.follow_keys(keys)
+
+    def follow_keys(self, before: frozenset[str]) -> None:
+        """The key bar again, if the keys it offers are not ``before``'s (on my turn, only the
+        keys that do something in its part)."""
+        if self.keys_now() != before:
+            self.refresh_bindings()
 
     def redraw(self) -> None:
         raise NotImplementedError

@@ -18,7 +18,6 @@ from textual.widgets import Static
 
 from xmas_tui.games import Action, count
 from xmas_tui.games.chip_n_dale import (
-    EVENT_TEXT,
     EVENT_TITLES,
     GAME,
     NAMES,
@@ -73,6 +72,15 @@ SHORT = {
     "bell": "Bell",
 }
 ORDER = list(LOOK)
+#: Each Event in one line of the prompt (the rules screen has the rulebook's words).
+EVENT_BRIEF = {
+    "collect-three": "Before each turn: collect three Treasures, then discard one.",
+    "peek": "Before each turn: peek at two Treasures in the tree.",
+    "swap": "Before each turn: swap one of your Treasures with one in the tree.",
+    "collect-two": "Everyone collects two Treasures, then all pass one to the right.",
+    "discard-tree": "The tree is discarded and filled again from the deck.",
+    "flip-tree": "The tree is shown face up, then shuffled face down again.",
+}
 
 
 def card_text(face: str, ink: Inks) -> Text:
@@ -105,10 +113,12 @@ def slot_box(slot: int, words: Text, looks: frozenset[str], ink: Inks) -> Box:
     a click on it does something now). Click it to flip, collect, peek or take it."""
     edge = ink.felt_line_dim if "empty" in looks else ink.ice if "peeked" in looks else ink.gold if "flipped" in looks else ink.felt_line
     choosable = "choosable" in looks
+    said = "peeked" if "peeked" in looks else "flipped" if "flipped" in looks else ""  # (not by its colour alone)
     return Box(
         lines=tuple(Text(" ").append_text(line) for line in words.split("\n")), width=SLOT_WIDTH,
         border="dashed" if "peeked" in looks and "empty" not in looks else "round", edge=edge,
         title=Text(str(slot + 1), style=f"bold {ink.gold}" if choosable else ink.leaf),
+        subtitle=Text(said, style=edge) if said and "empty" not in looks else None,
         ground=ink.felt_down if "down" in looks else ink.felt_card, hover=ink.felt_hover, click=("action_slot", (slot,)),
     )
 
@@ -123,17 +133,18 @@ class TreasureChip(paint.Words):
     def show(self, handle: int, face: str, selected: bool, ink: Inks) -> None:
         kind, plutos = treasure(face)
         self.handle = handle
-        # (chosen, it is dark on gold: a Bell's or a Popcorn's own ink would vanish there)
-        paint.show(self, Text(f"{SHORT[kind]}{PLUTO * plutos}", style=ink.dark_ink if selected else ink[LOOK[kind][0]]))
+        # (chosen, it is dark on gold, and says so with ▸: a Bell's or a Popcorn's own ink would vanish there)
+        paint.show(self, Text(f"{'▸' if selected else ' '}{SHORT[kind]}{PLUTO * plutos}",
+                              style=ink.dark_ink if selected else ink[LOOK[kind][0]]))
         if selected:
-            paint.wear(self, ink.gold_ground, ink.dark_ink, "bold")
+            paint.wear(self, ink.css("gold-ground"), ink.css("dark-ink"), "bold")
         else:
             paint.wear(self)  # (the stylesheet's, which lights it under the mouse)
 
     def empty(self, ink: Inks) -> None:
         self.handle = None
         paint.show(self, "")
-        paint.wear(self, ink.felt)  # (and not lit under the mouse)
+        paint.wear(self, ink.css("felt"))  # (and not lit under the mouse)
 
     def on_click(self, event: Click) -> None:
         if self.handle is not None:
@@ -150,7 +161,7 @@ class ChipNDaleBoard(Board):
         Binding("left", "move(-1)", "Prev", show=False, id="cnd.left"),
         Binding("right", "move(1)", "Next", show=False, id="cnd.right"),
         Binding("enter", "pick", "Choose", key_display="←→⏎", tooltip="Choose one of your Treasures", id="cnd.pick"),
-        Binding("c", "carry_on", "Continue", show=False, tooltip="Shuffle the shown tree", id="cnd.continue"),
+        Binding("c", "carry_on", "Continue", tooltip="Shuffle the shown tree face down", id="cnd.continue"),
     ]
 
     def __init__(self, snapshot, *, id: str | None = None) -> None:
@@ -291,7 +302,7 @@ class ChipNDaleBoard(Board):
             if phase == "pass":
                 waiting = ", ".join(self.player_name(s) for s in sorted(snap.to_act))
                 return f"Waiting for {waiting} to choose a Treasure to pass."
-            return f"{self.player_name(view['turn'])} is playing. Event: {EVENT_TEXT.get(view['event'] or '', '')}"
+            return f"{self.player_name(view['turn'])} is playing.\nEvent: {EVENT_BRIEF.get(view['event'] or '', '')}"
         if phase == "flip":
             need = 2 - len(view["flipped"])
             base = "Flip a Treasure: press 1-6 or click it."
@@ -299,7 +310,8 @@ class ChipNDaleBoard(Board):
         if phase == "collect":
             n = view["to_collect"]
             caught = "Pluto caught you! " if view["caught"] else ""
-            return f"{caught}Collect {n} face-up Treasure{'s' if n > 1 else ''}: press its slot number."
+            which = "its slot number" if n == 1 else "their slot numbers"
+            return f"{caught}Collect {count(n, 'face-up Treasure')}: press {which}."
         if phase == "discard":
             return "Collect three: choose one of your Treasures to discard (←/→ then Enter, or click)."
         if phase == "peek":
@@ -328,6 +340,16 @@ class ChipNDaleBoard(Board):
         return lines
 
     # -------------------------------------------------------------- input
+    def offers(self, action: str) -> bool:
+        legal = self.snapshot.legal
+        if action == "slot":
+            return any(hasattr(a, "slot") for a in legal)
+        if action == "stop":
+            return any(isinstance(a, Stop) for a in legal)
+        if action == "carry_on":
+            return any(isinstance(a, Continue) for a in legal)
+        return self._picking()  # (←/→ and Enter choose one of my Treasures)
+
     # A key always sends an action: if it is not legal, the rules say why.
     def action_slot(self, slot: int) -> None:
         legal = legal_where(self.snapshot, lambda a: getattr(a, "slot", None) == slot)

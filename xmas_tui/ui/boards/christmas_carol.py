@@ -161,15 +161,20 @@ class BagLine(BoardClick):
 
 
 def fade(colour: str, ground: str, opacity: float = FADED) -> str:
-    """``colour`` drawn at ``opacity`` over ``ground`` (hex colours)."""
+    """``colour`` drawn at ``opacity`` over ``ground`` (hex colours; a colour of the terminal's
+    own 16 cannot be blended, and stays as it is: the words are dim as well)."""
+    if not (colour.startswith("#") and ground.startswith("#")):
+        return colour
     return Color.parse(ground).blend(Color.parse(colour), opacity).hex
 
 
 def button(key: str, words: str, ink: Inks, fg: str, live: bool) -> Text:
-    """A key and what it does, faded while it does nothing now."""
+    """A key and what it does, faded while it does nothing now: its words dim, and not bold
+    (so it reads as off without its colours too)."""
     key_fg, key_ground, words_fg = ink.dark_ink, ink.gold_ground, fg
     if not live:
         key_fg, key_ground, words_fg = (fade(c, ink.felt) for c in (key_fg, key_ground, words_fg))
+        return Text.assemble((f" {key} ", f"{key_fg} on {key_ground}"), (f" {words} ", f"dim {words_fg}"))
     return Text.assemble((f" {key} ", f"bold {key_fg} on {key_ground}"), (f" {words} ", f"bold {words_fg}"))
 
 
@@ -206,7 +211,6 @@ class ChristmasCarolBoard(Board):
         yield BagLine()
         with paint.Panel(id="cc-turn"):
             yield BoxRow(TILE_HEIGHT, 1, id="cc-tiles")  # this turn's tiles: click one to choose it
-            yield paint.Words(id="cc-aside")
             yield BoxRow(1, BUTTON_GAP, id="cc-buttons")  # click one, or press its key
             yield paint.Words(id="cc-moment")
 
@@ -234,7 +238,7 @@ class ChristmasCarolBoard(Board):
     # -------------------------------------------------------------- drawing
     def show_snapshot(self, snapshot: Snapshot) -> None:
         drawn = {h for h, _ in self.tiles()}
-        turn_changed = snapshot.my_turn != self.snapshot.my_turn
+        keys = self.keys_now()
         self.snapshot = snapshot
         if not snapshot.my_turn or snapshot.view["phase"] != "choose":
             self.picked = []
@@ -243,8 +247,7 @@ class ChristmasCarolBoard(Board):
             self.cursor = 0
         if self.drawable:
             self.redraw()
-        if turn_changed:
-            self.refresh_bindings()  # the key bar shows the game's keys only on my turn
+        self.follow_keys(keys)  # (the key bar shows the game's keys only on my turn)
 
     def redraw(self) -> None:
         view = self.snapshot.view
@@ -320,24 +323,18 @@ class ChristmasCarolBoard(Board):
             cards.append(Box(
                 lines=tuple(tile_card(face, ink).split("\n")), width=TILE_WIDTH,
                 border="heavy" if picked else "round", edge=ink.gold if picked else ink[COLOURS[puzzle_of(face)]],
-                title=Text(str(slot + 1), style=f"bold {ink.gold}" if picked else ink.leaf),
+                title=Text(f"{'▸' if choosing and slot == self.cursor else ''}{slot + 1}",
+                           style=f"bold {ink.gold}" if picked else ink.leaf),
+                subtitle=Text("play", style=f"bold {ink.gold}") if picked else None,  # (and a heavy border)
                 ground=ink.felt_pick if picked else ink.felt_hover if choosing and slot == self.cursor else ink.felt_card,
                 hover=ink.felt_hover, click=("action_pick", (slot,)),
                 tip=f"Puzzle {puzzle_of(face)}, piece {piece_of(face)}" + (": choose it to play" if choosing else ""),
             ))
         self.part("cc-tiles", BoxRow).show_boxes(cards)
-        aside = self.set_aside()
-        aside_text = Text()
-        if aside:
-            aside_text.append("Set aside, back to the bag:", style="dim")
-            counts = Counter(aside)
-            wakers = counts[TO_BAG] + counts[TO_BOX]
-            aside_text.append(f" {counts[IGNORE]} ⊘", style=f"bold {ink.ice}")
-            if wakers:
-                aside_text.append(f" {wakers} ◷", style=f"bold {ink.berry}")
-        aside_line = self.part("cc-aside", Static)
-        paint.show(aside_line, aside_text)
-        aside_line.display = bool(aside)
+        aside = Counter(self.set_aside())  # (said on the box's bottom edge: the tiles keep their room)
+        wakers = aside[TO_BAG] + aside[TO_BOX]
+        said = [f"{aside[IGNORE]} ⊘" if aside[IGNORE] else "", f"{wakers} ◷" if wakers else ""]
+        paint.subtitle(self.part("cc-turn"), f"set aside, back to the bag: {' '.join(w for w in said if w)}" if aside else "")
         drawing = snap.my_turn and self.phase == "draw"
         live = {
             "draw": drawing,
@@ -345,6 +342,7 @@ class ChristmasCarolBoard(Board):
             "play": choosing and len(self.picked) == self.need(),
         }
         buttons = self.part("cc-buttons", BoxRow)
+        buttons.display = snap.seat is not None  # (a spectator has no keys to press)
         fg = buttons.visual_style.foreground
         words = fg.hex if fg is not None else ink.cream
         buttons.show_boxes([
@@ -360,7 +358,7 @@ class ChristmasCarolBoard(Board):
             paint.title(box, f"{whose} tiles · choose {self.need()}")
         else:  # (how many are drawn: the tiles show it, and the prompt says it)
             paint.title(box, f"{whose} turn · drawing")
-        paint.wear_edge(box, ink.gold if snap.my_turn else None)
+        paint.wear_edge(box, ink.css("gold") if snap.my_turn else None)
         paint.show(self.part("cc-moment", Static), self._moment())
 
     def _moment(self) -> Text:
@@ -383,10 +381,12 @@ class ChristmasCarolBoard(Board):
             text.append(chance(wakers, sum(bag.values())), style=f"bold {ink.berry}" if wakers else "dim")
         ended = turn_ended_by_scrooge(snap.log)
         news = ended or next((e for e in reversed(snap.log) if e.kind in NEWS), None)
-        if news is not None:
+        if ended is not None and ended.seat is not None:  # (the log has the whole story)
+            text.append("\n◷ Turn over: ", style=f"bold {ink.berry}")
+            text.append(f"{self.player_name(ended.seat)} drew a Move Scrooge tile: no more drawing, the others are played.",
+                        style=f"italic {ink.news}")
+        elif news is not None:
             text.append("\n")
-            if ended is not None:
-                text.append("◷ Turn over: ", style=f"bold {ink.berry}")
             text.append(news.text, style=f"italic {ink.news}")
         return text
 
@@ -436,6 +436,11 @@ class ChristmasCarolBoard(Board):
         return lines
 
     # -------------------------------------------------------------- input
+    def offers(self, action: str) -> bool:
+        if action in ("draw", "stop"):
+            return self.phase == "draw" and any(isinstance(a, Draw if action == "draw" else Stop) for a in self.snapshot.legal)
+        return self.phase == "choose"  # (the tiles' keys, and Enter to play them)
+
     # A key always sends an action: if it is not legal, the rules say why.
     def action_draw(self) -> None:
         self.choose(Draw())

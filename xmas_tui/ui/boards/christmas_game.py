@@ -140,11 +140,11 @@ def token_names(players: Sequence[str]) -> list[str]:
 
 
 def gift_chips(gifts: Sequence[int], ink: Inks) -> Text:
-    """The six gifts: owned ones bright on a ground, missing ones dim."""
+    """The six gifts: owned ones ticked, bright on a ground; missing ones dim."""
     text = Text()
     for value in GIFTS:
         if value in gifts:
-            text.append(f" ${value} ", style=f"bold {ink[GIFT_COLOURS[value]]} on {ink[GIFT_GROUND]}")
+            text.append(f"✓${value} ", style=f"bold {ink[GIFT_COLOURS[value]]} on {ink[GIFT_GROUND]}")
         else:
             text.append(f" ${value} ", style=ink.felt_ink_dim)
         text.append(" ")
@@ -180,22 +180,40 @@ class ChoiceBar(paint.Words):
 
     def show(self, choices: Sequence[tuple[str, str, str]], cursor: int, waiting: str, ink: Inks) -> None:
         """``choices`` as (key, label, tooltip); the one at ``cursor`` highlighted. With none,
-        ``waiting`` says who we wait for."""
+        ``waiting`` says who we wait for. Choices too many for the line as buttons are drawn
+        closer together, then with their labels cut short (each still says its key)."""
+        width = self.content_size.width or 48
+        line, spots = self._line(choices, cursor, ink, 1)
+        if line.cell_len > width:
+            line, spots = self._line(choices, cursor, ink, 0)
+        if line.cell_len > width and choices:
+            room = max(1, (width + 1) // len(choices) - 4)  # (a key, a blank, the label, a gap; ▸ before one)
+            cut = [(key, label if len(label) <= room else label[: max(1, room - 1)] + "…", tip) for key, label, tip in choices]
+            line, spots = self._line(cut, cursor, ink, 0)
+        self.spots = spots
+        if not choices:
+            line.append(f" {waiting} ", style=f"dim on {ink.felt_down}")
+        paint.show(self, line)
+
+    @staticmethod
+    def _line(choices: Sequence[tuple[str, str, str]], cursor: int, ink: Inks, pad: int) -> tuple[Text, list[tuple[int, int, str]]]:
+        """The choices on one line, as buttons ``pad`` blanks wide at each end (the highlighted
+        one marked ▸ as well as lit, so it is seen without its colours), and where each is."""
         line = Text()
-        self.spots = []
+        spots = []
         ground = f"on {ink.felt_hover}"
+        edge = " " * pad
         for index, (key, label, tip) in enumerate(choices):
             start = line.cell_len
             if index == cursor:
                 chosen = f"bold {ink.dark_ink} on {ink.gold_ground}"
-                line.append_text(Text.assemble(" ", (f"{key}", f"{chosen} underline"), f" {label} ", style=chosen))
+                line.append_text(Text.assemble("▸" + edge[1:], (key, f"{chosen} underline"), f" {label}{edge}", style=chosen))
             else:
-                line.append_text(Text.assemble(" ", (key, f"bold {ink.gold}"), (f" {label}", "bold"), " ", style=ground))
-            self.spots.append((start, line.cell_len, tip))
+                line.append_text(Text.assemble(edge, (key, f"bold {ink.gold}"), (f" {label}", "bold"), edge, style=ground))
+            spots.append((start, line.cell_len, tip))
             line.append(" ")
-        if not choices:
-            line.append(f" {waiting} ", style=f"dim on {ink.felt_down}")
-        paint.show(self, line)
+        line.rstrip()
+        return line, spots
 
     def _spot_at(self, x: int) -> int | None:
         return next((index for index, (start, end, _) in enumerate(self.spots) if start <= x < end), None)
@@ -362,7 +380,7 @@ class ChristmasGameBoard(Board):
         card = self.last_card()
         box = self.part("cg-card", Static)
         if card is None:
-            paint.show(box, Text("Land on ★ Santa, ¤ Scrooge or Ψ Reindeer to draw a card.\nBuy each gift on its own square: $1 $5 $25 $50 $100 $200.", style="dim"))
+            paint.show(box, Text("Draw a card on ★ Santa, ¤ Scrooge or Ψ Reindeer.\nBuy each gift on its own square: $1 $5 $25 $50 $100 $200.", style="dim"))
             return
         style = ink.style(CARD_STYLES[card.deck])
         text = Text.assemble((f" {DECK_MARKS[card.deck]} {DECK_NAMES[card.deck]} · {card.title} ", style), " ")
@@ -388,7 +406,9 @@ class ChristmasGameBoard(Board):
         self.options = list(snap.legal)
         self.cursor = min(self.cursor, max(0, len(self.options) - 1))
         choices = [self.describe(index, action) for index, action in enumerate(self.options[:SLOTS])]
-        self.part("cg-bar", ChoiceBar).show(choices, self.cursor, self._waiting(), ink)
+        bar = self.part("cg-bar", ChoiceBar)
+        bar.display = snap.seat is not None  # (a spectator has no choices: the prompt says whom we wait for)
+        bar.show(choices, self.cursor, self._waiting(), ink)
 
     def describe(self, index: int, action: Action) -> tuple[str, str, str]:
         """A choice as (key, label, tooltip)."""
@@ -481,6 +501,16 @@ class ChristmasGameBoard(Board):
         return lines
 
     # -------------------------------------------------------------- input
+    def offers(self, action: str) -> bool:
+        legal = self.snapshot.legal
+        if action == "roll":
+            return any(isinstance(a, Roll) for a in legal)
+        if action == "buy":
+            return len(self.snapshot.view["offer"]) == 1 and any(isinstance(a, Buy) for a in legal)
+        if action == "decline":
+            return any(isinstance(a, Decline) for a in legal)
+        return any(self.describe(index, a)[0].isdigit() for index, a in enumerate(legal[:SLOTS]))  # (1-7: a choice by number)
+
     # A key always sends an action: if it is not legal now, the rules say why.
     def action_roll(self) -> None:
         self.choose(Roll())

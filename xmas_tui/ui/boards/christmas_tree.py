@@ -27,6 +27,7 @@ from xmas_tui.games.christmas_tree import (
     GAME,
     ITEMS,
     NAMES,
+    PLURALS,
     ROW_SIZES,
     ROW_ZONES,
     ROWS,
@@ -65,6 +66,8 @@ PAY_KEYS: dict[str, str] = {
 }
 #: Set sizes worth offering: each is the smallest that scores 1, 2 or 3 Points.
 SET_SIZES = (6, 5, 3)
+#: A set's type, named in the list of sets where a long name has no room (its symbols show it too).
+SET_NAMES = {"gingerbread": "Ginger"}
 #: Lines in the list of sets; longer lists scroll with the highlight.
 SET_LINES = 8
 SCORING = Content.from_markup("[dim][b]3/5/6[/b] → [b $leaf]1/2/3[/] pts[/dim]")
@@ -252,6 +255,7 @@ class ChristmasTreeBoard(Board):
 
     # -------------------------------------------------------------- drawing
     def redraw(self) -> None:
+        self.part("ct-lower").display = self.me is not None  # (a hand and its sets: a spectator has none)
         self._draw_info()
         self._draw_moment()
         self._draw_rows()
@@ -266,11 +270,16 @@ class ChristmasTreeBoard(Board):
             ("  Discard ", "dim"), (str(len(view.zone("discard"))), "bold"),
             ("  Target ", "dim"), (pts(view["target"]), f"bold {ink.gold}"),
         )
-        if view["removed"] >= 0:
-            text.append(f"  no {LOOK[TYPES[view['removed']]][3]}", style="dim")
+        more = []  # (each where it has room: the last round first; the type left out is in my hand's list too)
         if view["ending"] and view["phase"] not in ("final", "over"):
-            text.append("  ⚑ last round", style=f"bold {ink.berry}")
-        paint.show(self.part("ct-info", Static), text)
+            more.append(Text("  ⚑ last round", style=f"bold {ink.berry}"))
+        if view["removed"] >= 0:
+            more.append(Text(f"  no {LOOK[TYPES[view['removed']]][3]}", style="dim"))
+        info = self.part("ct-info", Static)
+        for part in more:
+            if text.cell_len + part.cell_len <= (info.content_size.width or 48):
+                text.append_text(part)
+        paint.show(info, text)
 
     def _draw_moment(self) -> None:
         """The one thing not to miss now, on two lines: final plays, a Surprise!, a payment."""
@@ -403,23 +412,23 @@ class ChristmasTreeBoard(Board):
             symbol, colour, _, short = LOOK[item]
             n = hand[item]
             key_style = f"bold {ink.gold}" if paying and n else "dim"
-            text = Text.assemble((PAY_KEYS[item], key_style), " ")
+            text = Text.assemble(("▸" if item == highlighted else " ", f"bold {ink.gold}"), (PAY_KEYS[item], key_style), " ")
             if item == removed:
                 text.append(f"{symbol} {short}", style="dim strike")
                 text.append(" out", style="dim")
             else:
                 text.append_text(chip(ink, item) if n else Text(f" {symbol} ", style="dim"))
                 label = f" {short}{' wild' if item == SANTA else ''}"
-                text.append(f"{label:<13}", style=ink[colour] if n else "dim")
+                text.append(f"{label:<12}", style=ink[colour] if n else "dim")
                 text.append(f"{n:>2}", style="bold" if n else "dim")
             tip = (
-                f"Pay one {NAMES[item]} onto row {view['paid'] + 1}" if paying else f"Play a set of {NAMES[item]}"
-            ) if n else f"You hold no {NAMES[item]}"
+                f"Pay one {NAMES[item]} onto row {view['paid'] + 1}" if paying else f"Play a set of {PLURALS[item]}"
+            ) if n else f"You hold no {PLURALS[item]}"
             lines.set_line(y, text, look="pick" if item == highlighted else "", tip=tip, click=("use_item", (item,)))
         total = sum(hand.values())
         box = self.part("ct-hand")
-        paint.title(box, f"Your hand · {total}")
-        paint.wear_edge(box, ink.gold if paying else None)
+        paint.title(box, f"Pay from hand · {total}" if paying else f"Your hand · {total}")
+        paint.wear_edge(box, ink.css("gold") if paying else None)
 
     def _draw_sets(self) -> None:
         ink = inks(self)
@@ -449,13 +458,13 @@ class ChristmasTreeBoard(Board):
             text = Text("▸ " if selected else "  ", style=f"bold {ink.gold}")
             shown = set_text(ink, play)
             text.append_text(shown)
-            text.append(" " * (7 - shown.cell_len))
-            text.append(f"{LOOK[play.item][3]:<12}", style=ink[LOOK[play.item][1]])
-            text.append(f"+{set_points(size)}", style=f"bold {ink.leaf}")
+            text.append(" " * (max(SET_SIZES) + 1 - shown.cell_len))
+            text.append(f"+{set_points(size)} ", style=f"bold {ink.leaf}")
+            text.append(SET_NAMES.get(play.item, LOOK[play.item][3]), style=ink[LOOK[play.item][1]])
             tip = f"Play {set_words(play)}: {pts(set_points(size))}"
             lines.set_line(slot, text, look="pick" if selected else "", tip=tip, click=("play_slot", (slot,)))
         box = self.part("ct-sets")
-        paint.wear_edge(box, ink.gold if live else None)
+        paint.wear_edge(box, ink.css("gold") if live else None)
         paint.title(box, "Sets · p play" if live else "Sets")
         below = len(self.offered) - top - SET_LINES
         paint.subtitle(box, f"↓ {below} more" if below > 0 else ("↑ more" if top else ""))
@@ -519,6 +528,16 @@ class ChristmasTreeBoard(Board):
         return lines
 
     # -------------------------------------------------------------- input
+    def offers(self, action: str) -> bool:
+        phase = self.phase
+        if action == "take":
+            return phase == "turn"
+        if action == "play":
+            return phase in ("turn", "play", "final") and bool(self.offered)
+        if action == "done":
+            return phase in ("play", "final")
+        return phase == "pay"  # (Enter, and ←/→ through my hand: pay with a type)
+
     # A key always sends an action: if it is not legal, the rules say why.
     def action_take(self, row: int) -> None:
         self.choose(Take(row))

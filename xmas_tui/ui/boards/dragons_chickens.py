@@ -964,20 +964,24 @@ class DragonsChickensBoard(Board):
     def _draw_head(self, shown: bool, revealed: Mapping[int, str]) -> None:
         ink = inks(self)
         view = self.snapshot.view
+        head = self.part("dc-head", Static)
+        width = head.content_size.width or 48
+        heard = self.snapshot.heard if shown and self.snapshot.result is None else ()
+        shout = shout_text(ink, heard[-1], view["players"], (), timed=False) if heard else None  # the latest, loud
         text = Text(f"Round {view['round']} ", style="bold")
         if self.snapshot.result is not None:
             text.append("· every pile is empty: the game is over", style=f"bold {ink.gold}")
         elif not shown:
             text.append("· My-trea-sure! the next room…", style=ink.gold)
-        elif any(card(f).dragon for f in revealed.values()):
-            text.append(" DRAGON! hands on the shield ", style=f"bold {ink.on_ground} on {ink.alarm_ground}")
+        elif any(card(f).dragon for f in revealed.values()):  # (once a hand is heard, the shout says where)
+            text.append(" DRAGON! " if shout else " DRAGON! hands on the shield ", style=f"bold {ink.on_ground} on {ink.alarm_ground}")
         else:
-            room = len(view.zone(ROOM))
-            text.append(f"· My-trea-sure!{f' · {room} more in the room' if room else ''}", style=ink.gold)
-        if shown and self.snapshot.heard and self.snapshot.result is None:  # the latest shout, loud
+            room = len(view.zone(ROOM))  # (the status bar counts it too: a shout takes its place)
+            text.append(f"· My-trea-sure!{f' · {room} more in the room' if room and not shout else ''}", style=ink.gold)
+        if shout is not None and text.cell_len + 2 + shout.cell_len <= width:  # (if it has room)
             text.append("  ")
-            text.append_text(shout_text(ink, self.snapshot.heard[-1], view["players"], (), timed=False))
-        paint.show(self.part("dc-head", Static), text)
+            text.append_text(shout)
+        paint.show(head, text)
 
     def _draw_hands(self) -> None:
         if not self.is_mounted:
@@ -996,7 +1000,9 @@ class DragonsChickensBoard(Board):
             text.append("\n")
             text.append_text(self._state(seat, window, names))
         self._spots = spots
-        paint.show(self.part("dc-hands", Hands), text)
+        hands = self.part("dc-hands", Hands)
+        hands.display = bool(snap.my_seats)  # (a spectator has no keys)
+        paint.show(hands, text)
 
     def _legend(self, block: int, name: str) -> tuple[Text, list[tuple[int, int, int, int, int]]]:
         """A player's keys in one line, and where each key is: (start, end, block, input, target)."""
@@ -1068,25 +1074,37 @@ class DragonsChickensBoard(Board):
         last = self.part("dc-last", Static)
         if snap.heard and snap.result is None and self.revealed_round == snap.view["round"]:
             paint.title(last, f"Round {snap.view['round']} · heard")  # the shouts, as they come
-            text = Text()
-            for i, heard in enumerate(snap.heard):
-                text.append("\n" * bool(i))
-                text.append_text(shout_text(ink, heard, names, snap.my_seats))
-            paint.show(last, text)
+            self._show_last([shout_text(ink, heard, names, snap.my_seats) for heard in snap.heard])
             return
         record = record_of(snap.view.public)
         if record is None:
             paint.title(last, "Last round")
-            paint.show(last, Text("Nothing yet. Look at all the cards, count, press!", style="dim"))
+            self._show_last([Text("Nothing yet. Look at all the cards, count, press!", style="dim")])
             return
         paint.title(last, f"Round {record.round}")
-        text = headline(ink, record, names)
-        for row in round_rows(ink, record, names, snap.my_seats):
-            text.append("\n")
-            text.append_text(row)
-        for line in why_lines(record):
-            text.append(f"\n{line}", style="italic dim")
-        paint.show(last, text)
+        lines = [headline(ink, record, names), *round_rows(ink, record, names, snap.my_seats)]
+        self._show_last(lines + [Text(line, style="italic dim") for line in why_lines(record)])
+
+    def _show_last(self, lines: list[Text]) -> None:
+        """The last round's lines, as many as the box has room for (a line too long for it
+        wraps); how many more there are (the log has them all) on its bottom edge."""
+        last = self.part("dc-last", Static)
+        width, height = last.content_size
+        shown: list[Text] = []
+        used = 0
+        for line in lines:
+            taken = len(paint.wrapped(last, line, width)) if width else 1
+            if height and used + taken > height:
+                break
+            shown.append(line)
+            used += taken
+        more = len(lines) - len(shown)
+        paint.subtitle(last, f"↓ {count(more, 'more line')} in the log" if more else "")
+        paint.show(last, Text("\n").join(shown))
+
+    def on_resize(self) -> None:
+        if self.drawable:
+            self._draw_last()  # (as many lines as its new room has)
 
     # -------------------------------------------------------------- the table screen's lines
     def status_line(self) -> str:

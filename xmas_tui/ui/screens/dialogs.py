@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.table import Table as RichTable
@@ -42,6 +43,25 @@ class RulesScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+class ClockLine(Static):
+    """A line a dialog over a game in play keeps up to date each second: the table does not
+    stop for the question, so it says whose turn timer runs and how long is left (``said()``:
+    the words, "" for none)."""
+
+    def __init__(self, said: Callable[[], str]) -> None:
+        super().__init__(id="dialog-clock")
+        self.said = said
+
+    def on_mount(self) -> None:
+        self.tick()
+        self.set_interval(1.0, self.tick)
+
+    def tick(self) -> None:
+        said = self.said()
+        self.update(said)
+        self.display = bool(said)
+
+
 class ConfirmScreen(ModalScreen[bool]):
     """A question before a step that cannot be undone, such as leaving a game in play.
 
@@ -53,23 +73,30 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, title: str, question: str, yes: str, no: str = "Stay") -> None:
+    def __init__(self, title: str, question: str, yes: str, no: str = "Stay", *,
+                 clock: Callable[[], str] | None = None) -> None:
         super().__init__()
         self.title_, self.question, self.yes, self.no = title, question, yes, no
+        self.clock = clock  # (over a game in play: its turn timer, which does not stop for the question)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
             yield Static(words(self.question), id="confirm-question")
+            if self.clock is not None:
+                yield ClockLine(self.clock)
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(f"{self.no} (n)", id="no", variant="primary")
 
     @classmethod
-    def leaving(cls, *, hosting: bool) -> ConfirmScreen:
-        """The question before leaving a networked game in play, for its host or a joiner."""
+    def leaving(cls, *, hosting: bool, clock: Callable[[], str] | None = None) -> ConfirmScreen:
+        """The question before leaving a networked game in play, for its host or a joiner
+        (``clock``: what its turn timer says meanwhile)."""
         if hosting:
-            return cls("Close the table?", "You host this table: closing it ends the game for everyone at it.", "Close it")
-        return cls("Leave this game?", "A bot takes your seat soon. To take it back, join again with the same name.", "Leave")
+            return cls("Close the table?", "You host this table: closing it ends the game for everyone at it.", "Close it",
+                       clock=clock)
+        return cls("Leave this game?", "A bot takes your seat soon. To take it back, join again with the same name.", "Leave",
+                   clock=clock)
 
     @classmethod
     def closing_waiting_room(cls, names: list[str]) -> ConfirmScreen:
@@ -98,7 +125,12 @@ class ConfirmScreen(ModalScreen[bool]):
 
 class HandOverScreen(ModalScreen[str | None]):
     """A host leaving a game in play: hand the table over to the other players (``"hand"``),
-    close it for everyone (``"close"``) or stay (None). Stay is focused, and Escape stays."""
+    close it for everyone (``"close"``) or stay (None). Stay is focused, and Escape stays.
+    ``clock``: what the game's turn timer says meanwhile (it does not stop for the question)."""
+
+    def __init__(self, *, clock: Callable[[], str] | None = None) -> None:
+        super().__init__()
+        self.clock = clock
 
     BINDINGS = [
         Binding("h", "answer('hand')", "Hand over", id="handover.hand"),
@@ -111,6 +143,8 @@ class HandOverScreen(ModalScreen[str | None]):
             yield Static("You host this table. Hand it over, and the other players choose a new host "
                          "among themselves and play on (a bot takes your seat); or close it, and the "
                          "game ends for everyone.", id="confirm-question")
+            if self.clock is not None:
+                yield ClockLine(self.clock)
             with Horizontal(id="confirm-buttons"):
                 yield Button("Hand over (h)", id="hand", variant="success")
                 yield Button("Close (c)", id="close", variant="error")
@@ -150,19 +184,13 @@ class EndScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         ink = inks(self)
         result = self.result
-        winners = " and ".join(self.players[w] for w in result.winners)
+        said = result_words(self.game, self.players, result, self.me)
         if self.game.cooperative:
-            headline = (
-                Text("Everyone wins together!", style=f"bold {ink.gold}")
-                if result.winners
-                else Text("Everyone loses together.", style=f"bold {ink.berry}")
-            )
-        elif self.me in result.winners:
-            headline = Text("You win!" if len(result.winners) == 1 else "You share the win!", style=f"bold {ink.gold}")
+            headline = Text(said, style=f"bold {ink.gold}" if result.winners else f"bold {ink.berry}")
         else:
-            headline = Text(f"{winners} win{'s' if len(result.winners) == 1 else ''}.", style="bold")
+            headline = Text(said, style=f"bold {ink.gold}" if self.me in result.winners else "bold")
         if result.tiebreak:
-            headline.append(f"\nTie broken by: {result.tiebreak}.", style="italic")
+            headline.append(f"\n{tiebreak_words(result.tiebreak)}", style="italic")
         table = RichTable(box=None, expand=True, header_style=f"bold {ink.leaf}")
         table.add_column("")
         table.add_column("Player")
@@ -209,6 +237,23 @@ class EndScreen(ModalScreen[str]):
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+
+def result_words(game: Game, players: tuple[str, ...], result: Result, me: int | None) -> str:
+    """Who won, in a sentence, for the player at seat ``me`` (None: for a room watching)."""
+    if game.cooperative:
+        return "Everyone wins together!" if result.winners else "Everyone loses together."
+    if me in result.winners:
+        return "You win!" if len(result.winners) == 1 else "You share the win!"
+    winners = " and ".join(players[w] for w in result.winners)
+    return f"{winners} win{'s' if len(result.winners) == 1 else ''}."
+
+
+def tiebreak_words(tiebreak: str) -> str:
+    """How a tie was settled, in a sentence: by a tie-break, or not at all (a shared win)."""
+    if tiebreak == "shared win":
+        return "A tie no tie-break could break: the win is shared."
+    return f"Tie broken by {tiebreak}."
 
 
 def verdict_text(verdict: dict | None, ink: Inks) -> Text:

@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from xmas_tui.bots import BOT_KINDS
 from xmas_tui.files import FileProblem, default_cards_file, set_aside, table_cards
-from xmas_tui.games import GAMES, Game, TableOption
+from xmas_tui.games import GAMES, Game, TableOption, count
 from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
 from xmas_tui.games.personal_cards import OPTION, CardsProblem
 from xmas_tui.names import default_name
@@ -62,7 +62,7 @@ class KeptGame:
     """An unfinished local game on disk that reads well: where, and in words."""
 
     path: Path
-    words: str  # "Chip 'n' Dale game (12 moves in)"
+    words: str  # "Chip 'n' Dale: Christmas Treasures (12 moves in)"
 
 
 def kept_game(tell: Callable[[str], None]) -> KeptGame | None:
@@ -76,7 +76,7 @@ def kept_game(tell: Callable[[str], None]) -> KeptGame | None:
             tell(set_aside_notice(path, problem))
             continue
         moves = len(record["actions"])
-        return KeptGame(path, f"{GAMES[record['game']].title} game ({moves} move{'' if moves == 1 else 's'} in)")
+        return KeptGame(path, f"{GAMES[record['game']].title} ({count(moves, 'move')} in)")
     return None
 
 
@@ -281,7 +281,7 @@ class LobbyScreen(Screen[None]):
         self._kept = kept = kept_game(self.app.tell_set_aside)  # read from disk here, not each time the keys are drawn
         if kept is not None:  # the one line that matters most: your game is waiting
             self.query_one("#lobby-about", Static).update(Text.assemble(
-                ("^r", f"bold {ink.gold}"), (" resumes your ", "dim"), (kept.words, f"bold {ink.gold}"),
+                ("^r", f"bold {ink.gold}"), (" resumes ", "dim"), (kept.words, f"bold {ink.gold}"),
             ))  # fmt: skip
             return
         self.query_one("#lobby-about", Static).update(

@@ -35,6 +35,7 @@ from xmas_tui.tables.network import (
     RosterRow,
     SeatState,
     TableFinder,
+    TableInfo,
     code_problem,
     lan_address,
     parse_address,
@@ -109,6 +110,12 @@ def watching_line(names: list[str], code: str = "CODE") -> str:
         return f"Nobody is watching. A big screen: xmas-tui watch --code {code}"
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
     return f"Watching: {shown}"
+
+
+def table_state(info: TableInfo) -> str:
+    """How a table heard on the LAN stands, for the list of tables: "" while it waits for
+    players, then playing, then over (the game has ended: there is nothing left to join)."""
+    return " · game over" if info.over else " · playing" if info.started else ""
 
 
 def failed_joins_line(lines: list[str]) -> str:
@@ -278,8 +285,7 @@ class JoinScreen(Screen[None]):
                 options.clear_options()
                 options.add_options([
                     Option(words(f"{h.info.title} · host {h.info.host} · {h.info.free} free of {h.info.seats}"
-                                 f"{' · playing' if h.info.started else ''}  ({h.address[0]}:{h.address[1]})",
-                                 lines=False))  # (what a table announces is anyone's words)
+                                 f"{table_state(h.info)}  ({h.address[0]}:{h.address[1]})", lines=False))
                     for h in heard
                 ] or [Option("No tables heard yet… (hosts announce every half second)", disabled=True)])
                 if heard:

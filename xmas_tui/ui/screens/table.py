@@ -50,60 +50,178 @@ def hanging(widget: Widget, first: Text, body: Text, width: int | None) -> list[
     return [Text.assemble(first if number == 0 else indent, line) for number, line in enumerate(lines)]
 
 
-class PlayersPanel(paint.Unscrolled, Static, paint.QuickLines):
-    """Every player: name, score, a summary; who acts now is marked, and a seat's state
-    (away with its countdown, idle, a bot) leads the second line, where it has room.
+def flowed(widget: Widget, first: Text, pieces: list[Text], width: int | None) -> list[Text]:
+    """``pieces`` side by side, two blanks apart, ``first`` before the first line: a piece that
+    does not fit on a line starts the next (hanging under ``first``), whole; one longer than a
+    line is wrapped where its words end. A piece is never broken between its words ("4 ms")."""
+    if width is None:
+        return [Text.assemble(first, Text("  ").join(pieces))]
+    room = max(1, width - first.cell_len)
+    lines: list[Text] = [Text()]
+    for piece in pieces:
+        line = lines[-1]
+        gap = 2 if line.cell_len else 0
+        if line.cell_len and line.cell_len + gap + piece.cell_len > room:
+            lines.append(line := Text())
+            gap = 0
+        if piece.cell_len > room:  # (too long for any line: its words go where they fit)
+            wrapped = paint.wrapped(widget, piece, room)
+            line.append_text(wrapped[0])
+            lines += wrapped[1:]
+            continue
+        line.append(" " * gap)
+        line.append_text(piece)
+    indent = Text(" " * first.cell_len)
+    return [Text.assemble(first if number == 0 else indent, line) for number, line in enumerate(lines)]
 
-    Its lines are wrapped here, so it knows its height: it grows when they need more room and
-    never shrinks back, and a move that changes its words repaints it without laying out the
-    screen again."""
+
+def shown_from(blocks: list[int], top: int, room: int) -> int:
+    """Where the players shown from ``top`` end, ``blocks`` being each player's number of lines,
+    in ``room`` lines: only whole players (and at least one)."""
+    used, end = 0, top
+    while end < len(blocks) and (used + blocks[end] <= room or end == top):
+        used += blocks[end]
+        end += 1
+    return end
+
+
+def window(blocks: list[int], room: int, top: int, keep: range) -> int:
+    """The first player shown in ``room`` lines: as near ``top`` as shows the players ``keep``
+    (whoever acts now), and with as few blank lines under the last one as can be."""
+    top = max(0, min(top, len(blocks) - 1))
+    if keep:
+        if keep.start < top:
+            top = keep.start
+        while top < keep.start and shown_from(blocks, top, room) < keep.stop:
+            top += 1
+    while top and shown_from(blocks, top - 1, room) == len(blocks):
+        top -= 1
+    return top
+
+
+class PlayersPanel(paint.Unscrolled, Static, paint.QuickLines):
+    """Every player: name, score, a summary; who acts now is marked (▶ and the name in gold),
+    and a seat's state (away with its countdown, idle, a bot) leads the second line, where it
+    has room.
+
+    Its lines are wrapped here, so it knows its height: it grows when they need more room (up
+    to its stylesheet's ``max-height``) and never shrinks back, and a move that changes its
+    words repaints it without laying out the screen again. When every player's lines do not
+    fit (six players at 80×24), it shows as many as fit, always those of whoever acts now; the
+    mouse wheel scrolls the rest into view, and its bottom edge says how many lines are out
+    of sight, and where."""
 
     _drawn: tuple = ()
     _said: tuple | None = None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._rows: list[Text] = []  # (Rich draws them)
+        self._rows: list[Text] = []  # (the lines shown; Rich draws them)
+        self._all: list[list[Text]] = []  # (every player's lines)
+        self._keep = range(0)  # (the players who act now, kept in view)
+        self._top = 0  # the first player shown
+        self._note = ""  # (said on the bottom edge beside how many lines are out of view)
         self._strips = paint.LineStrips()  # (each line rendered once while it is shown)
 
     def on_resize(self) -> None:
-        if self._said is not None:
-            self.show_lines(*self._said)  # (wrapped again to the new width)
+        self.refit()
 
-    def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None) -> None:
+    def refit(self) -> None:
+        """Show the players again at the panel's width and room (the screen's size changed)."""
+        if self._said is not None:
+            self.show_lines(*self._said, note=self._note)
+
+    def room(self) -> int | None:
+        """How many lines of players the panel may show (None: not laid out yet)."""
+        parent = self.parent
+        if not isinstance(parent, Widget) or not parent.content_size.height:
+            return None
+        limit = self.styles.max_height
+        most = parent.content_size.height if limit is None else int(limit.resolve(parent.content_size, self.app.size))
+        return max(1, most - self.styles.gutter.height)
+
+    def show_lines(self, lines: list[PlayerLine], me: int | None, notes: dict[int, str] | None = None,
+                   *, note: str = "") -> None:
+        """Show these players (``me`` marked "you"); ``notes``: a seat's state or ping; ``note``:
+        said on the bottom edge (who watches the table)."""
         notes = notes or {}
         self._said = (lines, me, notes)
+        self._note = note
         width = self.content_size.width or None
-        drawn = (tuple(lines), me, tuple(sorted(notes.items())), self.app.theme, width)
+        room = self.room()
+        drawn = (tuple(lines), me, tuple(sorted(notes.items())), self.app.theme, width, room, note)
         if drawn == self._drawn:
             return  # nothing new to say about anyone
         self._drawn = drawn
         ink = inks(self)
-        rows: list[Text] = []
+        players: list[list[Text]] = []
         blank = Text("  ")
         for line in lines:
-            head = Text()
-            style = f"bold {ink.gold}" if line.acting else "bold"
+            rows: list[Text] = []
             you = " (you)" if line.seat == me else ""
-            head.append(f"{line.name}{you}", style=style)
-            head.append(f" {line.marker}" if line.marker else "", style=ink.gold)
-            head.append(f"  {line.score}", style=ink.leaf)
-            note = notes.get(line.seat)
-            urgent = bool(note) and note.startswith(("away", "idle"))
-            if note and not urgent:
-                head.append(f"  {note}", style="dim")
+            pieces = [Text(f"{line.name}{you}", style=f"bold {ink.gold}" if line.acting else "bold")]
+            if line.marker:
+                pieces[0].append(f" {line.marker}", style=ink.gold)
+            if line.score:
+                pieces.append(Text(line.score, style=ink.leaf))
+            note_ = notes.get(line.seat)
+            urgent = bool(note_) and note_.startswith(("away", "idle"))
+            if note_ and not urgent:
+                pieces.append(Text(note_, style="dim"))
             arrow = Text("▶ ", style=ink.gold) if line.acting else blank
-            rows += hanging(self, arrow, head, width)
+            rows += flowed(self, arrow, pieces, width)
             if urgent:  # on a line of its own: never cut
-                rows += hanging(self, blank, Text(note, style=f"bold {ink.ember}"), width)
+                rows += hanging(self, blank, Text(note_, style=f"bold {ink.ember}"), width)
             if line.summary:
                 rows += hanging(self, blank, Text(line.summary, style="dim"), width)
+            players.append(rows)
+        acting = [number for number, line in enumerate(lines) if line.acting]
+        keep = range(acting[0], acting[-1] + 1) if acting else range(0)
+        blocks = [len(rows) for rows in players]
+        if room is not None and sum(blocks[keep.start : keep.stop]) > room:
+            keep = range(keep.start, keep.start + 1)  # (several act, and not all fit: the first)
+        self._all, self._keep = players, keep
         if width is not None:
-            height = len(rows) + self.styles.gutter.height
+            total = sum(blocks)
+            shown = total if room is None else min(total, room)
+            height = shown + self.styles.gutter.height
             now = self.styles.height
-            if now is None or now.is_auto or height > now.value:
+            if now is None or now.is_auto or height > now.value or (room is not None and now.value > room + self.styles.gutter.height):
                 self.styles.height = height
-        self._repaint(rows, width)
+        self._show_window(width)
+
+    def _show_window(self, width: int | None) -> None:
+        """Show the players in view, whole, and say on the bottom edge how many are not."""
+        players, room = self._all, self.room()
+        blocks = [len(rows) for rows in players]
+        if room is None or sum(blocks) <= room:
+            self._top, end = 0, len(players)
+        else:
+            self._top = window(blocks, room, self._top, self._keep)
+            end = shown_from(blocks, self._top, room)
+        shown = [row for rows in players[self._top : end] for row in rows]
+        if room is not None:
+            shown = shown[:room]  # (a player with more lines than the panel has, from their first)
+        above, below = self._top, len(players) - end
+        arrows = " ".join(part for part in (f"↑{above}" if above else "", f"↓{below}" if below else "") if part)
+        more = f"{arrows} more {'player' if above + below == 1 else 'players'}" if arrows else ""
+        said = [part for part in (self._note, more) if part]
+        paint.subtitle(self, " · ".join(said))
+        self._repaint(shown, width)
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        event.stop()
+        self._scroll(-1)
+
+    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+        event.stop()
+        self._scroll(1)
+
+    def _scroll(self, step: int) -> None:
+        """The wheel shows the player above or below (never moving whoever acts out of view)."""
+        if 0 <= self._top + step < len(self._all):
+            self._top += step
+            self._show_window(self.content_size.width or None)
 
     def _repaint(self, rows: list[Text], width: int | None) -> None:
         """Show ``rows``, repainting only the lines that changed (all of them if their number
@@ -256,6 +374,36 @@ def waiting_prompt(table: Table, snapshot: Snapshot, name_of: Callable[[int], st
     return " ".join(said) or None
 
 
+def turn_clock(table: Table, snapshot: Snapshot, name_of: Callable[[int], str]) -> tuple[str, float] | None:
+    """Whose turn timer to show, and its seconds left: mine if I am to act, else the one who
+    has least time (None: nobody's turn is timed, or a race is on)."""
+    if table.game.race_window:
+        return None
+    clocks = [(seat, left) for seat in sorted(snapshot.to_act) if (left := table.seconds_left(seat)) is not None]
+    if not clocks:
+        return None
+    mine = [clock for clock in clocks if clock[0] == snapshot.seat]
+    seat, left = mine[0] if mine else min(clocks, key=lambda clock: clock[1])
+    return ("you" if seat == snapshot.seat else name_of(seat)), left
+
+
+def leave_clock(table: Table) -> str:
+    """What a dialog over the table says while a turn timer runs: it does not stop for the
+    question (the others play on), so whose time runs, and how much is left."""
+    try:
+        snapshot = table.snapshot()
+    except RuntimeError:
+        return ""
+    if snapshot.result is not None:
+        return ""
+    ticking = turn_clock(table, snapshot, lambda seat: snapshot.view["players"][seat])
+    if ticking is None:
+        return "The game goes on while you choose: the table does not wait for this question."
+    who, left = ticking
+    whose = "your turn has" if who == "you" else f"{who} has"
+    return f"The game goes on while you choose: ⏱ {whose} {left:.0f} s left."
+
+
 class TableScreen(Screen[None], paint.Unscrolled):
     """A game in progress. The board is the game's; the rest is shared."""
 
@@ -363,16 +511,24 @@ class TableScreen(Screen[None], paint.Unscrolled):
         board.show_snapshot(snapshot)
         self._show_status()
         panel = self._players
-        panel.show_lines(board.player_lines(), snapshot.seat, self.table.seat_notes())
         hosting = self.my_hosting()  # the host sees who watches their table
         watchers = hosting.spectators() if hosting is not None else []
-        paint.subtitle(panel, f"{len(watchers)} watching" if watchers else "")
+        panel.show_lines(self.player_lines(), snapshot.seat, self.table.seat_notes(),
+                         note=f"{len(watchers)} watching" if watchers else "")
         self._show_prompt()
         self._show_log(snapshot)
         self.call_after_refresh(self._tidy)
         if snapshot.result is not None and not self._ended:
             self._ended = True
-            self.app.show_result(self.table, snapshot)
+            self.game_over(snapshot)
+
+    def player_lines(self) -> list[PlayerLine]:
+        """The players panel's lines: the board's."""
+        return self.board.player_lines()
+
+    def game_over(self, snapshot: Snapshot) -> None:
+        """The game has ended: the scores, the winners and the fair-play verdict, over the table."""
+        self.app.show_result(self.table, snapshot)
 
     def _show_log(self, snapshot: Snapshot) -> None:
         """The log's new lines. A room drawn at an instant (``room_in``) is told in the log no
@@ -390,11 +546,15 @@ class TableScreen(Screen[None], paint.Unscrolled):
             self._add_log(held)
 
     def _add_log(self, snapshot: Snapshot) -> None:
-        self._log.add([
+        self.add_log_lines([
             Text(event.text, style="bold" if event.seat is not None and event.seat == snapshot.seat else "")
             for event in snapshot.log[self._logged :]
         ])
         self._logged = len(snapshot.log)
+
+    def add_log_lines(self, lines: list[Text]) -> None:
+        """The log's new lines, in the log."""
+        self._log.add(lines)
 
     def _tidy(self) -> None:
         """Just after a move's frame has gone to the terminal: collect the garbage that is due,
@@ -407,33 +567,48 @@ class TableScreen(Screen[None], paint.Unscrolled):
         gone = self.table.host_gone
         if gone and self.snapshot.result is None:
             paint.show(prompt, f"{gone}\nPress Esc to go back to the lobby.")
-            paint.wear(prompt, ink.alarm_ground, ink.on_ground, "bold")
+            paint.wear(prompt, ink.css("alarm-ground"), ink.css("on-ground"), "bold")
             return
         board = self.board
-        paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or board.prompt_line())
+        paint.show(prompt, waiting_prompt(self.table, self.snapshot, board.player_name) or self.prompt_line())
         if self.snapshot.my_turn:
-            paint.wear(prompt, ink.prompt_live_ground, ink.on_ground, "bold")
+            paint.wear(prompt, ink.css("prompt-live-ground"), ink.css("on-ground"), "bold")
         else:
             paint.wear(prompt)
 
+    def prompt_line(self) -> str:
+        """The prompt's words when nobody is away: the board's."""
+        return self.board.prompt_line()
+
     def _show_status(self) -> None:
-        """The top bar: a problem, or the board's line and how long whoever acts has left."""
+        """The top bar: a problem, or the board's line and how long whoever acts has left (the
+        game's title left out where the line has no room for both)."""
         ink = inks(self)
         problem = self.table.problem
         if problem is None and self.table.idle:
             problem = "Your time ran out twice: a bot plays for you. Press any key to play again."
-        text = Text(problem or self.board.status_line(), style="bold")
+        line = problem or self.board.status_line()
+        clock = Text()
         if not problem:
-            for seat in sorted(self.snapshot.to_act):
-                left = self.table.seconds_left(seat)
-                if left is not None and not self.table.game.race_window:
-                    who = "you" if seat == self.snapshot.seat else self.board.player_name(seat)
-                    text.append(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
+            ticking = turn_clock(self.table, self.snapshot, self.board.player_name)
+            if ticking is not None:
+                who, left = ticking
+                clock = Text(f"  ⏱ {who}: {left:.0f} s", style=f"bold {ink.ember}" if left <= 10 else "")
+        room = (self._status.content_size.width or 78) - clock.cell_len
+        title = f"{self.table.game.title} · "
+        if len(line) > room and line.startswith(title):
+            line = line[len(title):]
+        text = Text(line, style="bold")
+        text.append_text(clock)
         status = self._status
         paint.show(status, text)
-        paint.wear(status, ink.alarm_ground if problem else None)
+        paint.wear(status, ink.css("alarm-ground") if problem else None)
         if self.table.networked:
             self._show_prompt()  # an away player's countdown, the host gone
+
+    def on_resize(self) -> None:
+        for panel in self.query(PlayersPanel):  # (a taller screen gives the players more room)
+            panel.refit()
 
     def on_key(self) -> None:
         self.table.present()  # a player the table marked idle is back
