@@ -55,7 +55,9 @@ class Config:
     # joining (see `netcode.channel.admission`)
     handshake_resend_max: float = 1.0  # a joiner repeats its INIT, backing off up to this
     handshake_timeout: float = 5.0  # an attempt unconfirmed this long after its last INIT fails
-    max_handshakes: int = 16  # attempts a host has in progress at once
+    max_handshakes: int = 16  # attempts a host has in progress at once ...
+    max_source_handshakes: int = 4  # ... and from one source (an IP address)
+    cookie_lifetime: float = 2.0  # a RETRY's cookie is good for between this and twice this
     failures_before_limit: int = 5  # failed attempts from one source before it is slowed ...
     limited_interval: float = 5.0  # ... to one attempt per this many seconds
     table_failures_before_limit: int = 20  # failed attempts at the table before all are slowed ...

@@ -1,11 +1,16 @@
 """Joining: the joiner's side of the handshake, on its connection to the host.
 
 Owns: sending INIT until the host answers (backing off up to
-`Config.handshake_resend_max`, waiting as long as a BUSY asks when that is
-short, giving up when it is long), checking the host's proof in its REPLY,
-then CONFIRM and the connection's keys, or ABORT and a clear refusal
-(`HandshakeFailed`, then `PeerGone`) when the host could not prove it knows
-the code. Until the keys are agreed, reliable and unreliable messages wait in
+`Config.handshake_resend_max`), repeating it at once with the cookie of the
+host's RETRY (one RETRY taken per INIT sent, so a forged stream of RETRYs
+cannot make a joiner send INITs faster than they come), waiting as long as a
+BUSY asks when that is short and giving up when it is long, checking the
+host's proof in its REPLY, then CONFIRM and the connection's keys, or ABORT
+and a clear refusal (`HandshakeFailed`, then `PeerGone`) when the host could
+not prove it knows the code; and what the host last said, so that a joiner
+that gives up says why in words: the table was busy (`TABLE_BUSY`), or never
+answered at all (`NO_ANSWER`), never "check the code" unless the code was
+wrong. Until the keys are agreed, reliable and unreliable messages wait in
 the connection's queues, and nothing sealed leaves.
 
 Must not touch: the exchange itself (`handshake`), the host's side
@@ -19,10 +24,17 @@ import math
 from typing import TYPE_CHECKING
 
 from netcode.channel.config import INF
-from netcode.channel.events import WRONG_CODE, HandshakeCompleted, HandshakeFailed
+from netcode.channel.events import (
+    NO_ANSWER,
+    TABLE_BUSY,
+    WRONG_CODE,
+    HandshakeCompleted,
+    HandshakeFailed,
+)
 from netcode.envelope import (
     BUSY,
     REPLY,
+    RETRY,
     Dropped,
     HandshakePacket,
     Opener,
@@ -48,6 +60,8 @@ class Joining:
         "_handshake_out",
         "_init_resend_at",
         "_init_interval",
+        "_retry_taken",
+        "_host_said",
         "keys",
     )
 
@@ -62,6 +76,10 @@ class Joining:
         self._init_interval = self.config.initial_rto
         self._init_resend_at = now
         self._init_packet = b""
+        #: whether a RETRY was taken since our last INIT left (one per INIT)
+        self._retry_taken = False
+        #: the host's last word to our INITs: "", RETRY, BUSY or REPLY
+        self._host_said: int | None = None
         if initiator is not None:
             self._init_packet = pack_init(
                 self.local_id, self.peer_id, initiator.message, self.config.max_datagram
@@ -74,16 +92,25 @@ class Joining:
         """Whether the keys are still being agreed (joiner side)."""
         return self.keys is None
 
+    @property
+    def join_stalled(self) -> str:
+        """Why joining has not finished, in one sentence for a player who stops waiting:
+        the host asked us to wait (`TABLE_BUSY`), or nothing came back (`NO_ANSWER`)."""
+        return TABLE_BUSY if self._host_said == BUSY else NO_ANSWER
+
     def _use_keys(self, keys: SessionKeys) -> None:
         self.keys = keys
         self._sealer = Sealer(keys.send, self.local_id)
         self._opener = Opener(keys.receive, self.peer_id)
 
     def receive_handshake(self, packet: HandshakePacket, address: Address, now: float) -> None:
-        """The host's REPLY or BUSY (routed here by the endpoint). Never raises."""
+        """The host's RETRY, REPLY or BUSY (routed here by the endpoint). Never raises."""
         initiator = self._initiator
         if initiator is None or self.keys is not None or self.gone:
             self.drops["handshake_repeat"] += 1
+            return
+        if packet.type in (RETRY, BUSY) and packet.echo != digest(initiator.message):
+            self.drops["unknown_handshake"] += 1  # a RETRY or BUSY, but not of our INIT
             return
         if packet.type == REPLY:
             try:
@@ -91,6 +118,7 @@ class Joining:
             except Dropped as dropped:
                 self.drops[dropped.reason] += 1
                 return
+            self._host_said = REPLY
             if not proven:
                 self._handshake_out.append(
                     pack_abort(self.local_id, self.peer_id, digest(packet.message))
@@ -104,10 +132,20 @@ class Joining:
             # `last_heard` waits for the host's first sealed datagram, a round trip
             # from now: until then the connect timeout, not the silence one, applies
             self._events.append(HandshakeCompleted(self.peer_id, address))
-        elif packet.type == BUSY:
-            if packet.echo != digest(initiator.message):
-                self.drops["unknown_handshake"] += 1
+        elif packet.type == RETRY:
+            if self._retry_taken:
+                self.drops["retry_repeat"] += 1
                 return
+            self._retry_taken = True
+            self._host_said = RETRY
+            self._counters["retries_taken"] += 1
+            self._init_packet = pack_init(
+                self.local_id, self.peer_id, initiator.message, self.config.max_datagram,
+                packet.cookie,
+            )  # fmt: skip
+            self._init_resend_at = now  # prove our address at once
+        elif packet.type == BUSY:
+            self._host_said = BUSY
             self._counters["busy_answers"] += 1
             if packet.retry_after > self.config.max_silent_retry:
                 seconds = math.ceil(packet.retry_after)
@@ -135,6 +173,7 @@ class Joining:
         if self.keys is None:
             if not self.gone and now >= self._init_resend_at:
                 out.append((self._init_packet, address))
+                self._retry_taken = False
                 self._counters["handshake_inits"] += 1
                 self._init_resend_at = now + self._init_interval
                 self._init_interval = min(
@@ -143,6 +182,13 @@ class Joining:
             return out
         self._initiator = None  # joined: from now on, the usual path
         return out + self.datagrams_to_send(now)
+
+    def _handshake_timed_out(self) -> None:
+        """`Config.connect_timeout` passed without keys: the table was busy, or unreachable."""
+        if self._host_said == BUSY:
+            self._handshake_failed("busy", TABLE_BUSY, self.address)
+        else:
+            self._set_gone("unreachable")
 
     def _handshake_timer(self) -> float:
         give_up = self.created + self.config.connect_timeout
