@@ -16,9 +16,10 @@ from forged addresses costs the host one MAC and one small RETRY each, and
 can neither hold an attempt nor push a real guesser's failures out of
 memory. Attempts of proven addresses are capped (`Config.max_handshakes` in
 all, `Config.max_source_handshakes` from one source); when the door is full,
-the source holding the most gives up its oldest attempt to a newcomer from a
-source holding at least two fewer, so no one source can hold the door, and
-otherwise the newcomer is told BUSY (a short wait).
+the sources holding the most give up their oldest attempt to a newcomer from
+a source holding at least two fewer, or one fewer once that attempt is older
+than `Config.evict_after`, so no source, nor many holding one attempt each,
+can hold the door; otherwise the newcomer is told BUSY (a short wait).
 
 Every guess at the code costs one online attempt, and attempts are slowed
 where they fail: after `Config.failures_before_limit` failures from one
@@ -309,17 +310,23 @@ class Admission:
 
     def _make_room(self, record: _Source, capacity: int, now: float) -> bool:
         """Whether a newcomer from `record`'s source may start an attempt now: there is room,
-        or the source holding the most attempts holds at least two more than the newcomer's,
-        and gives up its oldest (which counts as failed: its REPLY let one guess be checked)."""
+        or the oldest attempt of the sources holding the most gives way to it, if they hold
+        at least two more than the newcomer's source, or one more and that attempt is older
+        than `Config.evict_after` (an honest one is done in a round trip). The one evicted
+        counts as failed: its REPLY let one guess be checked."""
         if record.pending >= self.config.max_source_handshakes:
             return False
         if len(self.attempts) < capacity:
             return True
-        held = Counter(attempt.source for attempt in self.attempts.values())
-        heaviest, most = held.most_common(1)[0]
-        if most < record.pending + 2:
+        if not self.attempts:
             return False
-        oldest = min((a for a in self.attempts.values() if a.source == heaviest), key=lambda a: a.started)
+        held = Counter(attempt.source for attempt in self.attempts.values())
+        most = max(held.values())
+        oldest = min((a for a in self.attempts.values() if held[a.source] == most), key=lambda a: a.started)
+        if most < record.pending + 2 and (
+            most < record.pending + 1 or now < oldest.started + self.config.evict_after
+        ):
+            return False
         self.counters["evicted"] += 1
         self._busy_until = now + _BUSY_SHOWN
         self._fail(oldest, "evicted")

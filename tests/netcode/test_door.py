@@ -156,9 +156,24 @@ def test_proven_attempts_from_four_addresses_cannot_hold_the_door() -> None:
     assert host.describe_door(table.net.now) == "busy: 15 join attempts waiting from 4 addresses"
 
 
+def test_many_addresses_holding_one_attempt_each_give_way_oldest_first() -> None:
+    """Sixteen addresses holding one attempt each: a newcomer is asked to wait until the
+    oldest is older than an honest join could be, then takes its place."""
+    table = Table()
+    host = table.host
+    for source in range(16):
+        held_attempt(host, 100 + source, (f"198.51.100.{source}", 1), now=source * 0.01)
+    table.join(2, address=("192.0.2.9", 1))
+    table.net.run(0.5)
+    assert 2 not in host.peers and host.drops["door_full"] >= 1
+    assert table.net.run(2.0, lambda: 2 in host.peers) and table.net.now >= host.config.evict_after
+    (evicted,) = table.of("host", JoinAttemptFailed)
+    assert (evicted.source, evicted.reason) == ("198.51.100.0", "evicted")
+
+
 def test_a_joiner_kept_out_for_load_is_told_the_table_is_busy_never_to_check_the_code() -> None:
-    table = Table(config=Config(max_handshakes=2))
-    for source in range(2):  # the door is full, one attempt from each address: nobody to evict
+    table = Table(config=Config(max_handshakes=2, evict_after=60.0))
+    for source in range(2):  # the door is full, one attempt from each address, for a minute
         held_attempt(table.host, 100 + source, (f"198.51.100.{source}", 1))
     joiner = table.join(2, address=("192.0.2.9", 1), config=Config(connect_timeout=2.0))
     assert joiner.join_stalled(HOST) == NO_ANSWER and "code" not in NO_ANSWER
