@@ -353,10 +353,11 @@ class SeatRunner:
         self.post(self.session.hello())
         try:
             answer = await asyncio.wait_for(asyncio.shield(self._answer), timeout)
-        except TimeoutError:
+        except TimeoutError:  # the table was busy, or said nothing at all: not the code's fault
+            why = self.endpoint.join_stalled(self.host_peer)
             await self.close()
-            raise JoinError("The table did not answer: check the join code (it is shown on the host's screen).") from None
-        except JoinError:  # the handshake failed: the table could not prove the code, say
+            raise JoinError(why) from None
+        except JoinError:  # the handshake failed: the table could not prove the code, or was busy
             await self.close()
             raise
         if isinstance(answer, TurnedAway):
