@@ -2,8 +2,11 @@
 
 Owns: sending INIT until the host answers (backing off up to
 `Config.handshake_resend_max`), repeating it at once with the cookie of the
-host's RETRY (one RETRY taken per INIT sent, so a forged stream of RETRYs
-cannot make a joiner send INITs faster than they come), waiting as long as a
+host's first RETRY (a later RETRY's cookie waits for the next resend, and one
+RETRY is taken per INIT sent, so a stream of forged RETRYs cannot make a
+joiner send INITs any faster), and then, if the
+RETRY answered our only INIT, every three round trips rather than every
+`Config.initial_rto` (a host under a flood loses datagrams), waiting as long as a
 BUSY asks when that is short and giving up when it is long, checking the
 host's proof in its REPLY, then CONFIRM and the connection's keys, or ABORT
 and a clear refusal (`HandshakeFailed`, then `PeerGone`) when the host could
@@ -62,6 +65,7 @@ class Joining:
         "_init_interval",
         "_retry_taken",
         "_host_said",
+        "_init_sent_at",
         "keys",
     )
 
@@ -80,6 +84,8 @@ class Joining:
         self._retry_taken = False
         #: the host's last word to our INITs: "", RETRY, BUSY or REPLY
         self._host_said: int | None = None
+        #: when our last INIT left: a RETRY to our only INIT times the round trip
+        self._init_sent_at = now
         if initiator is not None:
             self._init_packet = pack_init(
                 self.local_id, self.peer_id, initiator.message, self.config.max_datagram
@@ -138,12 +144,18 @@ class Joining:
                 return
             self._retry_taken = True
             self._host_said = RETRY
-            self._counters["retries_taken"] += 1
             self._init_packet = pack_init(
                 self.local_id, self.peer_id, initiator.message, self.config.max_datagram,
                 packet.cookie,
             )  # fmt: skip
-            self._init_resend_at = now  # prove our address at once
+            if not self._counters["retries_taken"]:  # the first: prove our address at once
+                self._init_resend_at = now  # (a later one, say for a late INIT, waits its turn)
+            if self._counters["handshake_inits"] == 1:  # a round trip (Karn: none from a resend)
+                # (resend as QUIC's first timeout after a Retry would: three round trips)
+                cfg = self.config
+                rtt = now - self._init_sent_at
+                self._init_interval = min(max(3 * rtt, cfg.min_rto), cfg.initial_rto)
+            self._counters["retries_taken"] += 1
         elif packet.type == BUSY:
             self._host_said = BUSY
             self._counters["busy_answers"] += 1
@@ -174,6 +186,7 @@ class Joining:
             if not self.gone and now >= self._init_resend_at:
                 out.append((self._init_packet, address))
                 self._retry_taken = False
+                self._init_sent_at = now
                 self._counters["handshake_inits"] += 1
                 self._init_resend_at = now + self._init_interval
                 self._init_interval = min(

@@ -134,6 +134,23 @@ def test_the_joiner_with_the_code_is_seated_through_the_retry_while_forged_inits
     assert table.host.counters["handshakes_started"] == 1 and table.host.failed_attempts_total == 0
 
 
+def test_after_a_retry_to_its_only_init_a_joiner_repeats_it_every_three_round_trips() -> None:
+    """(A host under a flood loses datagrams: the joiner's proof goes again soon, not in 0.25 s.)"""
+    host = Endpoint(CODE, TABLE, HOST)
+    joiner = Endpoint(CODE, TABLE, 2, accept_unknown=False)
+    joiner.connect(HOST, "host", 0.0)
+    (init, _), = joiner.datagrams_to_send(0.0)
+    host.receive_datagram(init, ("192.0.2.1", 2), 0.0)
+    (retry, _), = host.datagrams_to_send(0.0)
+    joiner.receive_datagram(retry, "host", 0.02)
+    (again, _), = joiner.datagrams_to_send(0.02)
+    assert open_handshake(again).cookie and joiner.next_timer() == pytest.approx(0.08)
+    joiner.receive_datagram(retry, "host", 0.03)  # another RETRY: its cookie waits its turn
+    joiner.receive_datagram(retry, "host", 0.03)  # and no more than one per INIT sent
+    assert joiner.datagrams_to_send(0.03) == [] and joiner.drops["retry_repeat"] == 1
+    assert joiner.next_timer() == pytest.approx(0.08) and joiner.counters["retries_taken"] == 2
+
+
 # -- proven addresses -------------------------------------------------------------------------
 
 
