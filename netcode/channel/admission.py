@@ -183,7 +183,7 @@ class Admission:
     def describe_door(self, now: float) -> str:
         """What the door holds now, in one line for the host's screen ("" when nothing):
         "busy: 16 join attempts waiting from 4 addresses", "1 join attempt waiting from
-        127.0.0.1", "9800 unproven join requests a second turned away"."""
+        127.0.0.1", "9800 unproven joins a second turned away"."""
         parts = []
         if self.attempts:
             sources = {attempt.source for attempt in self.attempts.values()}
@@ -194,7 +194,7 @@ class Admission:
             parts.append("busy")
         unproven = self._retried.rate(now) - self._proven.rate(now)
         if unproven >= _FLOOD:
-            parts.append(f"{unproven} unproven join requests a second turned away")
+            parts.append(f"{unproven} unproven joins a second turned away")
         return "; ".join(parts)
 
     # -- intake -------------------------------------------------------------------

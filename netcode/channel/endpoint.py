@@ -143,8 +143,8 @@ class Endpoint:
 
     def describe_door(self, now: float) -> str:
         """What the door (as host) holds now, one line for the host's screen ("" when
-        nothing): "busy: 16 join attempts waiting from 4 addresses", "9800 unproven join
-        requests a second turned away"."""
+        nothing): "busy: 16 join attempts waiting from 4 addresses", "9800 unproven joins a
+        second turned away"."""
         return self.admission.describe_door(now)
 
     def join_stalled(self, peer_id: int) -> str:

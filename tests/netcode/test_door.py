@@ -66,7 +66,7 @@ def test_a_flood_of_inits_from_forged_addresses_leaves_nothing_at_the_host(monke
     assert snapshot(host) == before and not host.admission._sources
     assert host.counters["retries_sent"] == 3000 and host.failed_attempts_total == 0
     assert host.drops["bad_cookie"] + host.drops["expired_cookie"] == 1000
-    assert host.describe_door(1.5) == "2000 unproven join requests a second turned away"
+    assert host.describe_door(1.5) == "2000 unproven joins a second turned away"
     assert host.describe_door(4.0) == ""
 
 

@@ -183,6 +183,12 @@ class HostedTable:
         endpoint = self.runner.endpoint
         return endpoint.describe_failed_attempts() if endpoint is not None else []
 
+    def door(self) -> str:
+        """What the door holds now, one line ("" if nothing): "busy: 16 join attempts waiting
+        from 4 addresses", "9800 unproven joins a second turned away"."""
+        endpoint = self.runner.endpoint
+        return endpoint.describe_door(time.monotonic()) if endpoint is not None else ""
+
     @property
     def failed_joins_total(self) -> int:
         """Failed join attempts at this table, from every address."""
