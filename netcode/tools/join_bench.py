@@ -72,22 +72,32 @@ def _figures(seconds: list[float]) -> dict[str, float]:
 # -- handshakes on loopback ---------------------------------------------------------
 
 
-async def _join_once(target: tuple[str, int], joiner_id: int) -> float | None:
-    """Seconds from connect to a completed handshake (None if it failed)."""
+async def _join_once(target: tuple[str, int], joiner_id: int, *, seat: bool = False,
+                     timeout: float = 5.0) -> float | None:  # fmt: skip
+    """Seconds from connect to a completed handshake, or, with `seat`, to the host's echo of
+    our first message (the host has seated us); None if it failed."""
     done = asyncio.Event()
     outcome: list[bool] = []
 
     def on_event(event: Any) -> None:
-        if isinstance(event, HandshakeCompleted | HandshakeFailed | PeerGone) and not outcome:
-            outcome.append(isinstance(event, HandshakeCompleted))
-            done.set()
+        if outcome:
+            return
+        if isinstance(event, Delivered) or (not seat and isinstance(event, HandshakeCompleted)):
+            outcome.append(True)
+        elif isinstance(event, HandshakeFailed | PeerGone):
+            outcome.append(False)
+        else:
+            return
+        done.set()
 
     endpoint = Endpoint(JOIN_CODE, TABLE_ID, joiner_id, accept_unknown=False)
     aio = await AioEndpoint.bind(endpoint, (LOOPBACK, 0), on_event=on_event)
     try:
         started = time.monotonic()
         await aio.connect(SERVER_ID, target)
-        await asyncio.wait_for(done.wait(), timeout=5.0)
+        if seat:
+            await aio.send_reliable(SERVER_ID, b"seat me")
+        await asyncio.wait_for(done.wait(), timeout=timeout)
         return time.monotonic() - started if outcome[0] else None
     except TimeoutError:
         return None
@@ -145,28 +155,6 @@ async def run_handshakes(count: int) -> dict[str, Any]:
 SEATED_GOAL = 2.0
 
 
-async def _seat_once(target: tuple[str, int], joiner_id: int, timeout: float) -> float | None:
-    """Seconds from connect to the host's echo of our first message (None: not seated)."""
-    echoed = asyncio.Event()
-
-    def on_event(event: Any) -> None:
-        if isinstance(event, Delivered):
-            echoed.set()
-
-    endpoint = Endpoint(JOIN_CODE, TABLE_ID, joiner_id, accept_unknown=False)
-    aio = await AioEndpoint.bind(endpoint, (LOOPBACK, 0), on_event=on_event)
-    try:
-        started = time.monotonic()
-        await aio.connect(SERVER_ID, target)
-        await aio.send_reliable(SERVER_ID, b"seat me")
-        await asyncio.wait_for(echoed.wait(), timeout=timeout)
-        return time.monotonic() - started
-    except TimeoutError:
-        return None
-    finally:
-        await aio.close()
-
-
 def _cpu_seconds(pid: int) -> float:
     """User and system CPU time of process `pid` so far (Linux ``/proc``)."""
     with open(f"/proc/{pid}/stat") as stat:
@@ -180,7 +168,7 @@ async def _phase(target: tuple[str, int], host_pid: int, joins: int, first_id: i
     cpu, wall = _cpu_seconds(host_pid), time.monotonic()
     times = []
     for i in range(joins):
-        times.append(await _seat_once(target, first_id + i, timeout))
+        times.append(await _join_once(target, first_id + i, seat=True, timeout=timeout))
         await asyncio.sleep(0.05)
     cpu, wall = _cpu_seconds(host_pid) - cpu, time.monotonic() - wall
     done = [t for t in times if t is not None]
