@@ -4,9 +4,9 @@ Owns: sending INIT until the host answers (backing off up to
 `Config.handshake_resend_max`), repeating it at once with the cookie of the
 host's first RETRY (a later RETRY's cookie waits for the next resend, and one
 RETRY is taken per INIT sent, so a stream of forged RETRYs cannot make a
-joiner send INITs any faster), and then, if the
-RETRY answered our only INIT, every three round trips rather than every
-`Config.initial_rto` (a host under a flood loses datagrams), waiting as long as a
+joiner send INITs any faster), and then backing off afresh from the first
+timeout, as QUIC does after a Retry (three round trips when the RETRY answered
+our only INIT: a host under a flood loses datagrams), waiting as long as a
 BUSY asks when that is short and giving up when it is long, checking the
 host's proof in its REPLY, then CONFIRM and the connection's keys, or ABORT
 and a clear refusal (`HandshakeFailed`, then `PeerGone`) when the host could
@@ -150,9 +150,12 @@ class Joining:
             )  # fmt: skip
             if not self._counters["retries_taken"]:  # the first: prove our address at once
                 self._init_resend_at = now  # (a later one, say for a late INIT, waits its turn)
-            if self._counters["handshake_inits"] == 1:  # a round trip (Karn: none from a resend)
-                # (resend as QUIC's first timeout after a Retry would: three round trips)
-                cfg = self.config
+            # As after QUIC's Retry (RFC 9002 6.3), the resends start again, from the
+            # first timeout: three round trips if this RETRY answered our only INIT (Karn:
+            # a resend gives no sample), else `Config.initial_rto`.
+            cfg = self.config
+            self._init_interval = cfg.initial_rto
+            if self._counters["handshake_inits"] == 1:
                 rtt = now - self._init_sent_at
                 self._init_interval = min(max(3 * rtt, cfg.min_rto), cfg.initial_rto)
             self._counters["retries_taken"] += 1
