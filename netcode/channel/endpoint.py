@@ -50,7 +50,8 @@ class Endpoint:
     Every peer proves it knows the join code before it has a connection (see
     `netcode.channel.handshake`): `connect` starts that as the joiner, and,
     with `accept_unknown`, a newcomer's handshake is answered as the host (up
-    to `max_peers`; failed attempts are counted and slowed, see `admission`).
+    to `max_peers`, once a RETRY's cookie proved its address; attempts are
+    capped, and failed ones counted and slowed, see `admission`).
     A peer that went away is remembered for a while so its late datagrams do
     not bring it back.
     """
