@@ -53,7 +53,8 @@ class Config:
     #: this: a nonce never repeats under one key
     max_packet_number: int = (1 << 63) - 1
     # joining (see `netcode.channel.admission`)
-    handshake_resend_max: float = 1.0  # a joiner repeats its INIT, backing off up to this
+    handshake_resend_max: float = 1.0  # a joiner repeats its INIT, backing off up to this ...
+    handshake_copy_after: float = 0.01  # ... each time twice, this far apart (0: once)
     handshake_timeout: float = 5.0  # an attempt unconfirmed this long after its last INIT fails
     max_handshakes: int = 16  # attempts a host has in progress at once ...
     max_source_handshakes: int = 4  # ... and from one source (an IP address)

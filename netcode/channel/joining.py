@@ -1,7 +1,9 @@
 """Joining: the joiner's side of the handshake, on its connection to the host.
 
 Owns: sending INIT until the host answers (backing off up to
-`Config.handshake_resend_max`), repeating it at once with the cookie of the
+`Config.handshake_resend_max`; each time twice, `Config.handshake_copy_after`
+apart, as QUIC may send two datagrams on a probe timeout, RFC 9002 6.2.4: a
+host flooded by others drops what it cannot read, ours included), repeating it at once with the cookie of the
 host's first RETRY (a later RETRY's cookie waits for the next resend, and one
 RETRY is taken per INIT sent, so a stream of forged RETRYs cannot make a
 joiner send INITs any faster), and then backing off afresh from the first
@@ -66,6 +68,8 @@ class Joining:
         "_retry_taken",
         "_host_said",
         "_init_sent_at",
+        "_init_copy_at",
+        "_init_rounds",
         "keys",
     )
 
@@ -84,8 +88,12 @@ class Joining:
         self._retry_taken = False
         #: the host's last word to our INITs: "", RETRY, BUSY or REPLY
         self._host_said: int | None = None
-        #: when our last INIT left: a RETRY to our only INIT times the round trip
+        #: when our last round of INITs began, and how many rounds went: a RETRY to the
+        #: only round times the round trip
         self._init_sent_at = now
+        self._init_rounds = 0
+        #: when the round's second copy leaves (INF: none due)
+        self._init_copy_at = INF
         if initiator is not None:
             self._init_packet = pack_init(
                 self.local_id, self.peer_id, initiator.message, self.config.max_datagram
@@ -155,8 +163,8 @@ class Joining:
             # a resend gives no sample), else `Config.initial_rto`.
             cfg = self.config
             self._init_interval = cfg.initial_rto
-            if self._counters["handshake_inits"] == 1:
-                rtt = now - self._init_sent_at
+            if self._init_rounds == 1:
+                rtt = now - self._init_sent_at  # (at most the copies' spacing too long)
                 self._init_interval = min(max(3 * rtt, cfg.min_rto), cfg.initial_rto)
             self._counters["retries_taken"] += 1
         elif packet.type == BUSY:
@@ -186,15 +194,22 @@ class Joining:
         out = [(data, address) for data in self._handshake_out]
         self._handshake_out.clear()
         if self.keys is None:
-            if not self.gone and now >= self._init_resend_at:
-                out.append((self._init_packet, address))
-                self._retry_taken = False
+            if self.gone:
+                return out
+            cfg = self.config
+            if now >= self._init_resend_at:  # a round: the INIT now, and again a moment later
                 self._init_sent_at = now
-                self._counters["handshake_inits"] += 1
+                self._init_rounds += 1
                 self._init_resend_at = now + self._init_interval
-                self._init_interval = min(
-                    self._init_interval * self.config.rto_backoff, self.config.handshake_resend_max
-                )
+                self._init_interval = min(self._init_interval * cfg.rto_backoff, cfg.handshake_resend_max)
+                self._init_copy_at = now + cfg.handshake_copy_after if cfg.handshake_copy_after else INF
+            elif now >= self._init_copy_at:
+                self._init_copy_at = INF
+            else:
+                return out
+            out.append((self._init_packet, address))
+            self._retry_taken = False
+            self._counters["handshake_inits"] += 1
             return out
         self._initiator = None  # joined: from now on, the usual path
         return out + self.datagrams_to_send(now)
@@ -208,7 +223,7 @@ class Joining:
 
     def _handshake_timer(self) -> float:
         give_up = self.created + self.config.connect_timeout
-        return min(self._init_resend_at, give_up) if not self.gone else INF
+        return min(self._init_resend_at, self._init_copy_at, give_up) if not self.gone else INF
 
     @property
     def _saying_last_words(self) -> bool:

@@ -144,7 +144,9 @@ def test_after_a_retry_to_its_only_init_a_joiner_repeats_it_every_three_round_tr
     (retry, _), = host.datagrams_to_send(0.0)
     joiner.receive_datagram(retry, "host", 0.02)
     (again, _), = joiner.datagrams_to_send(0.02)
-    assert open_handshake(again).cookie and joiner.next_timer() == pytest.approx(0.08)
+    assert open_handshake(again).cookie and joiner.next_timer() == pytest.approx(0.03)
+    (copy, _), = joiner.datagrams_to_send(0.03)  # each INIT goes twice, a moment apart
+    assert copy == again and joiner.next_timer() == pytest.approx(0.08)
     joiner.receive_datagram(retry, "host", 0.03)  # another RETRY: its cookie waits its turn
     joiner.receive_datagram(retry, "host", 0.03)  # and no more than one per INIT sent
     assert joiner.datagrams_to_send(0.03) == [] and joiner.drops["retry_repeat"] == 1
