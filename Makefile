@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PLAYS := $(VENV)/.installed-play
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench ui-bench failover-bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench ui-bench failover-bench deal-bench lint clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,11 @@ race-bench: $(STAMP)
 # Textual app (goal: p99 <= 16 ms).
 ui-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.ui_bench
+
+# The no-peek deal's cryptography: DKG, shuffles with proofs, openings, beacon; 6 players,
+# 100 cards, then every game's real deck at its largest table (about half a minute).
+deal-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.deal_bench --json
 
 failover-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.failover_bench --sims 1000 --real 100

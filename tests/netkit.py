@@ -4,15 +4,17 @@ whole tables played by bots, and waiting for a condition under a deadline."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
+from netcode.simulator.faults import LinkFaults
 from netcode.tools.faultproxy import FaultProxy
-from netcode.tools.faults import LinkFaults
 from xmas_tui.games import Game, get_game
 from xmas_tui.tables.headless import summary
-from xmas_tui.tables.network import HostedTable, JoinedTable
+from xmas_tui.tables.network import NetTable
 from xmas_tui.tables.seatbot import SeatBot, play_seat, rng_for
 from xmas_tui.tables.table import SessionTable
 
@@ -26,16 +28,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def loopback_host(game: Game, players: int, *, code: str = CODE, name: str = "Host", **options: Any) -> HostedTable:
+def loopback_host(game: Game, players: int, *, code: str = CODE, name: str = "Host", **options: Any) -> NetTable:
     """A host bound to 127.0.0.1 that announces to a loopback port of its own."""
     options.setdefault("discovery", ("127.0.0.1", free_port()))
-    return HostedTable(game, players, code=code, name=name, bind_host="127.0.0.1", **options)
+    return NetTable.hosted(game, players, code=code, name=name, bind_host="127.0.0.1", **options)
 
 
-def joiner(host: HostedTable, name: str, *, code: str = CODE, address: tuple[str, int] | None = None,
-           **options: Any) -> JoinedTable:
+def joiner(host: NetTable, name: str, *, code: str = CODE, address: tuple[str, int] | None = None,
+           **options: Any) -> NetTable:
     """A player who joins ``host`` from 127.0.0.1 (``address``: through a proxy, say)."""
-    return JoinedTable(address or host.address, code, name, info=host.info(), bind_host="127.0.0.1", **options)
+    return NetTable.joined(address or host.address, code, name, info=host.info(), bind_host="127.0.0.1", **options)
 
 
 async def until(condition: Callable[[], object], seconds: float = 5.0, what: str = "the condition") -> None:
@@ -47,15 +49,31 @@ async def until(condition: Callable[[], object], seconds: float = 5.0, what: str
         await asyncio.sleep(0.01)
 
 
+def results_of(procs: dict[Any, subprocess.Popen], timeout: float) -> dict[Any, dict]:
+    """Each headless process's last line, as JSON, once all have ended well (any still running
+    after a failure is killed)."""
+    results = {}
+    try:
+        for key, proc in procs.items():
+            out, err = proc.communicate(timeout=timeout)
+            assert proc.returncode == 0, err[-2000:]
+            results[key] = json.loads(out.strip().splitlines()[-1])
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+    return results
+
+
 def bot_for(table: SessionTable, bot: str, salt: object = 0) -> SeatBot:
     return SeatBot(table.game, bot, rng_for(f"seat {table.seat}", salt))
 
 
 async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | None = None,
-                    record: Callable[[HostedTable], None] | None = None, bot: str = "smart",
+                    record: Callable[[NetTable], None] | None = None, bot: str = "smart",
                     joined_out: list | None = None, options: dict | None = None,
                     keep_received: bool = False, on_datagram: Callable[[str, bytes], None] | None = None,
-                    ) -> tuple[list[dict], HostedTable]:
+                    ) -> tuple[list[dict], NetTable]:
     """A whole table on loopback in this process: the host's own seat and ``players - 1``
     joined seats, every one played by a bot that sees only its seat. Returns every seat's
     summary (the host's first) and the host.

@@ -812,7 +812,7 @@ def test_every_ruling_is_written_down() -> None:
 
 def test_the_rulings_state_the_network_bound_and_the_bot_levels_as_the_code_has_them() -> None:
     """Ruling "Claims over a network" and "Bot levels": the figures are the code's own."""
-    from netcode.session import races
+    from netcode.session.host import races
     from xmas_tui.games import dragons_chickens as dc
 
     assert (dc.NETWORK_JITTER_CAP_MS, dc.NETWORK_FRAME_MS, dc.NETWORK_CLOCK_SLACK_MS) == (

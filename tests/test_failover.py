@@ -16,10 +16,10 @@ import time
 import pytest
 
 from netcode.session.election import Election, Member
-from netcode.session.lease import LEASE, STEP_DOWN, Lease, Verdict, give_up
+from netcode.session.host.lease import LEASE, STEP_DOWN, Lease, Verdict, give_up
 from netcode.session.messages import Handover, decode
 from netcode.session.seats import SeatState
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.tables.simulation import Drop, SimTable
 from xmas_tui.tools.failover_bench import LoopbackTable, real_run, sim_run
@@ -63,7 +63,7 @@ def test_a_host_pauses_when_the_players_it_cannot_hear_could_elect_another() -> 
 def test_the_lease_runs_out_before_any_player_could_hear_the_host_silent() -> None:
     """The host pauses (LEASE, checked every 0.1 s) before the channel calls it silent (0.8 s)."""
     from netcode.channel.config import Config
-    from netcode.session.lease import CHECK_EVERY
+    from netcode.session.host.lease import CHECK_EVERY
 
     assert LEASE + CHECK_EVERY < Config().silence_timeout
 

@@ -37,6 +37,7 @@ def kept_record(seed: int = 3) -> tuple[Path, dict]:
     """A kept game a few moves in, and its record."""
     table = LocalTable(CHIP, ["Ann", "Bo", "Cy"], 0, seed=seed, keep=True)
     table.autoplay(lambda s: len(s.log) > 6)
+    table.runner.stop()  # (its bots would play on in the test's event loop, and keep it again)
     assert table.keep is not None
     return table.keep, json.loads(table.keep.read_text())
 

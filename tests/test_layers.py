@@ -39,6 +39,10 @@ def imported_modules(folder: pathlib.Path) -> dict[str, set[str]]:
         ("xmas_tui/ui/boards", {"re"}),
         # sessions are state machines: no sockets, no clocks, no event loop
         ("netcode/session", {"asyncio", "socket", "time", "random", "os", "asyncio_dgram"}),
+        # the simulator runs whole tables in virtual time: no sockets, no clocks, no event loop
+        ("netcode/simulator", {"asyncio", "socket", "time", "os", "asyncio_dgram"}),
+        # the dealing's cryptography is sans-IO, its randomness os.urandom (or a test's source)
+        ("netcode/dealing", {"asyncio", "socket", "time", "random", "asyncio_dgram", "secrets"}),
     ],
 )
 def test_layer_imports_nothing_it_must_not(folder: str, forbidden: set[str]) -> None:
@@ -64,3 +68,19 @@ def test_no_test_and_no_process_a_test_starts_can_announce_on_the_lan() -> None:
     code = "from netcode.discovery import discovery_address; print(discovery_address()[0])"
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert child.stdout.strip() == "127.0.0.1"
+
+
+def test_the_product_imports_no_tool() -> None:
+    """Benchmarks, fault proxies and screenshot scenes are tools: the product never needs them."""
+    offenders = {}
+    for package in ("xmas_tui", "netcode"):
+        for path in (ROOT / package).rglob("*.py"):
+            if "tools" in path.relative_to(ROOT).parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                         [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+                bad = [name for name in names if name.startswith(("xmas_tui.tools", "netcode.tools"))]
+                if bad:
+                    offenders[str(path.relative_to(ROOT))] = bad
+    assert not offenders, f"the product imports tools: {offenders}"

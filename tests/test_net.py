@@ -16,18 +16,20 @@ import pytest
 
 from netcode import delta
 from netcode.channel import NO_ANSWER, TABLE_BUSY
+from netcode.codes import code_tag
 from netcode.discovery import TableInfo, probe
 from netcode.envelope import digest, open_handshake, pack_busy
 from netcode.session.messages import Final, Snap
 from netcode.session.seats import SeatState
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
+from netcode.tools.guesses import guesses_that_fit
 from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.cards import may_see
 from xmas_tui.games.engine import public_digest
-from xmas_tui.tables.network import JoinedTable, JoinError, TableFinder
+from xmas_tui.tables.network import JoinError, NetTable, TableFinder, find_table
 from xmas_tui.tables.rules import GameRules
 
-from .netkit import free_port, joiner, loopback_host, run_table, until
+from .netkit import free_port, joiner, loopback_host, results_of, run_table, until
 
 
 def cli(*args: str, env: dict) -> subprocess.Popen:
@@ -121,12 +123,12 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
 
     def record(hosted) -> None:
         runner = hosted.runner
-        original = runner._deliver
+        original = runner._apply
         views: dict = {}  # each peer's view as it can rebuild it from what it was sent
 
-        def deliver(remote) -> None:
+        def deliver(step) -> None:
             session = runner.host
-            for peer, message in remote:
+            for peer, message in step.sends:
                 guest = session.guests.get(peer)
                 if not isinstance(message, (Snap, Final)) or guest is None or session.rules is None:
                     continue
@@ -151,9 +153,9 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
                 for face in hidden - visible:
                     if f'"{face}"' in text:
                         problems.append(f"seat {seat} was sent the hidden face {face} outside the card table")
-            original(remote)
+            original(step)
 
-        runner._deliver = deliver
+        runner._apply = deliver
 
     for game_id in sorted(GAMES):
         await run_table(game_id, 3, record=record, bot="random")
@@ -161,12 +163,31 @@ async def test_no_message_to_a_seat_carries_a_face_it_may_not_see() -> None:
     assert not problems, problems[:5]
 
 
-async def test_a_wrong_join_code_is_refused_within_two_seconds_and_seen_by_the_host() -> None:
+async def test_a_code_that_cannot_open_the_table_is_never_tried_there() -> None:
+    """A typed address and a wrong code whose tag does not fit the table's: refused on the
+    joiner's machine, and the host counts no failed attempt and warns of none."""
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2, code="RIGHT-CODE")
     await host.open()
     try:
-        intruder = joiner(host, "Grinch", code="WRONG-CODE")
+        wrong = next(c for c in (f"WRONG-{n:04d}" for n in range(1000)) if code_tag(c) != code_tag("RIGHT-CODE"))
+        intruder = joiner(host, "Noel", code=wrong)
+        intruder.info = None  # as if typed by hand: the table is probed first
+        with pytest.raises(JoinError, match=f"The code {wrong} does not open Host's table at 127.0.0.1"):
+            await intruder.join(timeout=10.0)
+        assert host.runner.endpoint.counters["handshakes_started"] == 0
+        assert host.failed_joins_total == 0 and host.failed_joins() == []
+    finally:
+        await host.close()
+
+
+async def test_a_wrong_join_code_is_refused_within_two_seconds_and_seen_by_the_host() -> None:
+    """A guess whose tag fits (so an honest program would try it) reaches the host: counted."""
+    game = get_game("chip-n-dale")
+    host = loopback_host(game, 2, code="RIGHT-CODE")
+    await host.open()
+    try:
+        intruder = joiner(host, "Grinch", code=guesses_that_fit("RIGHT-CODE")[0])
         clock = asyncio.get_running_loop().time
         started = clock()
         with pytest.raises(JoinError, match="could not prove it knows the code: check the code"):
@@ -204,8 +225,9 @@ async def test_a_joiner_kept_out_hears_whether_the_table_was_busy_and_never_to_c
     transport, door = await loop.create_datagram_endpoint(lambda: _Door(busy), local_addr=("127.0.0.1", 0))
     try:
         port = transport.get_extra_info("sockname")[1]
-        info = TableInfo(b"busy-table", "chip-n-dale", "Chip 'n' Dale", "Host", 2, 1, port, 7)
-        table = JoinedTable(("127.0.0.1", port), "ABCD-2345", "Noel", info=info, bind_host="127.0.0.1")
+        info = TableInfo(b"busy-table", "chip-n-dale", "Chip 'n' Dale", "Host", 2, 1, port, 7,
+                         code_tag=code_tag("ABCD-2345"))
+        table = NetTable.joined(("127.0.0.1", port), "ABCD-2345", "Noel", info=info, bind_host="127.0.0.1")
         with pytest.raises(JoinError) as refused:
             await table.join(timeout=1.0)
         assert str(refused.value) == said and "code" not in said and door.inits >= 2
@@ -248,6 +270,85 @@ async def test_a_lobby_hears_a_table_within_a_second() -> None:
     finally:
         await host.close()
         finder.close()
+
+
+# ---------------------------------------------------------------- several tables on one machine
+
+#: codes whose tags differ: a joiner with one never tries it at another's table
+SNOW, STAR, TREE = "SNOW-1234", "STAR-2026", "TREE-3579"
+
+
+def test_the_codes_of_these_tests_tell_their_tables_apart() -> None:
+    assert len({code_tag(SNOW), code_tag(STAR), code_tag(TREE)}) == 3
+
+
+async def test_a_code_finds_its_own_table_among_the_tables_heard() -> None:
+    """Two tables announced on this machine: each code finds its own, however it is typed, and
+    neither host sees an attempt."""
+    discovery = ("127.0.0.1", free_port())
+    hosts = [loopback_host(get_game("chip-n-dale"), 2, code=code, name=name, discovery=discovery)
+             for code, name in ((SNOW, "Holly"), (STAR, "Noel"))]
+    try:
+        for host in hosts:
+            await host.open()
+        snow = await find_table("snow1234", discovery, None)
+        star = await find_table("star 2026", discovery, "chip-n-dale")
+        assert (snow.info.host, snow.address) == ("Holly", hosts[0].address)
+        assert (star.info.host, star.address) == ("Noel", hosts[1].address)
+        with pytest.raises(TimeoutError, match="none of the 2 tables heard opens with code"):
+            await find_table(TREE, discovery, None, timeout=1.5)
+        with pytest.raises(TimeoutError, match="no table was announced"):
+            await find_table(SNOW, discovery, "christmas-tree", timeout=1.5)
+        assert all(host.runner.endpoint.counters["handshakes_started"] == 0 for host in hosts)
+    finally:
+        for host in hosts:
+            await host.close()
+
+
+async def test_when_two_tables_may_open_a_code_the_joiner_is_asked_to_choose_in_one_line() -> None:
+    """Tables whose codes share a tag: `join --code` tries neither, lists both on one line and
+    exits 2; neither host sees an attempt."""
+    discovery = ("127.0.0.1", free_port())
+    twin = guesses_that_fit(SNOW)[0]
+    hosts = [loopback_host(get_game("chip-n-dale"), 2, code=code, name=name, discovery=discovery)
+             for code, name in ((SNOW, "Holly"), (twin, "Noel"))]
+    try:
+        for host in hosts:
+            await host.open()
+        env = {**os.environ, "XMAS_TUI_DISCOVERY": f"{discovery[0]}:{discovery[1]}"}
+        joiner_proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "xmas_tui", "join", "--headless", "--code", SNOW, "--name", "Ivy",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(joiner_proc.communicate(), 60)
+        assert joiner_proc.returncode == 2 and out == b""
+        [line] = err.decode().splitlines()
+        assert line.startswith(f"xmas-tui: 2 tables may open with code {SNOW}: ")
+        for host in hosts:
+            assert f"{host.name}'s Chip 'n' Dale: Christmas Treasures at 127.0.0.1:{host.address[1]}" in line
+        assert line.endswith("Choose yours with --address HOST:PORT")
+        assert all(host.runner.endpoint.counters["handshakes_started"] == 0 for host in hosts)
+    finally:
+        for host in hosts:
+            await host.close()
+
+
+def test_two_tables_and_two_joiners_on_one_machine_each_join_their_own() -> None:
+    """The SSH box: two headless hosts and two headless joiners started together, discovery on
+    one loopback port. Every joiner hears both tables, joins the one its code opens and plays
+    it to the end, and no host counts a failed join attempt."""
+    env = {**os.environ, "XMAS_TUI_DISCOVERY": f"127.0.0.1:{free_port()}"}
+    codes = {"Holly": SNOW, "Noel": STAR}
+    hosts = {name: cli("host", "chip-n-dale", "--players", "2", "--code", code, "--name", name, "--bind",
+                       "127.0.0.1", "--headless", env=env) for name, code in codes.items()}  # fmt: skip
+    joiners = {name: cli("join", "--code", code.lower().replace("-", " "), "--name", f"Guest of {name}",
+                         "--headless", env=env) for name, code in codes.items()}  # fmt: skip
+    procs = {("host", name): proc for name, proc in hosts.items()} | {("join", name): proc for name, proc in joiners.items()}
+    results = results_of(procs, timeout=240)
+    for name, code in codes.items():
+        host, guest = results["host", name], results["join", name]
+        assert host["code"] == code and host["failed_joins"] == 0
+        assert guest["digest"] == host["digest"] and {host["seat"], guest["seat"]} == {1, 2}
 
 
 async def test_a_dropped_player_gets_a_countdown_then_a_bot_then_their_seat_back() -> None:

@@ -1,14 +1,13 @@
-"""A table found by broadcast across a bridge, in network namespaces this test creates.
+"""Tables found by broadcast across a bridge, in network namespaces this test creates.
 
-Two hosts (namespaces) hang off a bridge (a third namespace); the joiner has
-no address, only the code, and finds the table by the host's broadcast on the
-bridge's own subnet. Nothing leaves the namespaces. Needs root and iproute2;
-skipped elsewhere.
+Two machines (namespaces) hang off a bridge (a third namespace); several
+programs run on each. The joiners have no address, only their codes, and find
+their tables by the hosts' broadcasts on the bridge's own subnet. Nothing
+leaves the namespaces. Needs root and iproute2; skipped elsewhere.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -16,6 +15,8 @@ import sys
 import uuid
 
 import pytest
+
+from .netkit import results_of
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and iproute2 (ip netns)"
@@ -54,11 +55,13 @@ def lan():
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
 
 
-def test_a_player_discovers_a_table_by_broadcast_and_plays_it(lan) -> None:
+def test_players_discover_their_own_tables_by_broadcast_and_play_them(lan) -> None:
+    """Two hosts in one namespace, two joiners in the other, all started together: every
+    joiner hears both tables by broadcast (both bound the discovery port), joins the one its
+    code opens, and no host counts a failed join attempt."""
     names, addresses, broadcast = lan
     discovery = f"{broadcast}:47474"
-    env = {**os.environ}
-    env.pop("XMAS_TUI_DISCOVERY", None)
+    env = {**os.environ, "XMAS_TUI_DISCOVERY": discovery}  # the bridge's own subnet, inside the namespaces
 
     def run(ns: str, *args: str) -> subprocess.Popen:
         return subprocess.Popen(
@@ -66,18 +69,15 @@ def test_a_player_discovers_a_table_by_broadcast_and_plays_it(lan) -> None:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )  # fmt: skip
 
-    host = run(names["a"], "host", "chip-n-dale", "--players", "2", "--code", "STAR-2026",
-               "--discovery", discovery, "--headless", "--name", "Holly")  # fmt: skip
-    joiner = run(names["b"], "join", "--code", "STAR-2026", "--discovery", discovery, "--headless", "--name", "Noel")
-    try:
-        outs = []
-        for proc in (host, joiner):
-            out, err = proc.communicate(timeout=180)
-            assert proc.returncode == 0, err[-2000:]
-            outs.append(json.loads(out.strip().splitlines()[-1]))
-    finally:
-        for proc in (host, joiner):
-            if proc.poll() is None:
-                proc.kill()
-    assert outs[0]["digest"] == outs[1]["digest"]
-    assert {outs[0]["seat"], outs[1]["seat"]} == {1, 2}
+    codes = {"Holly": "STAR-2026", "Noel": "SNOW-1234"}  # (their tags differ: see test_net)
+    procs = {("host", name): run(names["a"], "host", "chip-n-dale", "--players", "2", "--code", code,
+                                  "--discovery", discovery, "--headless", "--name", name)
+             for name, code in codes.items()}  # fmt: skip
+    procs |= {("join", name): run(names["b"], "join", "--code", code, "--discovery", discovery, "--headless",
+                                  "--name", f"Guest of {name}")
+              for name, code in codes.items()}  # fmt: skip
+    results = results_of(procs, timeout=180)
+    for name in codes:
+        host, guest = results["host", name], results["join", name]
+        assert host["failed_joins"] == 0 and guest["digest"] == host["digest"]
+        assert {host["seat"], guest["seat"]} == {1, 2}

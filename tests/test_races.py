@@ -12,20 +12,7 @@ from hypothesis import strategies as st
 from netcode.fairplay import Ledger, Signer
 from netcode.session.clock import LONGEST_WAIT, HostClock
 from netcode.session.host import HostSession, TableSettings
-from netcode.session.messages import (
-    VERSION,
-    Act,
-    Dealt,
-    Hello,
-    Opens,
-    Ping,
-    Pong,
-    Press,
-    Shout,
-    Snap,
-    Verdict,
-)
-from netcode.session.races import (
+from netcode.session.host.races import (
     AHEAD,
     BURST_EVERY,
     BURST_MOST,
@@ -40,7 +27,21 @@ from netcode.session.races import (
     Link,
     RaceClock,
 )
+from netcode.session.messages import (
+    VERSION,
+    Act,
+    Dealt,
+    Hello,
+    Opens,
+    Ping,
+    Pong,
+    Press,
+    Shout,
+    Snap,
+    Verdict,
+)
 from netcode.session.seat import SeatSession
+from netcode.session.step import HOST
 from xmas_tui.games import Rng, get_game
 from xmas_tui.games.dragons_chickens import (
     CHEST,
@@ -283,7 +284,8 @@ def test_an_unasked_pong_is_dropped_and_counted() -> None:
 def test_a_seat_answers_every_ping_at_once_and_says_how_long_it_held_it() -> None:
     seat = SeatSession("Ann", b"table-01")
     out = seat.receive(Ping(42, 7.0, None).to_wire(), 1.003, arrived=1.0)
-    assert len(out.sends) == 1 and out.sends[0].n == 42 and abs(out.sends[0].held - 0.003) < 1e-9
+    [(to, pong)] = out.sends
+    assert to is HOST and pong.n == 42 and abs(pong.held - 0.003) < 1e-9
 
 
 # ---------------------------------------------------------------- one instant for every room
@@ -333,12 +335,12 @@ def test_the_deal_reaches_every_seat_at_once_while_its_first_room_is_held() -> N
 
 
 def test_a_local_seat_draws_its_room_at_the_instant_too() -> None:
-    from netcode.session.node import HostNode
+    from netcode.session.peer import TablePeer
 
     host = race_host(2)
-    node = HostNode(host)
+    node = TablePeer.as_host(host)
     me = SeatSession("Ann", b"table-01")
-    node.sit_local(me, 0.0)
+    node.sit(me, 0.0)
     hello(host, "p2", "Bob", 0.0)
     node.command(host.start, 0.0)
     assert me.room_at == host.live.at and host.live.at > 0.0, "the local seat knows the host's clock"
@@ -608,7 +610,7 @@ def test_a_seat_hears_only_the_shouts_of_its_open_round() -> None:
     seat.receive(Opens(4, 1.0).to_wire(), 0.9)
     out = seat.receive(Shout(4, 1, [NAME, 5], 420).to_wire(), 1.5)
     seat.receive(Shout(3, 1, [NAME, 2], 300).to_wire(), 1.6)
-    assert seat.shouts == [(1, [NAME, 5], 420)] and out.events
+    assert seat.shouts == [(1, [NAME, 5], 420)] and out.seats
     seat.receive(Opens(5, 8.0).to_wire(), 7.9)
     assert seat.shouts == []
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from netcode.session.seat import Heard
+from netcode.simulator.faults import LinkFaults
 from netcode.tools.faultproxy import FaultProxy
-from netcode.tools.faults import LinkFaults
 from xmas_tui.games import get_game
 from xmas_tui.tables.seatbot import play_seat
 

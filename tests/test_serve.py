@@ -12,7 +12,8 @@ import pytest
 from tests.uikit import wait_for
 from xmas_tui.names import default_name
 from xmas_tui.serve import registry
-from xmas_tui.serve.guests import Guests, guest_environment, guest_home
+from xmas_tui.serve.guests import Guests, guest_environment
+from xmas_tui.serve.identity import Guest, GuestBook, key_home
 from xmas_tui.serve.registry import join_hints, join_line, join_words, record, record_path, serving
 from xmas_tui.ui.app import XmasApp
 
@@ -64,22 +65,46 @@ async def test_the_hosts_lobby_says_how_to_join_while_this_machine_serves() -> N
         assert str(app.screen.query_one("#lobby-sub").render()).startswith("Guests join: ")
 
 
-def test_each_guest_has_a_data_folder_of_their_own_found_again_by_their_name() -> None:
-    """A guest's Ctrl+R resumes their own game, never another guest's (whose hand it shows)."""
-    assert guest_home("Holly") == guest_home("holly") != guest_home("Holly B") != guest_home("Holly-B")
-    assert guest_home("../../etc").parent == guest_home("Ann").parent
-    assert guest_home("Noël").name.startswith("no-l-")
+def test_a_guest_is_their_key_and_a_name_is_held_by_the_key_that_came_under_it() -> None:
+    """A guest's Ctrl+R resumes their own game, never another guest's (whose hand it shows):
+    the folder is the key's, and the name only a label that no other identity may take."""
+    book = GuestBook()
+    holly = book.enter("Holly", "SHA256:holly")
+    assert isinstance(holly, Guest) and holly.home == key_home("SHA256:holly") != key_home("SHA256:other")
+    for name in ("holly", "HOLLY", "Hоlly"):  # (a Cyrillic о)
+        assert book.enter(name, "SHA256:other") == "Holly is playing here now; ssh in under another name"
+        assert book.enter(name, None) == "Holly is playing here now; ssh in under another name"
+    again = book.enter("HOLLY", "SHA256:holly")  # the same key on a second terminal: the same guest
+    assert isinstance(again, Guest) and again.home == holly.home
+    book.leave(holly)
+    book.leave(again)
+    assert book.enter("Holly", "SHA256:other") == "the name HOLLY belongs to another guest's key; ssh in under another name"
+    assert isinstance(book.enter("Holly", "SHA256:holly"), Guest)  # the key's own name, whatever its case
+
+
+def test_a_guest_without_a_key_is_someone_new_and_leaves_nothing_behind() -> None:
+    book = GuestBook()
+    first = book.enter("Noel", None)
+    assert isinstance(first, Guest) and first.home.is_dir()
+    (first.home / "kept.json").write_text("{}")
+    book.leave(first)
+    assert not first.home.exists()
+    second = book.enter("Noel", None)
+    assert isinstance(second, Guest) and second.home != first.home
+    assert book.enter("noel", None) == "Noel is playing here now; ssh in under another name"
+    nobody = [book.enter("Player", key) for key in (None, None, "SHA256:a", "SHA256:b")]
+    assert all(isinstance(guest, Guest) for guest in nobody)  # the name of a login that says nothing: nobody's
 
 
 def test_a_guest_app_gets_its_name_terminal_and_folder_and_none_of_the_servers_secrets(monkeypatch) -> None:
     monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "shh")
-    env = guest_environment("Holly", term="xterm-kitty", colorterm="truecolor")
+    env = guest_environment("Holly", key_home("SHA256:holly"), term="xterm-kitty", colorterm="truecolor")
     assert env["XMAS_TUI_NAME"] == "Holly" and env["TERM"] == "xterm-kitty" and env["COLORTERM"] == "truecolor"
-    assert env["XDG_DATA_HOME"] == str(guest_home("Holly"))
+    assert env["XDG_DATA_HOME"] == str(key_home("SHA256:holly"))
     assert env["XMAS_TUI_DISCOVERY"] == os.environ["XMAS_TUI_DISCOVERY"]  # finds this machine's tables
     assert "SSH_AUTH_SOCK" not in env and "AWS_SECRET_ACCESS_KEY" not in env
-    odd = guest_environment("Ivy", term="xterm\x1b]0;pwned\x07", colorterm="$(reboot)")
+    odd = guest_environment("Ivy", key_home("SHA256:ivy"), term="xterm\x1b]0;pwned\x07", colorterm="$(reboot)")
     assert odd["TERM"] == "xterm-256color" and "COLORTERM" not in odd
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from tests.servekit import needs_ssh, until
 from xmas_tui.serve.guests import Guests
+from xmas_tui.serve.identity import key_home
 from xmas_tui.serve.ssh import SshServer, fingerprint, host_key, host_key_path
 from xmas_tui.tools.guest_terminal import (
     GuestTerminal,
@@ -26,6 +27,8 @@ from xmas_tui.tools.guest_terminal import (
     children_of,
     client_options,
     environment_of,
+    key_fingerprint,
+    new_key,
     ssh_command,
 )
 
@@ -137,7 +140,8 @@ async def test_a_guest_cannot_run_a_command() -> None:
 
 async def test_a_guest_cannot_read_a_file_with_sftp_or_scp(tmp_path) -> None:
     async with Serving("ssh") as server:
-        status, said = await run(["sftp", "-b", "-", *client_options(), "-P", str(server.port), "holly@127.0.0.1"])
+        key = new_key(tmp_path)  # (``sftp -b`` is in batch mode, which tries no keyboard-interactive)
+        status, said = await run(["sftp", "-b", "-", *client_options(key), "-P", str(server.port), "holly@127.0.0.1"])
         assert status != 0 and "subsystem request failed" in said
         for legacy in ([], ["-O"]):  # scp over sftp (today's default), and the old protocol (a command)
             copy = tmp_path / f"passwd{len(legacy)}"
@@ -227,30 +231,107 @@ async def test_the_host_key_is_made_once_and_its_fingerprint_is_what_ssh_keygen_
 
 
 async def test_with_a_password_only_a_guest_who_gives_it_gets_in(tmp_path) -> None:
+    """The password is asked on the guest's first screen (with or without a key), never
+    shown as it is typed; a wrong one costs a second, and three end the connection."""
     async with Serving("ssh", "--password", "mistletoe") as server:
-        asking = tmp_path / "askpass"
-        for password, gets_in in (("holly", False), ("mistletoe", True)):
-            asking.write_text(f"#!/bin/sh\necho {password}\n")
-            asking.chmod(0o700)
-            env = {"SSH_ASKPASS": str(asking), "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"}
-            tries = ("-o", "NumberOfPasswordPrompts=1", "-o", "PreferredAuthentications=password")
-            async with GuestTerminal(ssh_command(server.port, "-tt", *tries, user="holly", batch=False), env=env) as guest:
-                if gets_in:
-                    await guest.wait_for("Lobby")
-                else:
-                    assert await guest.ended() == 255
-                    assert "Permission denied" in guest.text
+        async with GuestTerminal(ssh_command(server.port, "-tt", user="holly", key=new_key(tmp_path))) as guest:
+            await guest.wait_for("Password:")
+            guest.press(*"holly", "enter")
+            await guest.wait_for("Wrong password.")
+            guest.press(*"mistletoX", "\x7f", "e", "enter")  # (Backspace rubs out)
+            await guest.wait_for("Lobby")
+            assert "mistletoe" not in guest.text and "holly" not in guest.text
+        async with GuestTerminal(ssh_command(server.port, "-tt", user="ivy")) as guest:
+            for tries in range(1, 4):
+                await guest.wait_for(lambda text, tries=tries: text.count("Password:") == tries)
+                guest.press(*"ivy", "enter")
+            assert await guest.ended() == 1
+            assert guest.text.count("Wrong password.") == 3 and "xmas-tui: no password, no lobby" in guest.text
         assert [line for line in server.lines if "joined" in line] == ["Holly joined (1 playing)"]
 
 
+async def test_two_keys_that_type_one_name_are_two_guests_and_the_second_is_refused(tmp_path) -> None:
+    """A guest is their key: another key typing "holly" (in any case, or with a Cyrillic о)
+    gets neither Holly's folder (her rejoin keys, her kept hand) nor her name, while she plays
+    or after; under a name of its own it gets a folder of its own."""
+    holly, other = new_key(tmp_path, "holly"), new_key(tmp_path, "other")
+    async with SshServer("127.0.0.1", 0) as server:
+        port = server.port
+        async with GuestTerminal(ssh_command(port, "-tt", user="holly", key=holly)) as guest:
+            await guest.wait_for("Lobby")
+            [session] = server.sessions
+            assert session.guest is not None and session.guest.home == key_home(key_fingerprint(holly))
+            for login in ("holly", "HOLLY", "Hоlly"):
+                status, said = await run(ssh_command(port, "-tt", user=login, key=other))
+                assert status == 1 and "xmas-tui: Holly is playing here now; ssh in under another name" in said, said
+            status, said = await run(ssh_command(port, "-tt", user="holly"))  # no key at all: the same
+            assert status == 1 and "Holly is playing here now" in said
+            guest.press("ctrl+q")
+            assert await guest.ended() == 0
+        await until(lambda: not server.sessions, 15, "Holly has left")
+        status, said = await run(ssh_command(port, "-tt", user="Holly", key=other))
+        assert status == 1 and "the name Holly belongs to another guest's key" in said, said
+        async with GuestTerminal(ssh_command(port, "-tt", user="ivy", key=other)) as guest:
+            await guest.wait_for(lambda text: "Lobby" in text and "Ivy" in text)
+            [session] = server.sessions
+            assert session.guest is not None and session.guest.home == key_home(key_fingerprint(other))
+            assert session.guest.home != key_home(key_fingerprint(holly))
+        await until(lambda: server.guests.playing == 0, 15, "Ivy has left")
+
+
+async def test_the_same_key_finds_its_own_folder_again_under_any_name(tmp_path) -> None:
+    """The name is only a label: a key that comes back as "HOLLY", or as "Holly B", finds its
+    folder (and so its kept games and rejoin keys), and the name it gave up is free again."""
+    key = new_key(tmp_path)
+    async with SshServer("127.0.0.1", 0) as server:
+        port = server.port
+        homes = []
+        for login in ("holly", "HOLLY", "holly_b"):
+            async with GuestTerminal(ssh_command(port, "-tt", user=login, key=key)) as guest:
+                await guest.wait_for("Lobby")
+                [session] = server.sessions
+                assert session.guest is not None
+                homes.append(session.guest.home)
+                (session.guest.home / f"kept-by-{login}").touch()
+                guest.press("ctrl+q")
+                assert await guest.ended() == 0
+            await until(lambda: not server.sessions, 15, "the guest has left")
+        assert homes == [key_home(key_fingerprint(key))] * 3
+        assert {path.name for path in homes[0].iterdir()} >= {"kept-by-holly", "kept-by-HOLLY"}
+        async with GuestTerminal(ssh_command(port, "-tt", user="holly")) as guest:  # "Holly" is free again
+            await guest.wait_for(lambda text: "Lobby" in text and "Holly" in text)
+
+
+async def test_a_guest_without_a_key_is_someone_new_each_time() -> None:
+    """No key, no identity: each connection gets a new, empty folder, gone when they leave
+    (nothing kept for anyone to find), and their name is theirs only while they play."""
+    async with SshServer("127.0.0.1", 0) as server:
+        port = server.port
+        homes = []
+        for _ in range(2):
+            async with GuestTerminal(ssh_command(port, "-tt", user="noel")) as guest:
+                await guest.wait_for("Lobby")
+                [session] = server.sessions
+                assert session.guest is not None and session.guest.key is None
+                home = session.guest.home
+                assert home.is_dir() and home not in homes and home.name.startswith("once-")
+                homes.append(home)
+                status, said = await run(ssh_command(port, "-tt", user="NOEL"))
+                assert status == 1 and "Noel is playing here now" in said
+                guest.press("ctrl+q")
+                assert await guest.ended() == 0
+            await until(lambda: not server.sessions, 15, "Noel has left")
+            assert not home.exists()
+
+
 async def test_a_guest_without_a_key_for_too_long_is_sent_off_with_their_terminal_put_back() -> None:
-    async with SshServer("127.0.0.1", 0, guests=Guests(idle=2.0)) as server:
+    async with SshServer("127.0.0.1", 0, guests=Guests(idle=5.0)) as server:  # (time for the lobby to draw first)
         port = server.port
         async with GuestTerminal(ssh_command(port, "-tt", user="jasper")) as guest:
             await guest.wait_for("Lobby")
             assert await guest.ended(20) == 0
             await asyncio.wait_for(guest.closed.wait(), 5)
-            assert "closed after 2 seconds without a key" in guest.text
+            assert "closed after 5 seconds without a key pressed" in guest.text and "nothing is kept" in guest.text
         assert server.guests.playing == 0
 
 

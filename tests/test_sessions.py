@@ -10,8 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from netcode.channel import Delivered
 from netcode.fairplay import Ledger, Signer, record_signed
 from netcode.session.host import ActionApplied, HostSession, TableSettings
+from netcode.session.host.races import FIRST_WAIT
 from netcode.session.messages import (
     KINDS,
     MAX_DEPTH,
@@ -29,12 +31,11 @@ from netcode.session.messages import (
     parse_host_message,
     parse_seat_message,
 )
-from netcode.session.node import HostNode
-from netcode.session.races import FIRST_WAIT
+from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
 from netcode.shares import Share, rebuild, threshold
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.games.dragons_chickens import Presses
 from xmas_tui.tables.rules import GameRules
@@ -182,6 +183,28 @@ def test_a_name_already_playing_is_refused_and_a_seat_needs_its_own_token_to_com
     assert token != host.rejoin_token(1)
 
 
+@pytest.mark.parametrize(
+    "look_alike",
+    ["Hоlly", "ΗΟLLY", "Ｈｏｌｌｙ", "𝐇𝐨𝐥𝐥𝐲", "Holly\ufe0f", "Hօlly"],  # Cyrillic о, Greek Η Ο, full width, bold, a variation selector, Armenian օ
+)
+def test_a_name_that_looks_like_a_seated_players_is_refused(look_alike: str) -> None:
+    """"Hоlly" with a Cyrillic о reads as Holly on every screen: it takes no seat beside her,
+    none kept for her, and not hers when she drops; a name that only looks close still sits."""
+    host = chip_host(4)
+    host.seats[3].name = "Noel"  # a seat kept for Noel, who has not come yet
+    seat(host, "p1", "Holly", 0.0)
+    why = sent_to(seat(host, "p2", look_alike, 0.0), "p2", Refused)[0].why
+    assert "looks like 'Holly'" in why and "choose another name" in why
+    assert sent_to(seat(host, "p3", "Nоel", 0.0), "p3", Refused)[0].why.startswith("'Nоel' looks like 'Noel'")
+    assert "already playing" in sent_to(seat(host, "p4", "HOLLY", 0.0), "p4", Refused)[0].why
+    assert sent_to(seat(host, "p5", "Holy", 0.0), "p5", Welcome)[0].seat == 1
+    seat(host, "p6", "Noel", 0.0)
+    host.start(1.0)
+    host.peer_lost("p1", 2.0)
+    assert "looks like 'Holly'" in sent_to(seat(host, "p7", look_alike, 3.0), "p7", Refused)[0].why
+    assert [s.name for s in host.seats] == ["Holly", "Holy", "Bot 3", "Noel"]
+
+
 def test_nobody_can_act_for_another_seat() -> None:
     host = chip_host(2)
     seat(host, "p1", "Ann", 0.0)
@@ -306,7 +329,7 @@ def test_a_silent_racer_is_sealed_empty_when_its_window_ends() -> None:
     host.tick(at + 5.999)
     assert 1 in host.rules.to_act()
     out = host.tick(at + 6.0)
-    assert [e for e in out.events if isinstance(e, ActionApplied) and e.by == "silence"]
+    assert [e for e in out.table if isinstance(e, ActionApplied) and e.by == "silence"]
     assert "said nothing in time" in " ".join(entry[1] for entry in host.log)
     assert host.rules.state.phase == "pause" and host.rules.to_act() == frozenset({0, 1})
     assert host.seats[1].act_by == at + 6.0 + 2.0 + 1.0  # between rounds: the intermission and the slack
@@ -327,13 +350,13 @@ def test_a_local_seat_is_never_raced_against_the_clock() -> None:
 
 def test_a_local_seat_sees_exactly_what_a_remote_one_would() -> None:
     host = chip_host(2)
-    node = HostNode(host)
+    node = TablePeer.as_host(host)
     mine = SeatSession("Ann", b"table-01", host.ledger.commitment, game=CHIP.id)
-    node.sit_local(mine, 0.0)
-    out = node.receive("p2", Hello(VERSION, "Bob", None, None, False).to_wire(), 0.0)
-    out += node.command(host.start, 0.0)
+    out = node.sit(mine, 0.0)
+    out.extend(node.on_channel(Delivered("p2", Hello(VERSION, "Bob", None, None, False).to_wire()), 0.0))
+    out.extend(node.command(host.start, 0.0))
     remote = SeatSession("Bob", b"table-01", host.ledger.commitment, game=CHIP.id)
-    for peer, message in out:
+    for peer, message in out.sends:
         assert peer == "p2"  # the local seat's messages never leave the node
         remote.receive(message.to_wire(), 0.1)
     assert mine.seat == 0 and remote.seat == 1

@@ -10,10 +10,11 @@ import pytest
 
 from netcode.session.seats import SeatState
 from netcode.tools.flood import Flood
+from netcode.tools.guesses import guesses_that_fit
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 from xmas_tui.tables.headless import summary
-from xmas_tui.tables.network import JoinError
+from xmas_tui.tables.network import JoinError, NetTable
 from xmas_tui.tables.seatbot import play_seat
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, HandOverScreen
@@ -21,7 +22,7 @@ from xmas_tui.ui.screens.lobby import LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big, failed_joins_line
 from xmas_tui.ui.screens.table import TableScreen
 
-from .netkit import bot_for, free_port, joiner
+from .netkit import bot_for, free_port, joiner, loopback_host
 from .test_ui import keys_for
 from .uikit import bob_joins
 
@@ -88,6 +89,67 @@ async def test_a_join_with_address_and_code_on_the_command_line_sits_down_at_onc
     async with bob_joins(monkeypatch, 3) as (host, app, pilot):
         await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
         assert isinstance(app.screen, JoinScreen) and app.screen.joined is not None
+
+
+@contextlib.asynccontextmanager
+async def two_tables(monkeypatch, codes: dict[str, str]):  # noqa: ANN001, ANN201
+    """Tables of Chip 'n' Dale hosted on this machine (host name: code), and Bob's join screen
+    once it has heard them all: ``(hosts, app, pilot)``."""
+    discovery = ("127.0.0.1", free_port())
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"{discovery[0]}:{discovery[1]}")
+    hosts = {name: loopback_host(CHIP, 2, code=code, name=name, discovery=discovery) for name, code in codes.items()}
+    app = XmasApp(join=dict(name="Bob"))
+    try:
+        for host in hosts.values():
+            await host.open()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until((pilot,), lambda: isinstance(app.screen, JoinScreen) and len(app.screen.heard) == len(hosts), 10)
+            yield hosts, app, pilot
+    finally:
+        for host in hosts.values():
+            await host.close()
+
+
+def attempts(host: NetTable) -> int:
+    """Join handshakes begun at ``host``: a code tried there, right or wrong."""
+    return host.runner.endpoint.counters["handshakes_started"]
+
+
+async def test_the_join_screen_waits_in_the_code_field_and_enter_joins_the_table_it_opens(monkeypatch) -> None:
+    """Two tables heard; the code typed (any typing of it) and Enter: Bob sits at the table
+    that code opens, and the other host sees no attempt."""
+    async with two_tables(monkeypatch, {"Holly": "SNOW-1234", "Noel": "STAR-2026"}) as (hosts, app, pilot):
+        assert app.focused is app.screen.query_one("#code")
+        await pilot.press(*"star 2026", "enter")
+        await until((pilot,), lambda: app.screen.joined is not None, 10)
+        assert any(r.name == "Bob" for r in hosts["Noel"].roster())
+        assert attempts(hosts["Holly"]) == 0 and hosts["Noel"].failed_joins_total == 0
+
+
+async def test_a_code_no_table_heard_opens_is_tried_nowhere_and_the_join_screen_keeps_listening(monkeypatch) -> None:
+    async with two_tables(monkeypatch, {"Holly": "SNOW-1234", "Noel": "STAR-2026"}) as (hosts, app, pilot):
+        await pilot.press(*"TREE-3579", "enter")  # (its tag fits neither: see test_net)
+        status = app.screen.query_one("#join-status")
+        await until((pilot,), lambda: "None of the 2 tables heard opens with code TREE-3579 yet" in str(status.render()), 5)
+        assert app.screen.auto and app.screen.joined is None
+        assert attempts(hosts["Holly"]) == attempts(hosts["Noel"]) == 0
+
+
+async def test_when_two_tables_may_open_the_code_the_join_screen_asks_which(monkeypatch) -> None:
+    """Two tables whose codes share a tag: Enter tries neither, says so and puts the list in
+    Bob's hands; he chooses his with ↓ and Enter, and the other host sees no attempt."""
+    twin = guesses_that_fit("SNOW-1234")[0]
+    async with two_tables(monkeypatch, {"Holly": twin, "Noel": "SNOW-1234"}) as (hosts, app, pilot):
+        await pilot.press(*"snow1234", "enter")
+        status = app.screen.query_one("#join-status")
+        await until((pilot,), lambda: "2 tables may open with code SNOW1234" in str(status.render()), 5)
+        tables = app.screen.query_one("#tables")
+        assert app.focused is tables and tables.highlighted == 0  # Holly's, first in the list
+        assert app.screen.joined is None and attempts(hosts["Holly"]) == attempts(hosts["Noel"]) == 0
+        await pilot.press("down", "enter")
+        await until((pilot,), lambda: app.screen.joined is not None, 10)
+        assert any(r.name == "Bob" for r in hosts["Noel"].roster())
+        assert attempts(hosts["Holly"]) == 0
 
 
 async def test_leaving_a_networked_game_asks_first_then_frees_the_seat(monkeypatch) -> None:
@@ -220,15 +282,16 @@ async def test_the_host_sees_each_failed_join_attempt_in_the_waiting_room_and_at
     async with host.run_test(size=(80, 24)) as pilot:
         await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
         assert shown("#host-failed") == ""  # nobody has tried yet: nothing is said
-        await guess("WRONG-CODE")
+        first, second, third = guesses_that_fit("HOLY-2345", 3)  # (guesses whose tag fits: tried at the host)
+        await guess(first)
         await until((pilot,), lambda: "1 failed join attempt from 127.0.0.1" in shown("#host-failed"), 5)
-        await guess("HOLY-2346")
+        await guess(second)
         await until((pilot,), lambda: "2 failed join attempts from 127.0.0.1" in shown("#host-failed"), 5)
         await pilot.press("ctrl+s")  # a bot takes the open seat
         await until((pilot,), lambda: isinstance(host.screen, TableScreen), 10)
         line = host.screen.query_one("#failed-joins")
         assert line.display and "2 failed join attempts from 127.0.0.1" in str(line.render())
-        await guess("HOLY-2347")
+        await guess(third)
         await until((pilot,), lambda: "3 failed join attempts from 127.0.0.1" in str(line.render()), 5)
         assert host.hosting.failed_joins_total == 3
 

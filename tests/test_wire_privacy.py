@@ -26,7 +26,7 @@ from netcode.envelope import (
     Dropped,
     Opener,
 )
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES
 
 from .netkit import run_table

@@ -15,7 +15,7 @@ from textual.geometry import Region
 
 from xmas_tui.games import Action, Game, Result, get_game
 from xmas_tui.tables.local import LocalTable
-from xmas_tui.tables.network import HostedTable
+from xmas_tui.tables.network import NetTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import EndScreen
@@ -25,7 +25,7 @@ from .netkit import free_port, loopback_host
 
 
 @contextlib.asynccontextmanager
-async def bob_joins(monkeypatch, players: int, **options: Any) -> AsyncIterator[tuple[HostedTable, XmasApp, Any]]:  # noqa: ANN001
+async def bob_joins(monkeypatch, players: int, **options: Any) -> AsyncIterator[tuple[NetTable, XmasApp, Any]]:  # noqa: ANN001
     """A Chip 'n' Dale table hosted on loopback, and an app that joins it as Bob from the
     command line (``join --address … --code …``): ``(host, app, pilot)``. The table is closed
     afterwards (closing it twice is harmless)."""

@@ -18,6 +18,7 @@ from typing import NoReturn
 from .bots import BOT_KINDS, LEGACY
 from .games import GAMES, Game, count, get_game
 from .names import default_name
+from .outside import plain
 
 EXIT_USAGE = 2
 OPTION_HELP = (
@@ -154,22 +155,21 @@ def password_arg(value: str) -> str:
     return value
 
 
-#: A typed join code needs this many letters and digits: each wrong guess costs
-#: an online attempt the host sees and slows, but a short code is still guessable.
-MIN_CODE = 6
+CODE_HELP = "case, spaces and dashes do not count, and O is read as 0, I and L as 1"
 
 
 def code_arg(value: str) -> str:
-    code = value.strip().upper()
-    letters = code.replace("-", "")
-    if not letters.isalnum() or len(letters) > 32:
-        raise argparse.ArgumentTypeError("a join code is letters and digits, like ABCD-2345")
-    if len(letters) < MIN_CODE:
-        raise argparse.ArgumentTypeError(
-            f"a join code needs at least {MIN_CODE} letters and digits (dashes not counted), "
-            f"not {len(letters)}: leave out --code and the host makes one up, like ABCD-2345"
-        )
-    return code
+    """A join code as typed (shown so), if it is one: every side keys on its normal form.
+    A typed code needs `netcode.codes.MIN_CODE` letters and digits: each wrong guess costs an
+    online attempt the host sees and slows, but a short code is still guessable."""
+    from .tables.network import MIN_CODE, code_key, code_problem
+
+    problem = code_problem(value)
+    if problem is not None:
+        short = code_key(value).isalnum() and len(code_key(value)) < MIN_CODE
+        raise argparse.ArgumentTypeError(problem + (": leave out --code and the host makes one up, like ABCD-2345"
+                                                    if short else ""))
+    return " ".join(value.split()).upper()
 
 
 THEMES = ("dark", "light", "projector")
@@ -208,7 +208,7 @@ def build_parser() -> Parser:
     host = verbs.add_parser("host", help="host a networked table on this machine")
     host.add_argument("game", type=game_arg, metavar="GAME", help=games)
     host.add_argument("--players", type=positive_int, default=None, help="seats at the table, yours included")
-    host.add_argument("--code", type=code_arg, default=None, help="the join code (made up for you if not given)")
+    host.add_argument("--code", type=code_arg, default=None, help=f"the join code (made up for you if not given; {CODE_HELP})")
     host.add_argument("--port", type=port_arg, default=0, help="UDP port to play on (default: any free port)")
     host.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS", help="local address to play on (default: every interface)")
     host.add_argument("--name", type=name_arg, default="Host", help="your name at the table")
@@ -230,7 +230,9 @@ def build_parser() -> Parser:
 
     join = verbs.add_parser("join", help="join a networked table")
     join.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
-    join.add_argument("--code", type=code_arg, required=False, default=None, help="the join code shown on the host's screen")
+    join.add_argument("--code", type=code_arg, required=False, default=None,
+                      help=f"the join code shown on the host's screen ({CODE_HELP}); without --address, "
+                      "joins the one table heard that the code may open")
     join.add_argument("--name", type=name_arg, default=None, help="your name at the table")
     join.add_argument("--game", type=game_arg, default=None, help="only join a table of this game")
     join.add_argument("--bot", type=bot_kind, metavar=BOT_METAVAR, default="sensible", help="with --headless: how your bot plays")
@@ -243,7 +245,7 @@ def build_parser() -> Parser:
 
     watch = verbs.add_parser("watch", help="the big-screen view of a table, for a projector")
     watch.add_argument("--address", type=address_arg, default=None, help="HOST:PORT of the table, where discovery cannot reach")
-    watch.add_argument("--code", type=code_arg, required=True, help="the join code shown on the host's screen")
+    watch.add_argument("--code", type=code_arg, required=True, help=f"the join code shown on the host's screen ({CODE_HELP})")
     watch.add_argument("--game", type=game_arg, default=None, help="only watch a table of this game")
     watch.add_argument("--discovery", type=address_arg, default=None, help="where tables are announced (HOST:PORT)")
     add_theme(watch)
@@ -267,7 +269,7 @@ def build_parser() -> Parser:
         way.add_argument("--bind", default="0.0.0.0", metavar="ADDRESS", help="local address to serve on (default: every interface)")
         way.add_argument("--max-guests", type=positive_int, default=16, metavar="N", help="guests playing at once (default 16)")
         way.add_argument("--idle", type=non_negative_int, default=30, metavar="MINUTES",
-                         help="a guest's app closes after this long without a key (default 30; 0: never)")
+                         help="a guest's app closes after this long without a key pressed (default 30; 0: never)")
 
     sim = verbs.add_parser("simulate", help="many bot games, headless, with figures")
     sim.add_argument("game", type=game_arg, metavar="GAME", help=games)
@@ -452,7 +454,7 @@ def run_network(args: argparse.Namespace) -> int:
 
     from .games import IllegalAction
     from .tables import headless
-    from .tables.network import JoinError, new_code
+    from .tables.network import JoinError, SeveralTables, new_code
 
     if args.verb == "host":
         n = players_for(args.game, args.players)
@@ -475,7 +477,7 @@ def run_network(args: argparse.Namespace) -> int:
                 opened=lambda line: print(json.dumps(line), flush=True),
             ))  # fmt: skip
         except (IllegalAction, TimeoutError) as exc:
-            print(f"xmas-tui: {exc or 'the table did not fill and finish within an hour'}", file=sys.stderr)
+            print(plain(f"xmas-tui: {exc or 'the table did not fill and finish within an hour'}"), file=sys.stderr)
             return 1
         except OSError as exc:  # the port is taken, the address is not this machine's
             raise UsageError(f"cannot open the table: {exc.strerror or exc}") from None
@@ -494,8 +496,10 @@ def run_network(args: argparse.Namespace) -> int:
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
             bot=args.bot, discovery=args.discovery, log=args.log, pace=args.pace,
         ))  # fmt: skip
+    except SeveralTables as exc:  # the player must say which: --address
+        raise UsageError(str(exc)) from None
     except (JoinError, IllegalAction, TimeoutError) as exc:
-        print(f"xmas-tui: {exc}", file=sys.stderr)
+        print(plain(f"xmas-tui: {exc}", lines=False), file=sys.stderr)  # (a host's refusal: its words)
         return 1
     print(json.dumps(outcome))
     return 0
@@ -511,7 +515,7 @@ def run_serve(args: argparse.Namespace) -> int:
     guests = Guests(most=args.max_guests, idle=args.idle * 60.0 or None)
 
     def say(line: str) -> None:
-        print(line, flush=True)
+        print(plain(line), flush=True)  # (a guest's name is theirs to choose)
 
     try:
         if args.way == "ssh":
@@ -551,16 +555,17 @@ def run_verify(args: argparse.Namespace) -> int:
     except UnreadableLog as exc:
         raise UsageError(str(exc)) from None
     except LogError as exc:
-        print(f"xmas-tui: refused: {exc}", file=sys.stderr)
+        print(plain(f"xmas-tui: refused: {exc}", lines=False), file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(verdict))
     else:
-        print(verdict["summary"] if verdict["ok"] else f"Fair play: FAILED ({verdict['what']}):")
+        # (a log's alarms, names and notes are anyone's words: nothing in them reaches the terminal raw)
+        print(plain(verdict["summary"]) if verdict["ok"] else plain(f"Fair play: FAILED ({verdict['what']}):"))
         for failure in verdict["failures"]:
-            print(f"  - {failure}")
+            print(plain(f"  - {failure}", lines=False))
     if not verdict["ok"]:
-        print(f"xmas-tui: {args.logfile} fails its audit: {verdict['failures'][0]}", file=sys.stderr)
+        print(plain(f"xmas-tui: {args.logfile} fails its audit: {verdict['failures'][0]}", lines=False), file=sys.stderr)
         return 1
     return 0
 
@@ -570,7 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(argv)
     except UsageError as exc:  # one line, or one line per problem (a cards file's)
         for line in str(exc).splitlines():
-            print(f"xmas-tui: {line}", file=sys.stderr)
+            print(plain(f"xmas-tui: {line}", lines=False), file=sys.stderr)  # (it may quote a file)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

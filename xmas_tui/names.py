@@ -13,6 +13,8 @@ import os
 MAX_NAME = 16
 #: The environment variable that names the player (set by ``xmas-tui serve`` for each guest).
 NAME_VARIABLE = "XMAS_TUI_NAME"
+#: The name of a player whose login name says nothing about them.
+NOBODY = "Player"
 #: Login names that say nothing about the person behind them.
 _ANONYMOUS = {"root", "admin", "user", "guest", "ubuntu", "debian", "pi"}
 
@@ -29,7 +31,7 @@ def name_from_login(login: str) -> str:
     it says nothing."""
     name = clean_name(login.replace("_", " ").replace(".", " "))
     if name is None or name.casefold() in _ANONYMOUS:
-        return "Player"
+        return NOBODY
     return name[:1].upper() + name[1:]
 
 

@@ -148,10 +148,10 @@ class Endpoint:
         second turned away"."""
         return self.admission.describe_door(now)
 
-    def join_stalled(self, peer_id: int) -> str:
+    def join_stalled(self, peer_id: int | None) -> str:
         """Why joining `peer_id` has not finished, in words for a player who stops waiting:
-        the table is busy, or it did not answer at all."""
-        conn = self.peers.get(peer_id)
+        the table is busy, or it did not answer at all (or we never knew whom to join)."""
+        conn = self.peers.get(peer_id) if peer_id is not None else None
         return conn.join_stalled if conn is not None else NO_ANSWER
 
     def peer(self, peer_id: int) -> Connection:

@@ -1,6 +1,6 @@
 """The join handshake: SPAKE2 keyed by the join code, then keys per direction.
 
-Owns: normalising a join code, the identities that bind one exchange to one
+Owns: the password a join code stands for, the identities that bind one exchange to one
 table and both peers, the key schedule, and each role's state for one
 attempt: `Initiator` (the joiner) and `Responder` (the host). The datagrams
 they travel in are `netcode.envelope`'s; when to send them, retry them and
@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import hmac
 import os
-import unicodedata
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from spake2 import SPAKE2_A, SPAKE2_B
 
+from netcode.codes import code_key
 from netcode.envelope import PROOF, Dropped, digest
 
 _LABEL = b"xmas-tui channel v3"
@@ -45,8 +45,9 @@ _KEY = 32
 
 
 def normalise_code(join_code: str) -> bytes:
-    """The password a join code stands for: trimmed, NFKC, case-insensitive, UTF-8."""
-    return unicodedata.normalize("NFKC", join_code).strip().upper().encode("utf-8")
+    """The password a join code stands for: its one normal form (`netcode.codes.code_key`:
+    no case, spaces or dashes, O is 0, I and L are 1), UTF-8."""
+    return code_key(join_code).encode("utf-8")
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -1,14 +1,24 @@
-"""A player's machine at a networked table: following its host, electing a new one, or
-hosting. Sans-IO.
+"""One machine at a table, in whichever role it plays: the one thing every runner drives. Sans-IO.
 
-Owns: ``TablePeer``, which holds one seat's session and, when the host goes silent,
-runs this machine's part of the election (``netcode.session.election``): it sends its
-ballot to the candidate of the term, or, when it is the candidate, counts the ballots
-and takes the table over, becoming a host node with its own seat in memory. Whatever
-its role, it is driven alike: channel events (``on_channel``), my own seat's messages
-(``post``), ``tick(now)`` at ``next_deadline()``; and each returns a ``PeerOutput``:
-messages for peers, connections to open, whether to accept joins, and the events of my
-seat and of the table.
+Owns: ``TablePeer``, a machine at a table, and its roles:
+
+* **host**: it runs a ``HostSession`` (the first host, or one elected when the host went
+  away), with the seats played at this machine (its own player; every seat of a game
+  against bots; people sharing a keyboard) linked to it in memory. A message on that
+  link travels in its wire form and is decoded as strictly as from the network, so a
+  seat here sees exactly what a remote one would. A **local game** is a host with no
+  channel under it;
+* **seat**: it follows a host at another machine with its one seat's session (a
+  **watcher** is a seat with no seat, only the public view);
+* **electing**: its host went silent, and it takes part in choosing the next one
+  (``netcode.session.election``): it sends its ballot to the candidate of the term, or,
+  when it is the candidate, counts the ballots and takes the table over, becoming its
+  host (a host whose ``term`` is above 1 was elected).
+
+Whatever its role, it is driven alike: channel events (``on_channel``), a seat's
+messages (``post``), the host's commands (``command``), ``tick(now)`` at
+``next_deadline()``; and each returns a ``Step`` (``netcode.session.step``). So the
+first host and an elected host are the same code, and one runner drives every role.
 
 Must not touch: sockets, clocks, asyncio, games (the game comes in through
 ``host_for``, which makes a new host's settings and rules).
@@ -16,25 +26,18 @@ Must not touch: sockets, clocks, asyncio, games (the game comes in through
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
 from typing import Any
 
-from netcode.channel import Delivered, PeerGone
+from netcode.channel import Delivered, HandshakeCompleted, PeerGone, RttUpdated
 from netcode.fairplay import Ledger, Signer
 from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, Takeover, take_over
-from netcode.session.host import HostEvent, HostSession, RulesFactory, SteppedDown, TableSettings
+from netcode.session.host import HostSession, RulesFactory, SteppedDown, TableSettings
 from netcode.session.messages import BadMessage, Ballot, Message, Welcome, decode
-from netcode.session.node import HostNode, LocalPeer
-from netcode.session.seat import (
-    HandedOver,
-    HostSilent,
-    SeatEvent,
-    SeatOutput,
-    SeatSession,
-    host_changed,
-)
+from netcode.session.seat import HandedOver, HostSilent, SeatSession, host_changed
 from netcode.session.seats import SeatState
+from netcode.session.step import HOST, Step
 
 Peer = Hashable
 #: reasons a connection to the host ends that call for a new host (the others: it closed the table)
@@ -44,49 +47,34 @@ SILENT = frozenset({"silent", "unreachable"})
 HostFactory = Callable[[SeatSession], tuple[TableSettings, RulesFactory]]
 
 
-@dataclass
-class PeerOutput:
-    sends: list[tuple[Peer, Message]] = field(default_factory=list)
-    #: open a connection to these peers (as their joiner)
-    connects: list[tuple[int, Any]] = field(default_factory=list)
-    #: accept joins from now on (this machine hosts, or may)
-    accept: bool = False
-    seat_events: list[SeatEvent] = field(default_factory=list)
-    host_events: list[HostEvent] = field(default_factory=list)
-    #: this machine became the table's host just now
-    promoted: bool = False
-    #: this machine stopped hosting just now (it handed the table over, or lost touch)
-    demoted: bool = False
-
-    def extend(self, other: PeerOutput) -> None:
-        self.sends += other.sends
-        self.connects += other.connects
-        self.accept = self.accept or other.accept
-        self.seat_events += other.seat_events
-        self.host_events += other.host_events
-        self.promoted = self.promoted or other.promoted
-        self.demoted = self.demoted or other.demoted
+class LocalPeer(str):
+    """How a host names a seat played at its own machine (never a channel's peer id)."""
 
 
 class TablePeer:
-    """My machine at a networked table: my seat's session, and whichever role it plays."""
+    """My machine at a table: the seats played here, and whichever role it plays."""
 
-    def __init__(self, session: SeatSession, host_peer: int, local_id: int, *, host_for: HostFactory | None,
+    def __init__(self, *, local_id: int | None = None, host_for: HostFactory | None = None,
                  signer: Signer | None = None, heard: Callable[[Peer], float | None] | None = None) -> None:
-        """``host_for`` makes what this machine needs to host the table (None: it never will, and
-        a game whose host goes away ends); ``heard(peer)``: when the channel last heard a peer
-        (the lease of this machine, should it host)."""
-        self.session = session
-        self.host_peer: int | None = host_peer
+        """Made by ``as_host`` or ``as_seat``. ``local_id``: this machine's peer id on the channel
+        (None: no channel, a local game); ``host_for`` makes what this machine needs to host the
+        table should its host go away (None: it never will, and a game whose host goes away
+        ends); ``heard(peer)``: when the channel last heard a peer (the lease of this machine,
+        should it host)."""
         self.local_id = local_id
         self.host_for = host_for
         self.signer = signer
+        self.heard = heard
+        #: the seats played at this machine; 0 is the person at this terminal
+        self.seats: list[SeatSession] = []
+        #: the host session, while this machine hosts
+        self.host: HostSession | None = None
+        #: while following: the host's peer id and address
+        self.host_peer: int | None = None
+        self.host_address: Any = None
         self.election: Election | None = None
         self.candidacy: Candidacy | None = None
         self.voted: dict[int, int] = {}  # term -> the peer my ballot went to
-        self.node: HostNode | None = None
-        self.me: LocalPeer | None = None
-        self.heard = heard
         #: ballots that came before I heard my host's silence myself: peer -> (ballot, when)
         self.early: dict[Peer, tuple[Ballot, float]] = {}
         #: host changes this machine saw (a new host taking over)
@@ -94,100 +82,229 @@ class TablePeer:
         #: this machine's player handed the table over and leaves: it takes no part in electing
         self.leaving = False
 
+    @classmethod
+    def as_host(cls, host: HostSession, *, local_id: int | None = None, host_for: HostFactory | None = None,
+                heard: Callable[[Peer], float | None] | None = None) -> TablePeer:
+        """This machine hosts ``host`` from the start (its seats sit down with ``sit``)."""
+        peer = cls(local_id=local_id, host_for=host_for, signer=host.signer, heard=heard)
+        peer._become_host(host)
+        return peer
+
+    @classmethod
+    def as_seat(cls, session: SeatSession, host_peer: int, host_address: Any, local_id: int, *,
+                host_for: HostFactory | None = None, signer: Signer | None = None,
+                heard: Callable[[Peer], float | None] | None = None) -> TablePeer:
+        """This machine follows the host at ``host_peer`` (``host_address``) with ``session``
+        (``begin`` connects and says hello)."""
+        peer = cls(local_id=local_id, host_for=host_for, signer=signer, heard=heard)
+        peer.seats = [session]
+        peer.host_peer, peer.host_address = host_peer, host_address
+        return peer
+
     # ------------------------------------------------------------ facts
     @property
+    def session(self) -> SeatSession:
+        """My own seat's session (the person at this terminal)."""
+        return self.seats[0]
+
+    @property
     def hosting(self) -> bool:
-        return self.node is not None
+        return self.host is not None
 
     @property
     def electing(self) -> bool:
         return self.election is not None
 
+    @property
+    def role(self) -> str:
+        """What this machine is now: "local game", "host", "elected host", "electing",
+        "watcher" or "seat"."""
+        if self.host is not None:
+            if self.local_id is None:
+                return "local game"
+            return "host" if self.host.term == 1 else "elected host"
+        if self.election is not None:
+            return "electing"
+        return "watcher" if self.seats and self.seats[0].watch else "seat"
+
     def next_deadline(self) -> float | None:
-        if self.node is not None:
-            return self.node.next_deadline()
+        if self.host is not None:
+            return self.host.next_deadline()
         times = [t for t in (self.election.deadline if self.election else None,
                              self.candidacy.due() if self.candidacy else None) if t is not None]
         return min(times) if times else None
 
     # ------------------------------------------------------------ inputs
-    def post(self, message: Message, now: float) -> PeerOutput:
-        """My own seat's message, to whoever hosts (myself, when I do)."""
-        out = PeerOutput()
-        if self.node is not None and self.me is not None:
-            out.sends += self.node.from_local(self.me, message, now)
-            self._collect(out, now)
-        elif self.host_peer is not None and self.election is None:
-            out.sends.append((self.host_peer, message))
-        return out
+    def begin(self, now: float) -> Step:
+        """A seat's first words: connect to the host and say hello (a host has none)."""
+        step = Step()
+        if self.host is None and self.host_peer is not None:
+            step.connects.append((self.host_peer, self.host_address))
+            step.send(self.host_peer, self.session.hello())
+        return step
 
-    def on_channel(self, event: Any, now: float, arrived: float | None = None) -> PeerOutput:
+    def sit(self, session: SeatSession, now: float) -> Step:
+        """Seat ``session`` at the table this machine hosts; its index here is its place in
+        ``seats`` (the first one seated is the person at this terminal)."""
+        assert self.host is not None, "only a host seats players at its own machine"
+        session.index = len(self.seats)
+        self.seats.append(session)
+        return self._sit_at_host(session.index, now)
+
+    def post(self, message: Message, now: float, seat: int = 0) -> Step:
+        """A message of the seat played here at ``seat`` to whoever hosts (this machine, when it
+        does)."""
+        if self.host is not None:
+            return self._route(self.host.receive(self._local(seat), message.to_wire(), now, local=True), now)
+        step = Step()
+        if seat == 0 and self.host_peer is not None and self.election is None:
+            step.send(self.host_peer, message)
+        return step
+
+    def on_channel(self, event: Any, now: float, arrived: float | None = None) -> Step:
         """A channel event (a message whose datagram arrived at ``arrived``, if the caller knows)."""
-        out = PeerOutput()
-        if self.node is not None:
-            out.sends += self.node.on_channel(event, now, arrived)
-            self._collect(out, now)
-            return out
+        host = self.host
+        if host is not None:
+            if isinstance(event, Delivered):
+                return self._route(host.receive(event.peer, event.payload, now, arrived=arrived), now)
+            if isinstance(event, PeerGone):
+                return self._route(host.peer_lost(event.peer, now), now)
+            if isinstance(event, RttUpdated):
+                return self._route(host.peer_rtt(event.peer, event.rtt, now), now)
+            if isinstance(event, HandshakeCompleted):
+                return self._route(host.peer_address(event.peer, event.address, now), now)
+            return Step()
+        step = Step()
         if isinstance(event, Delivered):
             if event.peer == self.host_peer and self.election is None:
-                self._seat(self.session.receive(event.payload, now, arrived), out, now)
+                self._follow(self.session.receive(event.payload, now, arrived), step, now)
             else:
-                self._stranger(event.peer, event.payload, now, out)
+                self._stranger(event.peer, event.payload, now, step)
         elif isinstance(event, PeerGone) and event.peer == self.host_peer:
             if event.reason in SILENT and self._can_elect():
-                self._elect(now, out)
+                self._elect(now, step)
             else:
-                self._seat(self.session.host_lost(event.reason), out, now)
-        return out
+                self._follow(self.session.host_lost(event.reason), step, now)
+        return step
 
-    def hand_over(self, now: float) -> PeerOutput:
+    def command(self, run: Callable[[float], Step], now: float) -> Step:
+        """One of the host's commands (``peer.command(peer.host.start, now)``), if this machine
+        hosts."""
+        return self._route(run(now), now) if self.host is not None else Step()
+
+    def hand_over(self, now: float) -> Step:
         """My player leaves the table this machine hosts: the others elect the next host now."""
-        out = PeerOutput()
-        if self.node is not None:
-            self.leaving = True
-            out.sends += self.node.command(self.node.host.hand_over, now)
-            self._collect(out, now)
-        return out
+        if self.host is None:
+            return Step()
+        self.leaving = True
+        return self._route(self.host.hand_over(now), now)
 
-    def tick(self, now: float) -> PeerOutput:
-        out = PeerOutput()
-        if self.node is not None:
-            out.sends += self.node.tick(now)
-            self._collect(out, now)
-            return out
+    def tick(self, now: float) -> Step:
+        if self.host is not None:
+            return self._route(self.host.tick(now), now)
+        step = Step()
         if self.candidacy is not None and self.candidacy.ready(now):
-            self._take_over(now, out)
+            self._take_over(now, step)
         elif self.election is not None and now >= self.election.deadline:
             self.candidacy = None
             if self.election.next(now) is None:
-                self._give_up(out, now)
+                self._give_up(step, now)
             else:
-                self._vote(now, out)
-        return out
+                self._vote(now, step)
+        return step
 
-    # ------------------------------------------------------------ following
-    def _seat(self, seat_out: Any, out: PeerOutput, now: float) -> None:
-        for message in seat_out.sends:
-            if self.host_peer is not None:
-                out.sends.append((self.host_peer, message))
-        for event in seat_out.events:
+    def sent(self, peer: Peer, message: Message, now: float) -> None:
+        """A message for a remote peer actually left at ``now`` (``HostSession.sent``)."""
+        if self.host is not None:
+            self.host.sent(peer, message, now)
+
+    def forget_sent(self, peer: Peer) -> None:
+        """The last messages to ``peer`` could not be sent: the host sends it all afresh."""
+        if self.host is not None:
+            self.host.forget_sent(peer)
+
+    # ------------------------------------------------------------ hosting
+    def _become_host(self, host: HostSession) -> None:
+        self.host = host
+        if host.heard is None:
+            host.heard = self.heard
+        self.host_peer = None
+
+    @staticmethod
+    def _local(index: int) -> LocalPeer:
+        return LocalPeer(f"local-{index}")
+
+    def _sit_at_host(self, index: int, now: float) -> Step:
+        session = self.seats[index]
+        session.clock.same = True  # the host's own clock
+        return self._route(self.host.receive(self._local(index), session.hello().to_wire(), now, local=True), now)  # type: ignore[union-attr]
+
+    def _route(self, first: Step, now: float) -> Step:
+        """A host's step, with what it sends to the seats here delivered in memory (and their
+        answers to the host, until nothing is left): what remains is for remote peers."""
+        host = self.host
+        assert host is not None
+        step = Step()
+        queue = deque([first])
+        while queue:
+            out = queue.popleft()
+            step.table += out.table
+            for peer, message in out.sends:
+                if not isinstance(peer, LocalPeer):
+                    step.sends.append((peer, message))
+                    continue
+                index = int(peer.removeprefix("local-"))
+                answer = self.seats[index].receive(message.to_wire(), now)
+                step.seats += answer.seats
+                for _, reply in answer.sends:
+                    queue.append(host.receive(peer, reply.to_wire(), now, local=True))
+        if any(isinstance(event, SteppedDown) for event in step.table):
+            self._stepped_down(step, now)
+        return step
+
+    def _stepped_down(self, step: Step, now: float) -> None:
+        """This machine no longer hosts: its seat follows whoever the others elect (unless its
+        player is leaving); the other seats played here leave with it."""
+        self.host = None
+        step.hosting = False
+        del self.seats[1:]
+        if self.leaving:
+            return
+        mine = [event for index, event in step.seats if index == 0]
+        step.seats = [(index, event) for index, event in step.seats if index != 0]
+        for event in mine:
             if isinstance(event, HandedOver) and self._can_elect():
                 self.session.gone = None  # not gone: we elect the next host at once
-                self._elect(now, out, event.why)
+                self._elect(now, step, event.why)
             else:
-                out.seat_events.append(event)
+                step.seats.append((0, event))
+
+    # ------------------------------------------------------------ following
+    def _follow(self, seat_step: Step, step: Step, now: float) -> None:
+        """My seat's step while I follow a host elsewhere: its messages go to that host; a
+        hand-over starts an election at once, if one can be held."""
+        for _, message in seat_step.sends:
+            if self.host_peer is not None:
+                step.send(self.host_peer, message)
+        for index, event in seat_step.seats:
+            if isinstance(event, HandedOver) and self._can_elect():
+                self.session.gone = None  # not gone: we elect the next host at once
+                self._elect(now, step, event.why)
+            else:
+                step.seats.append((index, event))
 
     def _can_elect(self) -> bool:
         """Whether a new host could take over: the deal shared the secret among two or more
         players at other machines, and the game is not over."""
-        deal, session = self.session.deal, self.session
-        return (self.host_for is not None and deal is not None and deal.holders >= 2 and session.final is None
-                and len(self.members()) >= 2)
+        session = self.session
+        deal = session.deal
+        return (self.host_for is not None and self.local_id is not None and deal is not None and deal.holders >= 2
+                and session.final is None and len(self.members()) >= 2)
 
     def members(self) -> list[Member]:
         return [Member.from_wire(raw) for raw in self.session.members]
 
-    def _stranger(self, peer: Peer, raw: Any, now: float, out: PeerOutput) -> None:
+    def _stranger(self, peer: Peer, raw: Any, now: float, step: Step) -> None:
         """A message from a peer that is not my host: a ballot, or a new host's first words."""
         try:
             message = decode(raw)
@@ -199,85 +316,84 @@ class TablePeer:
             if election is None:  # a member noticed the host's silence before I did (or only it
                 self.early[peer] = (message, now)  # lost the host): kept a moment for my own election
                 return
-            if election is not None and self.candidacy is None and message.term > election.term:
+            if self.candidacy is None and message.term > election.term:
                 candidate = election.candidate_of(message.term)
                 if candidate is not None and candidate.peer == self.local_id:
                     election.attempt = message.term - election.base_term - 1  # it is my turn already
-                    self._stand(now, out)
+                    self._stand(now, step)
             if self.candidacy is not None:
                 self.candidacy.add(peer, message, now)
                 if self.candidacy.ready(now):
-                    self._take_over(now, out)
+                    self._take_over(now, step)
             return
         if election is not None and isinstance(message, Welcome) and self.voted.get(message.term) == peer:
             self.election = None  # the one I voted for took over: it is my host now
             self.host_peer = peer
             self.failovers += 1
-            self._seat(self.session.receive(raw, now), out, now)
+            self._follow(self.session.receive(raw, now), step, now)
             return
         self.session.drops["not_my_host"] += 1
 
     # ------------------------------------------------------------ electing
-    def _elect(self, now: float, out: PeerOutput, why: str | None = None) -> None:
+    def _elect(self, now: float, step: Step, why: str | None = None) -> None:
         session = self.session
         holders = session.deal.holders if session.deal is not None else None
         self.election = Election(self.members(), session.host_seat, session.term, now, holders)
         self.host_peer = None
         host = session.welcome.host if session.welcome is not None else "The host"
-        out.seat_events.append(HostSilent(why or f"{host}'s machine went silent: the players are choosing a new host…"))
-        self._vote(now, out)
+        step.seats.append((0, HostSilent(why or f"{host}'s machine went silent: the players are choosing a new host…")))
+        self._vote(now, step)
         early, self.early = self.early, {}
         for peer, (ballot, when) in early.items():  # those who noticed first
             if now - when <= EARLY_BALLOT:
-                self._stranger(peer, ballot.to_wire(), now, out)
+                self._stranger(peer, ballot.to_wire(), now, step)
 
-    def _vote(self, now: float, out: PeerOutput) -> None:
+    def _vote(self, now: float, step: Step) -> None:
         election = self.election
         assert election is not None
         candidate = election.candidate
         if candidate is None:
-            self._give_up(out, now)
+            self._give_up(step, now)
             return
         if candidate.peer == self.local_id:
-            self._stand(now, out)
+            self._stand(now, step)
             return
         if self.voted.get(election.term) is None:  # one ballot a term
             self.voted[election.term] = candidate.peer
-            out.connects.append((candidate.peer, candidate.address))
-            out.sends.append((candidate.peer, self.session.ballot(election.term)))
+            step.connects.append((candidate.peer, candidate.address))
+            step.send(candidate.peer, self.session.ballot(election.term))
 
-    def _stand(self, now: float, out: PeerOutput) -> None:
+    def _stand(self, now: float, step: Step) -> None:
         election = self.election
         assert election is not None and election.candidate is not None
-        self.voted[election.term] = self.local_id
+        self.voted[election.term] = self.local_id  # type: ignore[assignment]
         self.candidacy = Candidacy(election, election.candidate, self.session.ballot(election.term), now)
-        out.accept = True
+        step.accept = True
 
-    def _give_up(self, out: PeerOutput, now: float) -> None:
+    def _give_up(self, step: Step, now: float) -> None:
         self.election = self.candidacy = None
-        self._seat(self.session.host_lost("silent"), out, now)
+        self._follow(self.session.host_lost("silent"), step, now)
 
     # ------------------------------------------------------------ taking over
-    def _take_over(self, now: float, out: PeerOutput) -> None:
+    def _take_over(self, now: float, step: Step) -> None:
         candidacy, session = self.candidacy, self.session
         assert candidacy is not None and session.welcome is not None and session.deal is not None
         verifier = session.verifier
         plan = take_over(candidacy, verifier.table_id, verifier.seed_commit or b"", session.keys)
         if plan is None:
             return  # not yet a majority of good ballots: wait for more, or for the deadline
-        self.node = HostNode(self._resume(plan, candidacy.term, now), self.heard)
-        out.sends += self.node.sit_local(session, now)  # my own seat, back with its rejoin token
-        self.me = self.node.peer_of(session)
+        self._become_host(self._resume(plan, candidacy.term, now))
         self.election = self.candidacy = None
-        self.host_peer = None
         self.failovers += 1
-        host = self.node.host
+        step.extend(self._sit_at_host(0, now))  # my own seat, back with its rejoin token
+        host = self.host
+        assert host is not None
         for peer, ballot in [*plan.voters.items(), *plan.watchers.items()]:
             if peer is not None:
-                out.sends += self.node.receive(peer, ballot.to_wire(), now)
-        out.sends += self.node.command(host.reshare, now)
-        out.accept = out.promoted = True
-        self._collect(out, now)
+                step.extend(self._route(host.receive(peer, ballot.to_wire(), now), now))
+        step.extend(self.command(host.reshare, now))
+        step.accept = True
+        step.hosting = True
 
     def _resume(self, plan: Takeover, term: int, now: float) -> HostSession:
         session = self.session
@@ -305,20 +421,5 @@ class TablePeer:
             gone=session.host_seat,
         )  # fmt: skip
 
-    def _collect(self, out: PeerOutput, now: float) -> None:
-        node = self.node
-        assert node is not None
-        events = node.take_host_events()
-        out.host_events += events
-        seat_events = node.take_seat_events(self.me) if self.me is not None else []
-        if any(isinstance(event, SteppedDown) for event in events):
-            # this machine no longer hosts: its seat follows whoever the others elect (unless
-            # its player is leaving)
-            self.node = self.me = None
-            out.demoted = True
-            if self.leaving:
-                out.seat_events += seat_events
-            else:
-                self._seat(SeatOutput(events=seat_events), out, now)
-            return
-        out.seat_events += seat_events
+
+__all__ = ["HOST", "HostFactory", "LocalPeer", "TablePeer"]

@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from netcode import delta
@@ -68,6 +68,7 @@ from netcode.session.messages import (
     parse_host_message,
 )
 from netcode.session.seats import RosterRow
+from netcode.session.step import HOST, Step
 
 # ---------------------------------------------------------------- events
 
@@ -161,14 +162,6 @@ def host_changed(old: str, new: str, handover: Handover | None) -> str:
     return f"{old}'s machine went away; {new} now hosts the table."
 
 
-@dataclass
-class SeatOutput:
-    """What one call produced: messages for the host, and events for the application."""
-
-    sends: list[Message] = field(default_factory=list)
-    events: list[SeatEvent] = field(default_factory=list)
-
-
 class SeatSession:
     """My place at a hosted table. Sans-IO: feed it the host's messages, send what it returns."""
 
@@ -180,6 +173,8 @@ class SeatSession:
         ``contribute``: whether my nonce goes into the seed (not at a game dealt from a
         seed the player chose)."""
         self.name = name
+        #: this seat's place among the seats played at its machine (0: the person at the terminal)
+        self.index = 0
         self.watch = watch
         self.contribute = contribute and not watch
         self.token = token
@@ -271,10 +266,10 @@ class SeatSession:
         return Bye()
 
     # ------------------------------------------------------------ what I receive
-    def receive(self, raw: Any, now: float, arrived: float | None = None) -> SeatOutput:
+    def receive(self, raw: Any, now: float, arrived: float | None = None) -> Step:
         """A message from the host; a malformed one is dropped and counted in ``drops``.
         ``arrived``: when its datagram reached this machine, if the runner knows (else ``now``)."""
-        out = SeatOutput()
+        out = Step()
         try:
             message = parse_host_message(raw)
             if self.keep_received:
@@ -287,36 +282,36 @@ class SeatSession:
             self.drops["bad_content"] += 1
         return out
 
-    def host_lost(self, reason: str) -> SeatOutput:
+    def host_lost(self, reason: str) -> Step:
         """The channel says the host is gone (``closed``, ``local``, ``silent``…)."""
-        out = SeatOutput()
+        out = Step()
         if self.gone is None and self.final is None:
             self.gone = HOST_GONE.get(reason, HOST_SILENT)
-            out.events.append(HostLost(self.gone))
+            out.seats.append((self.index, HostLost(self.gone)))
         return out
 
-    def on_channel(self, event: Any, now: float, arrived: float | None = None) -> SeatOutput:
+    def on_channel(self, event: Any, now: float, arrived: float | None = None) -> Step:
         """A channel event from the host's connection: its message, or that it is gone."""
         if isinstance(event, Delivered):
             return self.receive(event.payload, now, arrived)
         if isinstance(event, PeerGone):
             return self.host_lost(event.reason)
-        return SeatOutput()
+        return Step()
 
-    def _take(self, message: Message, now: float, out: SeatOutput) -> None:
+    def _take(self, message: Message, now: float, out: Step) -> None:
         arrived = self._arrived  # when the message's datagram came (``receive``)
         if isinstance(message, Shout):
             if message.race == self.race:
                 self.shouts.append((message.seat, message.shout, message.ms))
-                out.events.append(Heard(message.seat, message.shout, message.ms))
+                out.seats.append((self.index, Heard(message.seat, message.shout, message.ms)))
         elif isinstance(message, Snap):
             self._snap(message, now)
-            out.events.append(Updated())
+            out.seats.append((self.index, Updated()))
         elif isinstance(message, Verdict):
-            out.events.append(Answered(message.id, message.refused))
+            out.seats.append((self.index, Answered(message.id, message.refused)))
         elif isinstance(message, Lobby):
             self.roster = [RosterRow.from_wire(row) for row in message.roster]
-            out.events.append(Updated())
+            out.seats.append((self.index, Updated()))
         elif isinstance(message, Welcome):
             before = self.welcome
             self._welcome(message)
@@ -324,9 +319,9 @@ class SeatSession:
                 why = host_changed(before.host, message.host, self.handover)
                 self.handover, self.gone = None, None
                 self.handovers.append([message.term, message.host, len(self.actions), why])
-                out.events.append(HostChanged(message.term, why))
+                out.seats.append((self.index, HostChanged(message.term, why)))
             else:
-                out.events.append(Seated(message))
+                out.seats.append((self.index, Seated(message)))
         elif isinstance(message, Dealt):
             self.deal = message
             self._check_my_nonce(message.nonces)
@@ -344,13 +339,13 @@ class SeatSession:
                 why = f"{host}'s machine lost touch with most players and stopped hosting."
             if self.gone is None and self.final is None:
                 self.handover, self.gone = message, why
-                out.events.append(HandedOver(why))
+                out.seats.append((self.index, HandedOver(why)))
         elif isinstance(message, Members):
             self.host_seat, self.members = message.host_seat, message.members
         elif isinstance(message, AskNonce):
             if self.seat is not None and self.contribute:
                 self.revealed_nonce = True
-                out.sends.append(Nonce(self.verifier.nonce))
+                out.send(HOST, Nonce(self.verifier.nonce))
         elif isinstance(message, Final):
             fair = message.fair
             self._alarm(self.verifier.check_final(fair.get("secret", b""), fair.get("nonces", [])))
@@ -362,16 +357,16 @@ class SeatSession:
             if list(fair.get("actions", []))[: len(self.actions)] != self.actions:
                 self._alarm(["the host's final record of play is not the one it sent during the game"])
             self.final = message
-            out.events.append(Ended(message))
+            out.seats.append((self.index, Ended(message)))
         elif isinstance(message, Refused):
             self.refused = message.why
-            out.events.append(TurnedAway(message.why))
+            out.seats.append((self.index, TurnedAway(message.why)))
         elif isinstance(message, Ping):
             held = now - arrived
             self.clock.pinged(message.n, message.at, arrived, held)
             if message.echo is not None:
                 self.clock.echoed(*message.echo)
-            out.sends.append(Pong(message.n, held))
+            out.send(HOST, Pong(message.n, held))
         elif isinstance(message, Opens):
             self.race, self.shouts = message.race, []
             self.room_at = self.clock.local(message.at, arrived)

@@ -42,8 +42,8 @@ import msgpack
 
 from netcode.aio import AioEndpoint
 from netcode.channel import Delivered, Endpoint, PeerGone
-from netcode.tools.faults import LinkFaults
-from netcode.tools.sim import SimNetwork
+from netcode.simulator.faults import LinkFaults
+from netcode.simulator.network import SimNetwork
 
 LOOPBACK = "127.0.0.1"
 TABLE_ID = b"bench-table"

@@ -1,7 +1,7 @@
 """A userspace UDP fault proxy for tests and benchmarks on loopback.
 
 Owns: a front socket that clients send to, one upstream socket per client
-toward the real server, and the seeded faults (`netcode.tools.faults`) applied to
+toward the real server, and the seeded faults (`netcode.simulator.faults`) applied to
 each direction: loss (optionally bursty), delay, jitter, duplication and
 reordering. It stands in for netem, which this machine does not have. A
 datagram's delay counts from when it reached the proxy's socket (the kernel's
@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from netcode.arrival import ArrivalClock
-from netcode.tools.faults import FaultyLink, LinkFaults
+from netcode.simulator.faults import FaultyLink, LinkFaults
 
 Addr = tuple[str, int]
 

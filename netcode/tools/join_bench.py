@@ -54,9 +54,9 @@ from netcode.channel import (
     Responder,
     SessionKeys,
 )
+from netcode.simulator.faults import LinkFaults
+from netcode.simulator.network import SimNetwork
 from netcode.tools.channel_bench import JOIN_CODE, LOOPBACK, SERVER_ID, TABLE_ID, _finish, _spawn
-from netcode.tools.faults import LinkFaults
-from netcode.tools.sim import SimNetwork
 
 
 def _figures(seconds: list[float]) -> dict[str, float]:

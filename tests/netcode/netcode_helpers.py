@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from netcode.channel import Config, Connection, Delivered, Endpoint, Event, PeerGone, SessionKeys
 from netcode.envelope import RETRY, SEALED, Kind, Opener
-from netcode.tools.faults import LinkFaults
-from netcode.tools.sim import SimNetwork, SimNode
+from netcode.simulator.faults import LinkFaults
+from netcode.simulator.network import SimNetwork, SimNode
 
 TABLE = b"table-1"
 CODE = "JINGLE-42"

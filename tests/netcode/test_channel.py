@@ -31,7 +31,7 @@ from netcode.channel import (
     Unreliable,
 )
 from netcode.envelope import Kind, Opener, Sealer
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 
 LAN = LinkFaults(delay=0.0005)
 
@@ -369,7 +369,7 @@ def _capture(pair: Pair, action) -> list:  # noqa: ANN001
 
 
 def test_one_endpoint_serves_every_seat_of_a_table(code: str) -> None:
-    from netcode.tools.sim import SimNetwork
+    from netcode.simulator.network import SimNetwork
 
     net = SimNetwork(7, LinkFaults(loss=0.1, delay=0.003, jitter=0.002, duplicate=0.05))
     host = Endpoint(code, TABLE, 1)
@@ -404,7 +404,7 @@ def test_one_endpoint_serves_every_seat_of_a_table(code: str) -> None:
 
 
 def test_an_endpoint_admits_only_so_many_strangers(code: str) -> None:
-    from netcode.tools.sim import SimNetwork
+    from netcode.simulator.network import SimNetwork
 
     net = SimNetwork(1, LinkFaults(delay=0.001))
     host = Endpoint(code, TABLE, 1, max_peers=2)

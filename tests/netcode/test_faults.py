@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from netcode.tools.faults import FaultyLink, GilbertElliott, LinkFaults
+from netcode.simulator.faults import FaultyLink, GilbertElliott, LinkFaults
 
 
 def losses(link: FaultyLink, n: int) -> list[bool]:

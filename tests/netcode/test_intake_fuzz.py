@@ -23,7 +23,7 @@ from netcode.envelope import (
     open_handshake,
     pack_init,
 )
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 
 
 def conversation() -> tuple[Endpoint, list[bytes]]:

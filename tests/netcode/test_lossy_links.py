@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from netcode_helpers import A_ID, B_ID, Pair, faulty_links, make_pair
 
 from netcode.channel import Config, Event, HandshakeCompleted
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 
 # Loss up to 40% would make the 0.8 s silence alarm fire now and then: that
 # is its job, and other tests cover it; here only delivery is under test.

@@ -13,8 +13,8 @@ from netcode_helpers import TABLE
 
 from netcode.aio import AioEndpoint
 from netcode.channel import Config, Delivered, Endpoint, PeerGone
+from netcode.simulator.faults import LinkFaults
 from netcode.tools.faultproxy import FaultProxy, require_loopback
-from netcode.tools.faults import LinkFaults
 from netcode.tools.flood import Flood
 
 

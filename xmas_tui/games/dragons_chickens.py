@@ -20,7 +20,7 @@ treasures the dragon wants (``dragon_offers``, the cheaper first; the silent
 action gives the cheaper).
 
 A claimed time is the seat's own word; whoever runs the table may know a
-bound on it (a network host does: ``netcode.session.races``). ``clamp_presses``
+bound on it (a network host does: ``netcode.session.host.races``). ``clamp_presses``
 raises every time below such a bound to the bound, purely, and says what it
 raised.
 
@@ -161,7 +161,7 @@ WINDOW_MS = 5000
 LINGER_MS = 1500
 #: Inputs racing for the same prize this close together are simultaneous.
 TIE_MS = 10
-#: What a networked host allows beyond a player's smallest round trip (``netcode.session.races``:
+#: What a networked host allows beyond a player's smallest round trip (``netcode.session.host.races``:
 #: the spread of their round trips, at most this, and a frame), for the rulings' text.
 NETWORK_JITTER_CAP_MS = 60
 NETWORK_FRAME_MS = 15

@@ -7,9 +7,10 @@ play at once, and ending a guest's app cleanly (SIGHUP, then SIGTERM, then
 SIGKILL) when the guest goes. Must not touch: SSH or HTTP (``ssh.py`` and
 ``web.py`` carry the guest's keys and screen), the games, the tables.
 
-Each guest's app keeps its unfinished games and game logs in a folder of its
-own, chosen by the guest's name: a guest's Ctrl+R resumes their own game,
-never another guest's (whose hand it would show).
+Each guest's app keeps its unfinished games and game logs in the folder of
+their identity (``identity.py``: their SSH key, never the name they typed): a
+guest's Ctrl+R resumes their own game, never another guest's (whose hand it
+would show).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import fcntl
-import hashlib
 import os
 import re
 import signal
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xmas_tui.names import NAME_VARIABLE
-from xmas_tui.serve.registry import data_root
 
 #: What every guest runs: the whole app (the lobby), and nothing else.
 GUEST_COMMAND = (sys.executable, "-m", "xmas_tui")
@@ -42,25 +41,17 @@ _TERMINAL_WORD = re.compile(r"[A-Za-z0-9._+-]{1,64}")
 GRACE = 2.0
 
 
-def guest_home(name: str) -> Path:
-    """The data folder of the guest called ``name`` (``guests/holly-1a2b3c4d``): the same
-    name finds the same folder again, different names never share one."""
-    readable = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")[:16] or "guest"
-    digest = hashlib.sha256(name.casefold().encode()).hexdigest()[:8]
-    return data_root() / "guests" / f"{readable}-{digest}"
-
-
 def terminal_word(value: str | None) -> str | None:
     """A ``TERM`` or ``COLORTERM`` sent by a guest, if it is a plain word (else ignored)."""
     return value if value is not None and _TERMINAL_WORD.fullmatch(value) else None
 
 
-def guest_environment(name: str, *, term: str | None = None, colorterm: str | None = None,
+def guest_environment(name: str, home: Path, *, term: str | None = None, colorterm: str | None = None,
                       extra: dict[str, str] | None = None) -> dict[str, str]:  # fmt: skip
     """The environment of the guest ``name``'s app: a few of the server's variables, the
-    guest's name, their own data folder, and their terminal's type and colours."""
+    guest's name, their own data folder ``home``, and their terminal's type and colours."""
     env = {key: os.environ[key] for key in INHERITED if key in os.environ}
-    env.update(PYTHONUTF8="1", LANG="C.UTF-8", XDG_DATA_HOME=str(guest_home(name)))
+    env.update(PYTHONUTF8="1", LANG="C.UTF-8", XDG_DATA_HOME=str(home))
     env[NAME_VARIABLE] = name
     env["TERM"] = terminal_word(term) or "xterm-256color"
     if terminal_word(colorterm):

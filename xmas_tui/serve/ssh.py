@@ -1,10 +1,19 @@
 """``xmas-tui serve ssh``: an SSH server that gives each guest the lobby, and nothing else.
 
-Owns: the asyncssh server (no account: any ``ssh -p 2222 NAME@HOST`` is let in,
-with a password only if ``--password`` is given), the host key (Ed25519, made
-once and kept in the data folder) and its fingerprint, and each guest's
-session: a terminal of the guest's size and type carried to and from their
-own app (``guests.TerminalApp``), resized as the guest's terminal is.
+Owns: the asyncssh server (no account: any ``ssh -p 2222 NAME@HOST`` is let in),
+the host key (Ed25519, made once and kept in the data folder) and its
+fingerprint, and each guest's session: a terminal of the guest's size and type
+carried to and from their own app (``guests.TerminalApp``), resized as the
+guest's terminal is.
+
+A guest is who their key says (``identity.py``): any public key their ssh
+offers is accepted once it proves the guest holds it (its signature, checked by
+asyncssh), and its fingerprint finds their folder; a guest whose ssh offers no
+key is let in by keyboard-interactive with no question, as someone new. The
+name they typed is only a label: one taken by another identity is refused with
+one line before their app starts. With ``--password``, the guest's first screen
+asks for it (SSH itself cannot ask for a password *and* a key at once here), a
+wrong one costs a second, and three end the connection.
 
 A guest gets the app and only the app: no command (``ssh HOST ls``), no
 subsystem (``sftp``, and so no ``scp``), no port forwarding either way, no
@@ -28,7 +37,7 @@ from pathlib import Path
 
 import asyncssh
 
-from xmas_tui.names import name_from_login
+from xmas_tui.names import NOBODY, name_from_login
 from xmas_tui.serve import Listening, ServeError, until_stopped
 from xmas_tui.serve.guests import (
     RESTORE_TERMINAL,
@@ -38,13 +47,19 @@ from xmas_tui.serve.guests import (
     guest_environment,
     why_not,
 )
+from xmas_tui.serve.identity import Guest, GuestBook
 from xmas_tui.serve.registry import data_root, join_words, serving
 
 DEFAULT_PORT = 2222
 KEY_COMMENT = "xmas-tui host key"
 NO_FORWARDING = "a guest gets the lobby only: no forwarding"
-#: Seconds a wrong password costs (guessing one is slow).
+#: Seconds a wrong password costs (guessing one is slow), the tries a connection has, and
+#: the seconds a guest has to give it.
 WRONG_PASSWORD_DELAY = 1.0
+PASSWORD_TRIES = 3
+PASSWORD_TIME = 60.0
+#: Pieces of typing kept while the password is asked (more is dropped: nobody types that fast).
+TYPED_AHEAD = 64
 
 
 def host_key_path() -> Path:
@@ -81,8 +96,10 @@ def fingerprint(key: asyncssh.SSHKey) -> str:
 class GuestSession(asyncssh.SSHServerSession):
     """One guest: their terminal, carried to and from an app of their own."""
 
-    def __init__(self, server: SshServer, name: str) -> None:
-        self.server, self.name = server, name
+    def __init__(self, server: SshServer, name: str, key: str | None) -> None:
+        self.server, self.name, self.key = server, name, key
+        self.guest: Guest | None = None
+        self.typed: asyncio.Queue[bytes] = asyncio.Queue()  # keys before the app runs
         self.channel: asyncssh.SSHServerChannel | None = None
         self.size: tuple[int, int] | None = None  # columns, rows; None: the guest has no terminal
         self.term: str | None = None
@@ -119,19 +136,44 @@ class GuestSession(asyncssh.SSHServerSession):
         self.server.sessions.add(self)
 
     async def run(self) -> None:
+        """The guest's session: a terminal, the password if there is one, a place, their
+        folder and name, then their app until it ends."""
+        try:
+            guest = await self.let_in()
+            if guest is not None:
+                await self.play(guest)
+        finally:
+            self.server.sessions.discard(self)
+
+    async def let_in(self) -> Guest | None:
+        """The guest, with their folder; None (the session ended, saying why) if they are
+        not let in."""
         guests = self.server.guests
         if self.size is None:
             self.close("the lobby needs a terminal: ssh -t (without -T)", 2)
-            return
+            return None
+        if self.server.password is not None and not await self.password_given(self.server.password):
+            return None
         if not guests.admit():
             self.close(guests.full_message(), 1)
-            return
+            return None
+        guest = self.server.book.enter(self.name, self.key)
+        if isinstance(guest, str):
+            guests.leave()
+            self.close(guest, 1)
+            return None
+        return guest
+
+    async def play(self, guest: Guest) -> None:
+        """The guest's app, on their terminal, until it ends or they go."""
+        guests = self.server.guests
+        self.guest = guest
         self.server.note(f"{self.name} joined ({guests.playing} playing)")
         try:
             assert self.channel is not None
             colorterm = self.channel.get_environment().get("COLORTERM")
-            env = guest_environment(self.name, term=self.term, colorterm=colorterm)
-            self.app = await TerminalApp.start(env, *self.size, output=self.show)
+            env = guest_environment(self.name, guest.home, term=self.term, colorterm=colorterm)
+            self.app = await TerminalApp.start(env, *self.size or (80, 24), output=self.show)
             if self.why is not None or not self.open or self.keys_ended:
                 self.app.hang_up()
             self.idle = IdleClock(guests.idle, self.idle_out)
@@ -143,8 +185,45 @@ class GuestSession(asyncssh.SSHServerSession):
             if self.app is not None:
                 await self.app.end()
             guests.leave()
-            self.server.sessions.discard(self)
+            self.server.book.leave(guest)
             self.server.note(f"{self.name} left ({guests.playing} playing)")
+
+    async def password_given(self, password: str) -> bool:
+        """Ask for the password on the guest's screen (not shown as it is typed); False, with
+        the session ended, after ``PASSWORD_TRIES`` wrong ones, a Ctrl+C or a wait too long."""
+        for _ in range(PASSWORD_TRIES):
+            self.show(b"Password: ")
+            try:
+                typed = await asyncio.wait_for(self.typed_line(), PASSWORD_TIME)
+            except TimeoutError:
+                typed = None
+            self.show(b"\r\n")
+            if typed is None or self.why is not None:
+                break
+            if hmac.compare_digest(typed, password.encode()):
+                return True
+            await asyncio.sleep(WRONG_PASSWORD_DELAY)
+            self.show(b"Wrong password.\r\n")
+        self.close(self.why or "no password, no lobby", 1)
+        return False
+
+    async def typed_line(self) -> bytes | None:
+        """A line the guest types, up to Enter (Backspace rubs out); None for Ctrl+C or Ctrl+D,
+        or when the guest has gone."""
+        line = bytearray()
+        while True:
+            data = await self.typed.get()
+            if not data:
+                return None
+            for byte in data:
+                if byte in (0x0D, 0x0A):
+                    return bytes(line)
+                if byte in (0x03, 0x04):
+                    return None
+                if byte in (0x08, 0x7F):
+                    del line[-1:]
+                elif len(line) < 1024:
+                    line.append(byte)
 
     def show(self, screen: bytes) -> None:
         """What the app drew, to the guest (while they are there to see it)."""
@@ -167,18 +246,22 @@ class GuestSession(asyncssh.SSHServerSession):
         """End the guest's app now and tell them ``why`` (``run`` ends the session)."""
         if self.why is None:
             self.why = why
+        self.typed.put_nowait(b"")  # (a guest still asked for the password is asked no more)
         if self.app is not None:
             self.app.hang_up()
 
     def idle_out(self) -> None:
-        self.send_off(f"closed after {self.server.guests.idle_words()} without a key; a game against bots is kept "
-                      "(ssh again, then Ctrl+R)")  # fmt: skip
+        kept = ("a game against bots is kept (ssh again with the same SSH key, then Ctrl+R)" if self.key is not None
+                else "nothing is kept for a guest without an SSH key")  # fmt: skip
+        self.send_off(f"closed after {self.server.guests.idle_words()} without a key pressed; {kept}")
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
         if self.idle is not None:
             self.idle.touch()
         if self.app is not None:
             self.app.write(data)
+        elif self.guest is None and self.typed.qsize() < TYPED_AHEAD:
+            self.typed.put_nowait(data)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self.size = (width or 80, height or 24)
@@ -195,24 +278,28 @@ class GuestSession(asyncssh.SSHServerSession):
 
     def eof_received(self) -> bool:
         self.keys_ended = True
+        self.typed.put_nowait(b"")
         if self.app is not None:
             self.app.hang_up()  # no more keys can come: the guest has gone (``run`` ends the app)
         return True  # (the session stays open to say how it ended)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.open = False
+        self.typed.put_nowait(b"")
         if self.app is not None:
             self.app.hang_up()  # ``run`` then ends the app
 
 
 class GuestConnection(asyncssh.SSHServer):
-    """One guest's connection: let in (with the password, if there is one), one session of
-    the app, and every other request refused."""
+    """One guest's connection: let in with the key it proves it holds (or with none), one
+    session of the app, and every other request refused."""
 
     def __init__(self, server: SshServer) -> None:
         self.server = server
         self.sessions = 0
-        self.name = "Player"
+        self.name = NOBODY
+        self.offered: asyncssh.SSHKey | None = None  # the key being tried, if any
+        self.key: str | None = None  # once in: the fingerprint of the key it proved it holds
         self.conn: asyncssh.SSHServerConnection | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -224,32 +311,39 @@ class GuestConnection(asyncssh.SSHServer):
 
     def begin_auth(self, username: str) -> bool:
         self.name = name_from_login(username)
-        return self.server.password is not None  # False: in without a password
-
-    def password_auth_supported(self) -> bool:
-        return self.server.password is not None
-
-    async def validate_password(self, username: str, password: str) -> bool:
-        expected = self.server.password
-        if expected is not None and hmac.compare_digest(password.encode(), expected.encode()):
-            return True
-        await asyncio.sleep(WRONG_PASSWORD_DELAY)
-        return False
-
-    def kbdint_auth_supported(self) -> bool:
-        return False
+        return True  # (else the client would never offer its key)
 
     def public_key_auth_supported(self) -> bool:
-        return False
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        """Any key: asyncssh lets the guest in only once they have signed with it."""
+        self.offered = key
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        """No key: in at once, with no question, and as nobody known."""
+        self.offered = None
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False  # (``--password`` is asked on the guest's screen)
 
     def host_based_auth_supported(self) -> bool:
         return False
+
+    def auth_completed(self) -> None:
+        """In: with the key last tried if that is how (asyncssh has checked its signature)."""
+        self.key = self.offered.get_fingerprint("sha256") if self.offered is not None else None
 
     def session_requested(self) -> GuestSession | bool:
         if self.sessions:
             return False  # one app a connection
         self.sessions += 1
-        return GuestSession(self.server, self.name)
+        return GuestSession(self.server, self.name, self.key)
 
     # No forwarding of any kind: ``ssh -L``, ``ssh -R``, their UNIX-socket forms, tunnels.
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
@@ -279,6 +373,7 @@ class SshServer(Listening):
                  note: Callable[[str], None] | None = None) -> None:  # fmt: skip
         self.bind, self.port, self.password = bind, port, password
         self.guests = guests or Guests()
+        self.book = GuestBook()
         self.key = key or host_key()
         self.note = note or (lambda line: None)
         self.sessions: set[GuestSession] = set()  # the guests playing
@@ -334,7 +429,7 @@ async def serve(bind: str, port: int, *, password: str | None, guests: Guests,
         say(f"    {fingerprint(server.key)}")
         if password is not None:
             say("Every guest must give the password.")
-        say(f"At most {guests.most} guests at once; an app closes after {guests.idle_words()} without a key. "
+        say(f"At most {guests.most} guests at once; an app closes after {guests.idle_words()} without a key pressed. "
             "Ctrl+C stops.")  # fmt: skip
         with serving("ssh", bind, server.port):
             await until_stopped()

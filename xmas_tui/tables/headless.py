@@ -3,7 +3,8 @@
 Owns: ``headless_host`` and ``headless_join`` (``xmas-tui host/join --headless``)
 and ``summary``, the JSON object a headless seat prints at the end: the game,
 my seat, the result, the public digest (the same on every honest peer), the
-fair-play verdict and where the game log went.
+fair-play verdict and where the game log went (and, for the host, the join
+attempts that failed at its table).
 
 SIGTERM (or Ctrl+C) to a machine that hosts a game in play hands the table over when
 the others can take it (they elect a new host and play on; the JSON line then says
@@ -26,7 +27,7 @@ from xmas_tui.games import Game, IllegalAction
 from xmas_tui.games.engine import public_digest
 
 from .audit import audit_seat, write_log
-from .network import HostedTable, JoinedTable, find_table, lan_address
+from .network import NetTable, find_table, lan_address
 from .seatbot import SeatBot, play_seat, rng_for
 from .table import SessionTable
 
@@ -64,7 +65,7 @@ class HandedOver(Exception):
     """This machine's player left the table it hosted, handing it over to the others."""
 
 
-async def play_until_asked_to_leave(table: SessionTable, bot: SeatBot, hosting: HostedTable | JoinedTable,
+async def play_until_asked_to_leave(table: SessionTable, bot: SeatBot, hosting: NetTable,
                                     wait: float) -> None:
     """``play_seat``, except that SIGTERM or Ctrl+C hands the table over if this machine hosts
     it and the others can take it (``HandedOver``), and otherwise stops playing."""
@@ -106,7 +107,7 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
     """Host a table whose own seat a bot plays; deal when every seat is taken.
     ``opened`` is told where the table is (its code and address) as soon as it is open, then
     once more when play begins (the deal is done and its first move made)."""
-    hosted = HostedTable(game, players, code=code, name=name, port=port, bind_host=bind_host,
+    hosted = NetTable.hosted(game, players, code=code, name=name, port=port, bind_host=bind_host,
                          discovery=discovery, bot=bot, bots=bots, auto_start=True, hold=hold, seed=seed,
                          options=options, pace=pace, turn_time=turn_time)
     table = await hosted.open()
@@ -134,7 +135,8 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
             raise TimeoutError(f"the game did not end within {wait:.0f} s; the table is closed") from None
         await hosted.finish()
         drops = dict(hosted.runner.endpoint.drops) if hosted.runner.endpoint else {}
-        return summary(table, role="host", log=log, code=code, port=hosted.address[1], host_drops=drops, failovers=0)
+        return summary(table, role="host", log=log, code=code, port=hosted.address[1], host_drops=drops, failovers=0,
+                       failed_joins=hosted.failed_joins_total)
     finally:
         await hosted.close()
 
@@ -142,10 +144,13 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
 async def headless_join(game_id: str | None, *, address: tuple[str, int] | None, code: str, name: str,
                         bot: str, discovery: tuple[str, int] | None = None, wait: float = 3600.0,
                         log: str | None = None, pace: float = 0.0) -> dict:
-    """Join a table and let a bot play my seat; return the JSON summary."""
+    """Join a table (at ``address``, or the one heard that ``code`` may open) and let a bot play
+    my seat; return the JSON summary."""
+    info = None
     if address is None:
-        address = await find_table(code, discovery, game_id)
-    joined = JoinedTable(address, code, name, discovery=discovery, bot=bot, pace=pace)
+        heard = await find_table(code, discovery, game_id)
+        address, info = heard.address, heard.info
+    joined = NetTable.joined(address, code, name, info=info, discovery=discovery, bot=bot, pace=pace)
     try:
         table = await joined.join()
         if table.seat is None:

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from netcode.fairplay import Ledger, Signer, digest, secret_from_seed
-from netcode.runners import HostRunner, LocalSeat
+from netcode.runners import PeerRunner
 from netcode.session.host import ActionApplied, HostSession, RuleError, TableSettings
-from netcode.session.node import HostNode
+from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
 from xmas_tui.bots import BotDriver
 from xmas_tui.games import GAMES, ActionError, Game, View
@@ -63,16 +63,17 @@ class LocalTable(SessionTable):
             ledger, Signer(), names=list(players), bot_seats=[s for s in range(len(players)) if s not in humans],
             rng_seed=seed,
         )  # fmt: skip
-        self.runner = HostRunner(HostNode(host))
-        self.runner.host_listeners.add(self._host_news)
+        self._host = host
+        self.runner = PeerRunner(TablePeer.as_host(host))
+        self.runner.table_listeners.add(self._host_news)
         sessions = {s: SeatSession(players[s], ledger.table_id, contribute=False) for s in humans}
-        links = [LocalSeat(self.runner, sessions[s]) for s in humans]  # each sits in turn; the last deals
+        links = [self.runner.sit(sessions[s]) for s in humans]  # each sits in turn; the last deals
         super().__init__(game, links, pace=pace)
 
     # ------------------------------------------------------------ the whole table (demos, tests)
     @property
     def host(self) -> HostSession:
-        return self.runner.host
+        return self._host
 
     @property
     def rules(self) -> GameRules:
@@ -165,10 +166,15 @@ class LocalTable(SessionTable):
                 bot=record["bot"], seed=record["seed"], pace=record["pace"], options=record["options"] or None,
                 keep=True,
             )  # fmt: skip
-            table.runner.command(lambda now: table.host.replay(record["actions"], now))
         except (KeyError, TypeError, ValueError, ActionError, RuleError) as exc:
             raise KeptGameError(f"the unfinished game in {path} cannot be replayed ({exc})") from None
+        try:
+            table.runner.command(lambda now: table.host.replay(record["actions"], now))
+        except (KeyError, TypeError, ValueError, ActionError, RuleError) as exc:
+            table.runner.stop()  # it will not be played: its bots must not move, nor keep it again
+            raise KeptGameError(f"the unfinished game in {path} cannot be replayed ({exc})") from None
         if table.host.finished:
+            table.runner.stop()
             raise KeptGameError(f"the game in {path} is already over")
         return table
 

@@ -1,15 +1,18 @@
 """Tables across terminals: hosting one, joining one, finding them on the LAN.
 
-Owns: ``HostedTable`` (a table this machine hosts: the host session with the
-host's own seat in this process, served on the channel and announced on the
-LAN), ``JoinedTable`` (my seat at a table hosted elsewhere), ``TableFinder``
-(the tables heard on the LAN), join codes, and the seat keys a player keeps
-per table so that only they can take their seat back after a drop.
+Owns: ``NetTable`` (a networked table as this machine sits at it: hosting it,
+served on the channel and announced on the LAN, or joined to its host),
+``TableFinder`` (the tables heard on the LAN and on this machine) and
+``find_table`` (the one table a join code may open), join codes (made up and
+checked by ``netcode.codes``, one normal form everywhere), and the seat keys a
+player keeps per table so that only they can take their seat back after a drop.
 
-These are the facades the UI uses: it hosts, joins, adds bots, starts,
-hands seats to bots and closes through them, and plays through the
-``SessionTable`` each gives it. Nothing here decides anything about the table:
-the sessions in ``netcode.session`` do.
+``NetTable`` is the one facade the UI uses for a networked table, whether this
+machine hosts it or joined it (and whichever it does later: a joiner may be elected
+to host): it hosts, joins, adds bots, starts, hands seats to bots, hands the table
+over and closes through it, and plays through the ``SessionTable`` it gives.
+Nothing here decides anything about the table: the sessions in ``netcode.session``
+do.
 
 Must not touch: Textual.
 """
@@ -20,14 +23,16 @@ import asyncio
 import contextlib
 import json
 import os
-import secrets
 import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from netcode.channel import Endpoint, JoinAttemptFailed
+from netcode.codes import MIN_CODE, code_key, code_problem, code_tag, new_code
 from netcode.discovery import (
+    HEARD_ALL_AFTER,
     Announcements,
     Heard,
     TableInfo,
@@ -36,22 +41,21 @@ from netcode.discovery import (
     probe,
 )
 from netcode.fairplay import Ledger, Signer, new_secret, secret_from_seed
-from netcode.runners import HostRunner, JoinError, Listeners, LocalSeat, SeatRunner
+from netcode.runners import JoinError, Listeners, PeerRunner
 from netcode.session.host import HostSession, RulesFactory, TableSettings
-from netcode.session.node import HostNode
-from netcode.session.peer import HostFactory
+from netcode.session.peer import HostFactory, TablePeer
 from netcode.session.seat import SeatSession
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Game, get_game
+from xmas_tui.outside import plain
 
 from .audit import data_dir
 from .rules import GameRules
-from .table import DEFAULT_PACE, SessionTable
+from .table import DEFAULT_PACE, SessionTable, plain_roster
 
-__all__ = ["Heard", "HostedTable", "JoinError", "JoinedTable", "RosterRow", "SeatState", "TableFinder",
-           "lan_address", "new_code", "parse_address"]
+__all__ = ["MIN_CODE", "Heard", "JoinError", "NetTable", "RosterRow", "SeatState", "SeveralTables", "TableFinder",
+           "code_key", "code_problem", "find_table", "lan_address", "new_code", "parse_address"]
 
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 #: seconds a real-time round's result stays on every screen before the next room opens
 #: (a board's pause between rounds at the default pace)
 INTERMISSION = 3 * DEFAULT_PACE
@@ -81,119 +85,263 @@ def takeover_host(game: Game, bot: str = "sensible", hold: float = 30.0, pace: f
     return host_for
 
 
-def new_code() -> str:
-    """A short join code a person can read out: ``XKCD-42QZ``."""
-    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
-    return f"{raw[:4]}-{raw[4:]}"
+class NetTable:
+    """A networked table as this machine sits at it, whether it hosts it or joined it.
 
+    One facade whatever this machine's role, and whatever it becomes: a joiner whose host
+    went away may be elected to host, and from then on the host's commands are its own
+    (``hosting`` says so at every moment). ``NetTable.hosted`` opens a table this machine
+    hosts, its own player at seat 1 (index 0); ``NetTable.joined`` joins one hosted
+    elsewhere (found by ``address``)."""
 
-class HostedTable:
-    """A table this machine hosts on the LAN, its own player at seat 1 (index 0)."""
+    def __init__(self, runner: PeerRunner | None, game_id: str, name: str, code: str, info: TableInfo | None = None,
+                 *, address: tuple[str, int] | None = None) -> None:
+        """Made by ``hosted`` or ``joined``; ``runner`` is None until a joiner joins."""
+        self._runner = runner
+        self.game_id = game_id
+        self.name = name
+        self.code = code
+        #: what the table's announcement said (a joiner), or says (a host: see ``info()``)
+        self.heard_info = info
+        #: where the table's host is (a joiner)
+        self.address_joined = address
+        self.table: SessionTable | None = None
+        self._listening = Listeners()  # told of every change of the table and of my seat
+        #: how a joiner joins: code, local address, watch, discovery, bot, pace
+        self._join_with: tuple[str, str, bool, tuple[str, int], str, float] | None = None
+        self._failed_join_callbacks: dict[Callable[[str], None], Callable[[JoinAttemptFailed], None]] = {}
+        if runner is not None:
+            self._listen(runner)
 
-    def __init__(self, game: Game, players: int, *, code: str, name: str, port: int = 0,
-                 bind_host: str = "0.0.0.0", discovery: tuple[str, int] | None = None, bot: str = "smart",
-                 bots: int = 0, hold: float = 30.0, pace: float = 0.0, turn_time: float | None = None,
-                 auto_start: bool = False, seed: int | None = None, options: dict | None = None,
-                 announce: bool = True) -> None:
-        self.game, self.code, self.name = game, code, name
-        self.table_id = os.urandom(8)
+    def _listen(self, runner: PeerRunner) -> None:
+        runner.table_listeners.add(self._listening)
+        runner.seat_listeners.setdefault(0, Listeners()).add(self._listening)
+
+    @property
+    def runner(self) -> PeerRunner:
+        """What runs this machine's part of the table (a joiner has one once it joined)."""
+        if self._runner is None:
+            raise RuntimeError("the table is not joined yet")
+        return self._runner
+
+    # ------------------------------------------------------------ making one
+    @classmethod
+    def hosted(cls, game: Game, players: int, *, code: str, name: str, port: int = 0, bind_host: str = "0.0.0.0",
+               discovery: tuple[str, int] | None = None, bot: str = "smart", bots: int = 0, hold: float = 30.0,
+               pace: float = 0.0, turn_time: float | None = None, auto_start: bool = False, seed: int | None = None,
+               options: dict | None = None, announce: bool = True) -> NetTable:
+        """A table this machine hosts, on the LAN (``open`` opens it)."""
+        table_id = os.urandom(8)
         options = dict(options or {})
         secret = secret_from_seed(seed) if seed is not None else new_secret()
-        self.ledger = Ledger(game.id, self.table_id, secret, options=options)
+        ledger = Ledger(game.id, table_id, secret, options=options)
         settings = TableSettings(
             game.id, game.title, players, name, options, hold=hold, bot_pace=pace, turn_time=turn_time,
             auto_start=auto_start, intermission=INTERMISSION,
         )  # fmt: skip
         session = HostSession(settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options),
-                              self.ledger, Signer(), bot_seats=range(1, 1 + bots))
-        self.runner = HostRunner(
-            HostNode(session), endpoint=Endpoint(code, self.table_id, max_peers=64),
-            bind=(bind_host, port), info=self.info,
-            discovery=(discovery or discovery_address()) if announce else None,
-        )  # fmt: skip
-        self.me: LocalSeat | None = None
-        self.table: SessionTable | None = None
-        self._failed_join_callbacks: dict[Callable[[str], None], Callable[[JoinAttemptFailed], None]] = {}
+                              ledger, Signer(), bot_seats=range(1, 1 + bots))
+        endpoint = Endpoint(code, table_id, max_peers=64)
+        peer = TablePeer.as_host(session, local_id=endpoint.local_id, heard=endpoint.last_heard)
+        table = cls(PeerRunner(peer, endpoint=endpoint, bind=(bind_host, port),
+                               discovery=(discovery or discovery_address()) if announce else None), game.id, name,
+                    code)
+        table.runner.info = table.info
+        return table
 
-    @property
-    def host(self) -> HostSession:
-        return self.runner.host
+    @classmethod
+    def joined(cls, address: tuple[str, int], code: str, name: str, info: TableInfo | None = None, *,
+               bind_host: str | None = None, watch: bool = False, discovery: tuple[str, int] | None = None,
+               bot: str = "sensible", pace: float = 0.0) -> NetTable:
+        """My seat (or a spectator's place) at a table another machine hosts (``join`` joins it).
+        ``discovery``: where to announce the table should this machine take it over (its host
+        gone); ``bot`` and ``pace``: how bots play then, and the seconds each move takes."""
+        table = cls(None, info.game if info is not None else "", name, code, info, address=address)
+        table._join_with = (code, bind_host or ("::" if ":" in address[0] else "0.0.0.0"), watch,
+                            discovery or discovery_address(), bot, pace)
+        return table
 
     async def open(self, *, sit: bool = True) -> SessionTable | None:
-        """Open the table on the LAN and sit the host's own player down; returns their table.
-        With ``sit`` False this machine only hosts: every seat is for someone who joins."""
+        """Open the table this machine hosts on the LAN and sit the host's own player down;
+        returns their table. With ``sit`` False this machine only hosts: every seat is for
+        someone who joins."""
+        host = self.host
+        assert host is not None, "only a host opens a table"
         await self.runner.open()
         if not sit:
             return None
-        seat = SeatSession(self.name, self.table_id, self.ledger.commitment, game=self.game.id)
-        self.me = LocalSeat(self.runner, seat)
-        self.table = SessionTable(self.game, [self.me])
+        seat = SeatSession(self.name, host.ledger.table_id, host.ledger.commitment, game=self.game_id)
+        self.table = SessionTable(get_game(self.game_id), [self.runner.sit(seat)])
+        return self.table
+
+    async def join(self, timeout: float = 4.0) -> SessionTable:
+        """Find the table, connect and be seated; ``JoinError`` says why not, in words."""
+        assert self.address_joined is not None and self._join_with is not None, "only a joiner joins"
+        code, bind_host, watch, discovery, bot, pace = self._join_with
+        address = self.address_joined
+        if self.heard_info is None:
+            try:
+                self.heard_info = await probe(address, timeout=min(timeout, 2.0))
+            except (TimeoutError, OSError) as exc:
+                raise JoinError(
+                    f"No table answered at {address[0]}:{address[1]}. Check the address and "
+                    "that the host's firewall lets UDP through."
+                ) from exc
+        info = self.heard_info
+        refuse_other_code(info, code, address)
+        self.game_id = info.game
+        kept = recall_seat(info.table_id, self.name)
+        session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
+                              nonce=kept.get("nonce"), token=kept.get("token"), watch=watch)
+        endpoint = Endpoint(code, info.table_id, accept_unknown=False)
+        peer = TablePeer.as_seat(session, info.peer, address, endpoint.local_id,
+                                 host_for=takeover_host(get_game(info.game), bot, pace=pace), signer=Signer(),
+                                 heard=endpoint.last_heard)
+        runner = PeerRunner(peer, endpoint=endpoint, bind=(bind_host, 0), info=self.info, discovery=discovery)
+        self._listen(runner)
+        self._runner = runner
+        await runner.join(timeout)
+        if session.seat is not None and session.token is not None:
+            remember_seat(info.table_id, self.name, session.token, session.verifier.nonce)
+        self.game_id = session.welcome.game  # type: ignore[union-attr]
+        self.table = SessionTable(get_game(self.game_id), [runner.link(0)])
         return self.table
 
     # ------------------------------------------------------------ facts
     @property
+    def hosting(self) -> bool:
+        """Whether this machine hosts the table now (from the start, or elected)."""
+        return self.host is not None
+
+    @property
+    def host(self) -> HostSession | None:
+        """The host session, while this machine hosts the table."""
+        return self._runner.host if self._runner is not None else None
+
+    @property
+    def session(self) -> SeatSession:
+        """My own seat's session."""
+        return self.runner.session
+
+    @property
+    def ledger(self) -> Ledger:
+        """The host's fair-play ledger, while this machine hosts the table."""
+        host = self.host
+        assert host is not None, "only the host keeps the ledger"
+        return host.ledger
+
+    @property
+    def table_id(self) -> bytes:
+        return self.ledger.table_id if self.hosting else self.session.verifier.table_id
+
+    @property
+    def seat(self) -> int | None:
+        return self.session.seat
+
+    @property
+    def game(self) -> Game:
+        return get_game(self.game_id)
+
+    @property
+    def host_name(self) -> str:
+        welcome = self.session.welcome
+        return plain(welcome.host, lines=False) if welcome is not None else self.name
+
+    @property
     def address(self) -> tuple[str, int]:
-        return self.runner.address
+        """Where the table is: this machine's socket while it hosts, else its host's address (as
+        joined; after a change of host, where the new host is)."""
+        if self.hosting or self.address_joined is None:
+            return self.runner.address
+        return self._host_address() or self.address_joined
+
+    def _host_address(self) -> tuple[str, int] | None:
+        runner = self._runner
+        peer = runner.peer if runner is not None else None
+        if peer is None or peer.host_peer is None or runner.endpoint is None:
+            return None
+        connection = runner.endpoint.peers.get(peer.host_peer)
+        address = getattr(connection, "address", None)
+        return tuple(address[:2]) if isinstance(address, tuple) else None
 
     @property
     def join_address(self) -> str:
         """``HOST:PORT`` as another machine types it: this machine's LAN address, or the
         address the table is bound to if it is bound to one."""
-        host, port = self.address
+        host, port = self.runner.address if self.hosting else self.address
         return f"{lan_address() if host in ('0.0.0.0', '::') else host}:{port}"
 
     @property
     def started(self) -> bool:
-        return self.host.started
+        host = self.host
+        return host.started if host is not None else self.session.dealt
 
     @property
     def peer_id(self) -> int:
         assert self.runner.endpoint is not None
         return self.runner.endpoint.local_id
 
+    @property
+    def failovers(self) -> int:
+        """How many times another machine took this table over while I sat at it."""
+        return self._runner.peer.failovers if self._runner is not None else 0
+
+    @property
+    def problem(self) -> str | None:
+        problem = self.session.alarm or self.session.gone
+        return None if problem is None else plain(problem)
+
     def info(self) -> TableInfo:
+        """The table's announcement, as this machine makes it while it hosts."""
         host = self.host
+        assert host is not None, "only a host announces the table"
+        heard = self.heard_info
+        title = heard.title if heard is not None else self.game.title
         return TableInfo(
-            self.table_id, self.game.id, self.game.title, self.name, len(host.seats), host.taken,
-            self.address[1], self.peer_id, host.started, self.ledger.commitment,
+            host.ledger.table_id, self.game_id, title, self.name, len(host.seats), host.taken,
+            self.address[1], self.peer_id, host.started, host.ledger.commitment, code_tag=code_tag(self.code),
         )  # fmt: skip
 
     def roster(self) -> list[RosterRow]:
-        return self.host.roster(time.monotonic())
+        host = self.host
+        return host.roster(time.monotonic()) if host is not None else plain_roster(self.session.roster)
 
     def spectators(self) -> list[str]:
-        """The names of those watching this table (a big screen, latecomers)."""
-        return self.host.spectators()
+        """The names of those watching this table (a big screen, latecomers), while I host it."""
+        host = self.host
+        return host.spectators() if host is not None else []
 
     def has_player(self, seat: int) -> bool:
         """Whether a person sat at ``seat`` (so a bot playing it can give it back)."""
-        return self.host.seats[seat].sat
+        host = self.host
+        return host is not None and host.seats[seat].sat
 
     def subscribe(self, callback: Callable[[list], None]) -> None:
-        """Call ``callback`` with the host's events after every change (seats, the deal, moves)."""
-        self.runner.host_listeners.add(callback)
+        """Call ``callback`` with the events of every change: of the table while this machine
+        hosts it (seats, the deal, moves), and of my seat (from the join's first message on)."""
+        self._listening.add(callback)
 
     def unsubscribe(self, callback: Callable[[list], None]) -> None:
-        self.runner.host_listeners.remove(callback)
+        self._listening.remove(callback)
 
     # ------------------------------------------------------------ failed joins
     def failed_joins(self) -> list[str]:
         """Who tried to join without the code, one line per address, the most attempts first:
-        "3 failed join attempts from 127.0.0.1" (empty if nobody)."""
-        endpoint = self.runner.endpoint
-        return endpoint.describe_failed_attempts() if endpoint is not None else []
+        "3 failed join attempts from 127.0.0.1" (empty if nobody, or if I do not host)."""
+        endpoint = self._runner.endpoint if self._runner is not None else None
+        return endpoint.describe_failed_attempts() if endpoint is not None and self.hosting else []
 
     def door(self) -> str:
         """What the door holds now, one line ("" if nothing): "busy: 16 join attempts waiting
         from 4 addresses", "9800 unproven joins a second turned away"."""
-        endpoint = self.runner.endpoint
-        return endpoint.describe_door(time.monotonic()) if endpoint is not None else ""
+        endpoint = self._runner.endpoint if self._runner is not None else None
+        return endpoint.describe_door(time.monotonic()) if endpoint is not None and self.hosting else ""
 
     @property
     def failed_joins_total(self) -> int:
-        """Failed join attempts at this table, from every address."""
-        endpoint = self.runner.endpoint
-        return endpoint.failed_attempts_total if endpoint is not None else 0
+        """Failed join attempts at this table, from every address (while I host it)."""
+        endpoint = self._runner.endpoint if self._runner is not None else None
+        return endpoint.failed_attempts_total if endpoint is not None and self.hosting else 0
 
     def subscribe_failed_joins(self, callback: Callable[[str], None]) -> None:
         """Call ``callback`` as each join attempt fails, with what it says of its address
@@ -207,157 +355,70 @@ class HostedTable:
             self.runner.join_failures.remove(wrapped)
 
     # ------------------------------------------------------------ the host's commands
+    def _command(self, run: Callable[[HostSession, float], Any]) -> None:
+        host = self.host
+        if host is not None:
+            self.runner.command(lambda now: run(host, now))
+
     def start(self) -> None:
         """Deal now: bots take the open seats."""
-        self.runner.command(self.host.start)
+        self._command(lambda host, now: host.start(now))
 
     def add_bots(self, count: int) -> None:
-        self.runner.command(lambda now: self.host.add_bots(count, now))
+        self._command(lambda host, now: host.add_bots(count, now))
 
     def hand_to_bot(self, seat: int) -> None:
-        self.runner.command(lambda now: self.host.hand_to_bot(seat, now))
+        self._command(lambda host, now: host.hand_to_bot(seat, now))
 
     def take_back(self, seat: int) -> None:
-        self.runner.command(lambda now: self.host.take_back(seat, now))
+        self._command(lambda host, now: host.take_back(seat, now))
 
     @property
     def can_hand_over(self) -> bool:
-        """Whether the players at other machines could take the table over if I left."""
-        return self.host.can_hand_over
+        """Whether this machine hosts the table and the players at other machines could take
+        it over if I left."""
+        host = self.host
+        return host is not None and host.can_hand_over
 
     def hand_over(self) -> None:
-        """I leave: the players at other machines elect the next host among themselves now
-        (``close`` then lets them have the handover before the socket goes)."""
-        self.runner.command(self.host.hand_over)
+        """I leave the table this machine hosts: the players at other machines elect the next
+        host among themselves now (``close`` then lets them have the handover first)."""
+        if self.hosting:
+            self.runner.hand_over()
 
     async def finish(self) -> None:
         """Wait (a few seconds at most) until every peer has the game's last messages."""
-        await self.runner.flush()
+        if self._runner is not None:
+            await self._runner.flush()
 
     async def close(self) -> None:
-        if self.host.stepped_down:
-            await self.runner.flush()
-        await self.runner.close()
-
-
-class JoinedTable:
-    """My seat (or a spectator's place) at a table another machine hosts."""
-
-    def __init__(self, address: tuple[str, int], code: str, name: str, info: TableInfo | None = None, *,
-                 bind_host: str | None = None, watch: bool = False, discovery: tuple[str, int] | None = None,
-                 bot: str = "sensible", pace: float = 0.0) -> None:
-        """``discovery``: where to announce the table should this machine take it over (its host
-        gone); ``bot`` and ``pace``: how bots play then, and the seconds each move takes."""
-        self.address, self.code, self.name, self.info = address, code, name, info
-        self.bind_host, self.watch, self.discovery, self.bot, self.pace = bind_host, watch, discovery, bot, pace
-        self.runner: SeatRunner | None = None
-        self.table: SessionTable | None = None
-        self._listening = Listeners()  # those who subscribed before the join: told from its first message
-
-    async def join(self, timeout: float = 4.0) -> SessionTable:
-        """Find the table, connect and be seated; ``JoinError`` says why not, in words."""
-        if self.info is None:
-            try:
-                self.info = await probe(self.address, timeout=min(timeout, 2.0))
-            except (TimeoutError, OSError) as exc:
-                raise JoinError(
-                    f"No table answered at {self.address[0]}:{self.address[1]}. Check the address and "
-                    "that the host's firewall lets UDP through."
-                ) from exc
-        info = self.info
-        kept = recall_seat(info.table_id, self.name)
-        session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
-                              nonce=kept.get("nonce"), token=kept.get("token"), watch=self.watch)
-        endpoint = Endpoint(self.code, info.table_id, accept_unknown=False)
-        self.runner = SeatRunner(
-            session, self.address, info.peer, endpoint, bind_host=self.bind_host,
-            host_for=takeover_host(get_game(info.game), self.bot, pace=self.pace), info=self._hosting_info,
-            discovery=self.discovery or discovery_address(),
-        )  # fmt: skip
-        self.runner.listeners.add(self._listening)
-        await self.runner.join(timeout)
-        if session.seat is not None and session.token is not None:
-            remember_seat(info.table_id, self.name, session.token, session.verifier.nonce)
-        self.table = SessionTable(get_game(session.welcome.game), [self.runner])  # type: ignore[union-attr]
-        return self.table
-
-    @property
-    def session(self) -> SeatSession:
-        assert self.runner is not None
-        return self.runner.session
-
-    @property
-    def can_hand_over(self) -> bool:
-        """Whether this machine hosts the table now (it took it over) and the other players
-        could take it over in turn if I left."""
-        node = self.runner.peer.node if self.runner is not None else None
-        return node is not None and node.host.can_hand_over
-
-    def hand_over(self) -> None:
-        """I leave the table this machine hosts: the others elect the next host now."""
-        if self.runner is not None:
-            self.runner.hand_over()
-
-    @property
-    def failovers(self) -> int:
-        """How many times another machine took this table over while I sat at it."""
-        return self.runner.peer.failovers if self.runner is not None else 0
-
-    def _hosting_info(self) -> TableInfo:
-        """The announcement of this table once this machine hosts it."""
-        runner = self.runner
-        assert runner is not None and runner.aio is not None and self.info is not None
-        node = runner.peer.node
-        host = node.host if node is not None else None
-        return TableInfo(
-            self.info.table_id, self.info.game, self.info.title, self.name, self.info.seats,
-            host.taken if host is not None else self.info.taken, runner.aio.address[1], runner.endpoint.local_id,
-            True, self.info.seed_commit,
-        )  # fmt: skip
-
-    @property
-    def seat(self) -> int | None:
-        return self.session.seat
-
-    @property
-    def game(self) -> Game:
-        return get_game(self.session.welcome.game)  # type: ignore[union-attr]
-
-    @property
-    def host_name(self) -> str:
-        return self.session.welcome.host  # type: ignore[union-attr]
-
-    def roster(self) -> list[RosterRow]:
-        return list(self.session.roster)
-
-    @property
-    def problem(self) -> str | None:
-        return self.session.alarm or self.session.gone
-
-    def subscribe(self, callback: Callable[[list], None]) -> None:
-        """Call ``callback`` with my seat's events after every change (from the join's first
-        message on, if subscribed before joining)."""
-        self._listening.add(callback)
-
-    def unsubscribe(self, callback: Callable[[list], None]) -> None:
-        self._listening.remove(callback)
-
-    async def close(self) -> None:
-        if self.runner is not None:
-            await self.runner.close()
+        if self._runner is not None:
+            await self._runner.close()
 
 
 class TableFinder:
-    """The tables heard on the LAN (or at the discovery address given), newest first."""
+    """The tables heard on the LAN and on this machine (or at the discovery address given)."""
 
     def __init__(self, discovery: tuple[str, int] | None = None) -> None:
         self._heard = Announcements(discovery)
+        self._since: float | None = None
 
     async def start(self) -> None:
         await self._heard.start()
+        self._since = time.monotonic()
 
     def current(self) -> list[Heard]:
         return self._heard.current()
+
+    def for_code(self, code: str, game_id: str | None = None) -> list[Heard]:
+        """The tables heard that ``code`` may open (of ``game_id``, if given)."""
+        return [h for h in self.current() if h.info.may_open(code) and game_id in (None, h.info.game)]
+
+    @property
+    def settled(self) -> bool:
+        """Whether every table announcing has been heard by now (so one that fits a code is
+        the only one)."""
+        return self._since is not None and time.monotonic() - self._since >= HEARD_ALL_AFTER
 
     async def changed(self, timeout: float) -> None:
         await self._heard.changed(timeout)
@@ -366,18 +427,49 @@ class TableFinder:
         self._heard.close()
 
 
+def describe_table(heard: Heard) -> str:
+    """A table heard, in a few words: "Holly's Chip 'n' Dale: Christmas Treasures at 10.0.0.5:4000"."""
+    return f"{heard.info.host}'s {heard.info.title} at {heard.address[0]}:{heard.address[1]}"
+
+
+class SeveralTables(JoinError):
+    """More than one table heard may open the code: the player chooses (``tables``)."""
+
+    def __init__(self, code: str, tables: list[Heard]) -> None:
+        self.tables = tables
+        listed = "; ".join(describe_table(h) for h in tables)
+        super().__init__(f"{len(tables)} tables may open with code {code}: {listed}. "
+                         "Choose yours with --address HOST:PORT")
+
+
+def refuse_other_code(info: TableInfo, code: str, address: tuple[str, int]) -> None:
+    """``JoinError`` if ``code`` cannot open the table ``info`` tells of: it is never tried
+    there (the host would count a failed attempt and warn of it)."""
+    if not info.may_open(code):
+        raise JoinError(f"The code {code} does not open {info.host}'s table at {address[0]}:{address[1]}: "
+                        "check the code on the host's screen.")
+
+
 async def find_table(code: str, discovery: tuple[str, int] | None, game_id: str | None,
-                     timeout: float = 5.0) -> tuple[str, int]:
-    """The address of an announced table (of ``game_id``, if given)."""
+                     timeout: float = 5.0) -> Heard:
+    """The one table heard that ``code`` may open (of ``game_id``, if given), once every table
+    announcing has been heard; ``SeveralTables`` if more than one may, TimeoutError if none."""
     finder = TableFinder(discovery)
     await finder.start()
     try:
-        deadline = asyncio.get_running_loop().time() + timeout
-        while asyncio.get_running_loop().time() < deadline:
-            for heard in finder.current():
-                if game_id is None or heard.info.game == game_id:
-                    return heard.address
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + timeout
+        while clock() < deadline:
+            fitting = finder.for_code(code, game_id)
+            if len(fitting) > 1:
+                raise SeveralTables(code, fitting)
+            if fitting and finder.settled:
+                return fitting[0]
             await finder.changed(0.2)
+        others = len([h for h in finder.current() if game_id in (None, h.info.game)])
+        if others:
+            raise TimeoutError(f"none of the {others} table{'s' * (others > 1)} heard opens with code {code}: "
+                               "check the code, or give --address HOST:PORT")
         raise TimeoutError("no table was announced on the LAN; give --address HOST:PORT")
     finally:
         finder.close()

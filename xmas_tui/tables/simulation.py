@@ -29,12 +29,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netcode.channel import Endpoint
 from netcode.fairplay import Ledger, Signer, digest
 from netcode.session.host import HostSession, TableSettings
-from netcode.session.node import HostNode
 from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
-from netcode.tools.faults import CUT, LinkFaults
-from netcode.tools.sim import SimNetwork, SimNode
-from netcode.tools.sim_tables import SimHostPeer, SimSeatPeer
+from netcode.simulator.faults import CUT, LinkFaults
+from netcode.simulator.network import SimNetwork, SimNode
+from netcode.simulator.peer import SimPeer
 from xmas_tui.games import Game, Rng
 from xmas_tui.games.engine import public_digest
 
@@ -87,7 +86,8 @@ class SimTable:
                                 self.ledger, signer_for(seed))
         self.hold, self.turn_time, self.options = hold, turn_time, options
         endpoint = Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64)
-        self.host_peer = SimHostPeer(endpoint, HostNode(self.host, endpoint.last_heard))
+        first = TablePeer.as_host(self.host, local_id=HOST_PEER, heard=endpoint.last_heard)
+        self.host_peer = SimPeer(endpoint, first, self.net.now)
         self.host_node = self.net.add("host", self.host_peer)
         me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0))
         self.host_peer.sit(me, self._bot(0), self.net.now)
@@ -119,12 +119,14 @@ class SimTable:
         local_id = 1000 * (generation + 1) + index
         endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
         host_peer, host_address = self._current_host()
-        peer = TablePeer(session, host_peer, local_id, host_for=takeover_host(self.game, self.bot, self.hold),
-                         signer=signer_for(self.seed, 1 + index), heard=endpoint.last_heard)
+        peer = TablePeer.as_seat(session, host_peer, host_address, local_id,
+                                 host_for=takeover_host(self.game, self.bot, self.hold),
+                                 signer=signer_for(self.seed, 1 + index), heard=endpoint.last_heard)
         self.peers[index] = peer
-        player_of = self._bot(index) if player else None
-        self.nodes[index] = self.net.add(self._address(index, generation),
-                                         SimSeatPeer(endpoint, peer, host_address, player_of, self.net.now))
+        sim = SimPeer(endpoint, peer, self.net.now)
+        if player:
+            sim.play(0, self._bot(index))
+        self.nodes[index] = self.net.add(self._address(index, generation), sim)
         if index < len(self.sessions):
             self.sessions[index] = session
         else:
@@ -157,7 +159,7 @@ class SimTable:
         ``leave_after`` later (once the handover is out)."""
 
         def leave() -> None:
-            self.host_peer.command(self.host.hand_over, self.net.now)
+            self.host_peer.hand_over(self.net.now)
             self.records_then = {i: list(map(list, s.actions)) for i, s in enumerate(self.sessions) if i != 0}
             self.dead.add(0)
             self.net.call_later(leave_after, self.host_node.crash)
@@ -208,8 +210,8 @@ class SimTable:
     @property
     def current_host(self) -> HostSession:
         for peer in self.peers.values():
-            if peer.node is not None:
-                return peer.node.host
+            if peer.host is not None:
+                return peer.host
         return self.host
 
     def drop(self, drop: Drop) -> None:
@@ -242,7 +244,7 @@ class SimTable:
         return all(s.final is not None or s.gone is not None for i, s in enumerate(self.sessions) if i not in self.dead)
 
     def all_hosts(self) -> list[HostSession]:
-        return [self.host, *(p.node.host for p in self.peers.values() if p.node is not None)]
+        return [self.host, *(p.host for p in self.peers.values() if p.host is not None)]
 
     def run(self, limit: float = 4 * 3600.0) -> bool:
         """Run until every peer has the final message (True) or ``limit`` virtual seconds."""
@@ -321,7 +323,7 @@ def play_in_memory(game: Game, players: int, *, nonces: Sequence[bytes | None], 
     host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options), ledger,
                        signer_for(seed))
     net = SimNetwork(seed)
-    peer = SimHostPeer(Endpoint(CODE, table_id, HOST_PEER), HostNode(host))
+    peer = SimPeer(Endpoint(CODE, table_id, HOST_PEER), TablePeer.as_host(host, local_id=HOST_PEER), net.now)
     net.add("host", peer)
     sessions = []
     for index in range(players):

@@ -7,7 +7,9 @@ now: in a real-time round, also what was heard in it and when its room is to
 be drawn), and ``SessionTable``, the one kind of table
 there is: a seat's session at a table session, whether the host runs in this
 process (a game against bots, or the host's own seat) or across the network.
-The UI cannot tell which, and never holds the full state.
+The UI cannot tell which, and never holds the full state. Every word a peer sent
+(names, the log, notes, refusals, the view's strings) leaves it ``plain``
+(``xmas_tui.outside``): nothing in it that a terminal would obey.
 
 Must not touch: Textual. It may use asyncio (waiting for a verdict).
 """
@@ -18,11 +20,10 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
-from netcode.runners import Listeners
-from netcode.session.messages import Message
+from netcode.runners import Listeners, SeatLink
 from netcode.session.seat import (
     Answered,
     Ended,
@@ -35,6 +36,7 @@ from netcode.session.seat import (
 )
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Action, Event, Game, IllegalAction, Result, View
+from xmas_tui.outside import plain, plain_data
 
 DEFAULT_PACE = 0.9
 MIN_PACE = 0.05
@@ -59,6 +61,7 @@ class Snapshot:
     ``heard``: the presses heard so far in the open real-time round, in the order
     heard. ``room_in``: in how many seconds (from when the snapshot was made) this
     round's room is to be drawn, so that every terminal draws it at one instant.
+    A snapshot carries its delta (``changed``): a screen redraws only what changed.
     """
 
     view: View
@@ -69,6 +72,10 @@ class Snapshot:
     seats: tuple[int, ...] = ()
     heard: tuple[Heard, ...] = ()
     room_in: float = 0.0
+    #: what changed since the table's last snapshot, by field name ("view", "legal",
+    #: "to_act", "log", "result", "heard", "room"); unchanged fields are the very objects
+    #: the last snapshot held. None: a first snapshot (everything is new)
+    changed: frozenset[str] | None = None
 
     #: a room this near is drawn at once (a timer that short would only be late)
     ROOM_NOW = 0.001
@@ -183,13 +190,9 @@ class Table(ABC):
         """Drive the table until the game ends."""
 
 
-class SeatLink(Protocol):
-    """How a seat's session reaches its host: in memory, or over the channel."""
-
-    session: SeatSession
-    listeners: Listeners
-
-    def post(self, message: Message) -> None: ...
+def plain_roster(roster: Sequence[RosterRow]) -> list[RosterRow]:
+    """The roster a peer sent, its names ``plain``."""
+    return [row if row.name is None else replace(row, name=plain(row.name, lines=False)) for row in roster]
 
 
 def seat_notes(roster: Sequence[RosterRow]) -> dict[int, str]:
@@ -222,6 +225,9 @@ class SessionTable(Table):
         self._over = asyncio.Event()
         self._audit: dict | None = None
         self._silent: str | None = None  # the host went silent and a new one is being chosen
+        #: the last snapshot made, and the session's data it was made from (the next is its delta)
+        self._last: Snapshot | None = None
+        self._made_from: dict[str, Any] = {}
         self._notices: list[str] = []
         for index, link in enumerate(self.links):
             link.listeners.add(lambda events, i=index: self._heard(i, events))
@@ -243,7 +249,7 @@ class SessionTable(Table):
     @property
     def players(self) -> tuple[str, ...]:  # type: ignore[override]
         view = self.session.view
-        return tuple(view["public"]["players"]) if view is not None else ()
+        return tuple(plain(name, lines=False) for name in view["public"]["players"]) if view is not None else ()
 
     @property
     def ready(self) -> bool:
@@ -260,18 +266,19 @@ class SessionTable(Table):
 
     @property
     def problem(self) -> str | None:
-        return self.session.alarm or self.session.gone or self._silent
+        problem = self.session.alarm or self.session.gone or self._silent
+        return None if problem is None else plain(problem)
 
     def take_notices(self) -> list[str]:
         """What happened at the table that the player must be told once (a new host)."""
         notices, self._notices = self._notices, []
-        return notices
+        return [plain(notice) for notice in notices]
 
     def seat_notes(self) -> dict[int, str]:
         return seat_notes(self.session.roster)
 
     def roster(self) -> list[RosterRow]:
-        return list(self.session.roster)
+        return plain_roster(self.session.roster)
 
     @property
     def idle(self) -> bool:
@@ -281,34 +288,80 @@ class SessionTable(Table):
 
     @property
     def host_gone(self) -> str | None:
-        return self.session.gone
+        gone = self.session.gone
+        return None if gone is None else plain(gone)
 
     def seconds_left(self, seat: int) -> float | None:
         deadline = self.session.clocks.get(seat)
         return None if deadline is None else max(0.0, deadline - self.clock())
 
     def snapshot(self) -> Snapshot:
+        """My seat now, as a delta of the last snapshot: what did not change is reused as it
+        was (a view whose zones did not change keeps its zones; legal actions are parsed
+        only when they changed), and ``changed`` says what did."""
         session = self.session
-        if session.view is None:
+        wire = session.view
+        if wire is None:
             raise RuntimeError("the game has not been dealt yet")
         room_at = session.room_at
-        return Snapshot(
-            view=View.from_wire(session.view),
-            legal=tuple(self.game.parse_action(a) for a in session.legal),
-            to_act=frozenset(session.to_act),
-            log=tuple(self._log()),
-            result=Result.from_wire(session.result) if session.result is not None else None,
-            seats=self.seats if len(self.links) > 1 else (),
-            heard=tuple(Heard(*shout) for shout in session.shouts),
+        last, made = self._last, self._made_from
+        changed: set[str] = set()
+        if last is None or wire is not made["view"]:
+            view = self._view(wire, last.view if last is not None else None, made.get("view"))
+            if last is None or view is not last.view:
+                changed.add("view")
+        else:
+            view = last.view
+        if last is not None and session.legal == made["legal"]:
+            legal = last.legal
+        else:
+            legal = tuple(self.game.parse_action(a) for a in session.legal)
+            changed.add("legal")
+        to_act = frozenset(session.to_act)
+        log = self._log()
+        log = last.log if last is not None and len(log) == len(last.log) else tuple(log)
+        result = (last.result if last is not None and session.result == made["result"] else
+                  Result.from_wire(session.result) if session.result is not None else None)
+        heard = (last.heard if last is not None and len(session.shouts) == len(last.heard) and
+                 made["race"] == session.race else tuple(Heard(*plain_data(shout)) for shout in session.shouts))
+        if last is not None:
+            changed.update(name for name, now, before in (
+                ("to_act", to_act, last.to_act), ("log", log, last.log), ("result", result, last.result),
+                ("heard", heard, last.heard)) if now is not before and now != before)
+            if room_at != made["room_at"]:
+                changed.add("room")
+        snapshot = Snapshot(
+            view=view, legal=legal, to_act=to_act, log=log, result=result,
+            seats=self.seats if len(self.links) > 1 else (), heard=heard,
             room_in=max(0.0, room_at - self.clock()) if room_at is not None else 0.0,
-        )
+            changed=None if last is None else frozenset(changed),
+        )  # fmt: skip
+        self._last = snapshot
+        self._made_from = {"view": wire, "legal": session.legal, "result": session.result, "race": session.race,
+                           "room_at": room_at}
+        return snapshot
+
+    @staticmethod
+    def _view(wire: dict, last: View | None, last_wire: dict | None) -> View:
+        """``wire`` as a view, reusing what it shares with the last one (the host sends what
+        changed: the parts it did not touch are the very objects they were). What is new is
+        made ``plain``: a peer's words."""
+        if last is None or last_wire is None or wire["seat"] != last.seat:
+            return View.from_wire(plain_data(wire))
+        public = last.public if wire["public"] is last_wire["public"] else plain_data(wire["public"])
+        zones = (last.zones if wire["zones"] is last_wire["zones"] else
+                 {name: tuple(cards) for name, cards in plain_data(wire["zones"]).items()})
+        faces = last.faces if wire["faces"] is last_wire["faces"] else {h: f for h, f in plain_data(wire["faces"])}
+        if public is last.public and zones is last.zones and faces is last.faces:
+            return last
+        return View(game=wire["game"], seat=wire["seat"], public=public, zones=zones, faces=faces)
 
     def _log(self) -> list[Event]:
         """The public log as events, converting only what arrived since last time."""
         wire = self.session.log
         if len(self._events) > len(wire):
             self._events = []
-        self._events.extend(Event.from_wire(e) for e in wire[len(self._events) :])
+        self._events.extend(Event.from_wire(plain_data(e)) for e in wire[len(self._events) :])
         return self._events
 
     # ------------------------------------------------------------ acting
@@ -333,7 +386,7 @@ class SessionTable(Table):
         """Post ``message`` (an action or a press) and wait for the host's verdict on it."""
         session = link.session
         if session.gone:
-            raise IllegalAction(session.gone)
+            raise IllegalAction(plain(session.gone))
         key = (index, message.id)
         verdict: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending[key] = verdict
@@ -357,7 +410,7 @@ class SessionTable(Table):
                     if event.refused is None:
                         verdict.set_result(None)
                     else:
-                        verdict.set_exception(IllegalAction(event.refused))
+                        verdict.set_exception(IllegalAction(plain(event.refused)))
             elif isinstance(event, HostSilent):
                 self._silent = event.why
             if isinstance(event, (HostLost, HandedOver, HostChanged)):
@@ -368,7 +421,7 @@ class SessionTable(Table):
                     f"{event.why} Your last move may not have reached the old host: play it again if it is still your turn.")
                 for verdict in self._pending.values():
                     if not verdict.done():
-                        verdict.set_exception(IllegalAction(why))
+                        verdict.set_exception(IllegalAction(plain(why)))
             if isinstance(event, (Ended, HostLost, HandedOver)):
                 self._over.set()
         if index == 0 and self.session.dealt:

@@ -35,7 +35,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from netcode.tools.faults import LinkFaults
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.tables.simulation import SimTable
 

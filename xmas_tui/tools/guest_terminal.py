@@ -26,18 +26,38 @@ from xmas_tui.serve.guests import set_size, take_terminal
 KEYS = {"enter": "\r", "escape": "\x1b", "ctrl+s": "\x13", "ctrl+q": "\x11", "left": "\x1b[D", "right": "\x1b[C"}
 
 
-#: An OpenSSH client that knows nothing of this machine's or this user's settings and keys.
+#: An OpenSSH client that knows nothing of this machine's or this user's settings and keys,
+#: and never asks for a password (a guest with no key is let in by keyboard-interactive with
+#: no question, which BatchMode would not even try).
 SSH_OPTIONS = ("-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-               "-o", "LogLevel=ERROR", "-o", "IdentitiesOnly=yes", "-o", "IdentityFile=/dev/null",
-               "-o", "ConnectTimeout=10")  # fmt: skip
-def client_options(batch: bool = True) -> list[str]:
-    """Options for ``ssh``, ``sftp`` and ``scp`` alike (never asking anything unless ``batch`` is False)."""
-    return [*SSH_OPTIONS, *(["-o", "BatchMode=yes"] if batch else [])]
+               "-o", "LogLevel=ERROR", "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none",
+               "-o", "PasswordAuthentication=no", "-o", "ConnectTimeout=10")  # fmt: skip
+#: An identity file that cannot exist: the client offers no key of this account's own.
+NO_KEY = "/nonexistent/xmas-tui-no-key"
 
 
-def ssh_command(port: int, *args: str, user: str = "holly", batch: bool = True) -> list[str]:
-    """``ssh -p PORT [ARGS] USER@127.0.0.1``."""
-    return ["ssh", *client_options(batch), "-p", str(port), *args, f"{user}@127.0.0.1"]
+def client_options(key: Path | None = None) -> list[str]:
+    """Options for ``ssh``, ``sftp`` and ``scp`` alike: offering the private key in the file
+    ``key``, or no key at all."""
+    return [*SSH_OPTIONS, "-o", f"IdentityFile={key or NO_KEY}"]
+
+
+def ssh_command(port: int, *args: str, user: str = "holly", key: Path | None = None) -> list[str]:
+    """``ssh -p PORT [ARGS] USER@127.0.0.1``, with the private key in ``key`` (or none)."""
+    return ["ssh", *client_options(key), "-p", str(port), *args, f"{user}@127.0.0.1"]
+
+
+def new_key(folder: Path, name: str = "id_ed25519") -> Path:
+    """A new Ed25519 key pair made by ``ssh-keygen`` in ``folder``: the private key's file."""
+    path = folder / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    return path
+
+
+def key_fingerprint(path: Path) -> str:
+    """``SHA256:…`` of the key pair whose private half is in ``path``, as ``ssh-keygen -l`` says it."""
+    said = subprocess.run(["ssh-keygen", "-l", "-f", f"{path}.pub"], capture_output=True, text=True, check=True)
+    return said.stdout.split()[1]
 
 
 class Serving:

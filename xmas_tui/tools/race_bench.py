@@ -92,9 +92,9 @@ def answer(view: dict) -> tuple[int, int]:
 
 
 async def seat_main(role: str, address: tuple[str, int], code: str, name: str, seed: int) -> None:
-    from xmas_tui.tables.network import JoinedTable
+    from xmas_tui.tables.network import NetTable
 
-    joined = JoinedTable(address, code, name, bind_host="127.0.0.1")
+    joined = NetTable.joined(address, code, name, bind_host="127.0.0.1")
     await joined.join(timeout=10.0)
     session = joined.session
     runner = joined.runner
@@ -207,9 +207,9 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
                      *, rounds: int | None = None) -> tuple[Game, dict[str, dict]]:
     """Host one table on ``port`` and seat ``seats`` (role, the port it joins through); returns what
     the host saw and each seat's own records."""
-    from xmas_tui.tables.network import HostedTable
+    from xmas_tui.tables.network import NetTable
 
-    hosted = HostedTable(DC, players, code=CODE, name="Host", port=port, bind_host="127.0.0.1",
+    hosted = NetTable.hosted(DC, players, code=CODE, name="Host", port=port, bind_host="127.0.0.1",
                          auto_start=True, announce=False, seed=seed)
     await hosted.open(sit=False)
     game = Game()

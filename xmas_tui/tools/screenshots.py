@@ -19,12 +19,13 @@ from typing import Any
 
 from textual import events
 
+from netcode.tools.guesses import guesses_that_fit
 from xmas_tui.files import default_cards_file, read_cards
 from xmas_tui.games import get_game
 from xmas_tui.games.christmas_game import CARD_ZONE
 from xmas_tui.serve.registry import record
 from xmas_tui.tables.local import LocalTable
-from xmas_tui.tables.network import HostedTable, JoinedTable, JoinError
+from xmas_tui.tables.network import JoinError, NetTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, HandOverScreen
@@ -211,7 +212,8 @@ def hosting() -> XmasApp:
 
 
 class Guessed(XmasApp):
-    """The host's waiting room after someone on this machine tried the code WRONG-CODE."""
+    """The host's waiting room after someone on this machine tried a wrong code (one whose
+    announced tag fits the table's, so it reaches the host)."""
 
     def on_mount(self) -> None:  # (Textual runs the app's own on_mount too: it opens the host's screen)
         self.run_worker(self.guess())
@@ -220,7 +222,8 @@ class Guessed(XmasApp):
         while self.hosting is None or self.hosting.table is None:
             await asyncio.sleep(0.02)
         port = self.hosting.address[1]
-        intruder = JoinedTable(("127.0.0.1", port), "WRONG-CODE", "Grinch", info=self.hosting.info(),
+        intruder = NetTable.joined(("127.0.0.1", port), guesses_that_fit("SNOW-7315")[0], "Grinch",
+                                   info=self.hosting.info(),
                                bind_host="127.0.0.1")
         try:
             with contextlib.suppress(JoinError):
@@ -247,12 +250,12 @@ class BigScreen(XmasApp):
         self.run_worker(self.watch_a_table())
 
     async def watch_a_table(self) -> None:
-        host = HostedTable(get_game("chip-n-dale"), 4, code="SNOW-7315", name="Ann", bind_host="127.0.0.1",
+        host = NetTable.hosted(get_game("chip-n-dale"), 4, code="SNOW-7315", name="Ann", bind_host="127.0.0.1",
                            seed=7, pace=STILL, bots=3, announce=False)
         self.hosting = host
         await host.open()
         host.start()
-        joined = JoinedTable(host.address, "SNOW-7315", "Big screen", info=host.info(), bind_host="127.0.0.1",
+        joined = NetTable.joined(host.address, "SNOW-7315", "Big screen", info=host.info(), bind_host="127.0.0.1",
                              watch=True)
         self.joined = joined
         table = await joined.join()

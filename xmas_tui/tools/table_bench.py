@@ -65,7 +65,7 @@ from netcode.session.seat import SeatEvent, Updated
 from netcode.tools.faultproxy import until_stdin_closes
 from xmas_tui.bots import make_bot
 from xmas_tui.games import IllegalAction, Rng, get_game
-from xmas_tui.tables.network import HostedTable, JoinedTable
+from xmas_tui.tables.network import NetTable
 from xmas_tui.tables.table import SessionTable
 
 LOOPBACK = "127.0.0.1"
@@ -108,7 +108,7 @@ def blob_for(size: int) -> bytes:
 class PeerRecord:
     """What one peer saw: when its log first reached each length, and what it sent."""
 
-    def __init__(self, joined: JoinedTable) -> None:
+    def __init__(self, joined: NetTable) -> None:
         self.joined = joined
         self.arrivals: list[tuple[int, float]] = []  # (log length, time), both increasing
         self.sends: dict[int, float] = {}  # target log length -> send time
@@ -193,9 +193,9 @@ async def play_paced(table: SessionTable, record: PeerRecord, actions: int, gap:
         await record.changed.wait()
 
 
-def bench_host(peers: int) -> HostedTable:
+def bench_host(peers: int) -> NetTable:
     """The benchmark's host: every seat a joined peer (the host's machine plays none), not announced."""
-    return HostedTable(get_game(GAME), peers, code=CODE, name="Host", bind_host=LOOPBACK, auto_start=True,
+    return NetTable.hosted(get_game(GAME), peers, code=CODE, name="Host", bind_host=LOOPBACK, auto_start=True,
                        seed=1, announce=False)
 
 
@@ -242,7 +242,7 @@ async def host_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
 
 async def peer_child(args: argparse.Namespace, stop: asyncio.Future) -> None:
     info = TableInfo.decode(bytes.fromhex(args.info))
-    joined = JoinedTable((LOOPBACK, args.port), CODE, f"Peer {args.index}", info=info, bind_host=LOOPBACK)
+    joined = NetTable.joined((LOOPBACK, args.port), CODE, f"Peer {args.index}", info=info, bind_host=LOOPBACK)
     record = PeerRecord(joined)
     record.watch()
     try:
@@ -663,7 +663,7 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
     game = get_game(GAME)
     host = bench_host(peers)
     await host.open(sit=False)
-    joined = [JoinedTable(host.address, CODE, f"Peer {i}", info=host.info(), bind_host=LOOPBACK) for i in range(peers)]
+    joined = [NetTable.joined(host.address, CODE, f"Peer {i}", info=host.info(), bind_host=LOOPBACK) for i in range(peers)]
 
     async def until(done: Callable[[], bool], what: str, pause: float) -> None:
         while not done():

@@ -19,10 +19,11 @@ from textual.screen import ModalScreen, Screen
 
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
+from xmas_tui.outside import escaped, plain
 from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.tables.local import LocalTable
-from xmas_tui.tables.network import HostedTable, JoinedTable, SeatState
+from xmas_tui.tables.network import NetTable, SeatState
 from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
@@ -100,8 +101,8 @@ class XmasApp(App[None]):
         self.current: Table | None = table
         self.start_host, self.start_join = host, join
         self.pace = config.pace if config else 0.9
-        self.hosting: HostedTable | None = None
-        self.joined: JoinedTable | None = None
+        self.hosting: NetTable | None = None
+        self.joined: NetTable | None = None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return default_inks()  # a stock Textual theme chosen in the palette still has every ink
@@ -169,7 +170,7 @@ class XmasApp(App[None]):
     async def on_unmount(self) -> None:
         await self._close(self.hosting, self.joined)
 
-    async def _close(self, host: HostedTable | None, joined: JoinedTable | None) -> None:
+    async def _close(self, host: NetTable | None, joined: NetTable | None) -> None:
         if joined is not None:
             await joined.close()
         if host is not None:
@@ -227,7 +228,7 @@ class XmasApp(App[None]):
         if kept and self.is_running:
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
 
-    def _leave_hosting(self, choice: str | None, table: HostedTable | JoinedTable, then: Callable[[], object]) -> None:
+    def _leave_hosting(self, choice: str | None, table: NetTable, then: Callable[[], object]) -> None:
         """The host's answer to leaving a game in play: hand the table over, close it, or stay."""
         if choice == "hand":
             table.hand_over()  # the others elect at once; closing lets them have the handover first
@@ -264,7 +265,7 @@ class XmasApp(App[None]):
 
     def tell_set_aside(self, notice: str) -> None:
         """A kept game that cannot be resumed was set aside: say so, once, and go on."""
-        self.notify(notice, title="Cannot resume", severity="error", timeout=12)
+        self.notify(plain(notice), title="Cannot resume", severity="error", timeout=12, markup=False)
 
     async def action_quit(self) -> None:
         self.leave_game(self.exit)
@@ -319,7 +320,7 @@ class XmasApp(App[None]):
         if hosting is None or not hosting.started:
             return
         for row in hosting.roster():
-            who = row.name or f"seat {row.seat + 1}"
+            who = escaped(row.name) if row.name else f"seat {row.seat + 1}"  # (the palette reads markup)
             if row.state in (SeatState.HERE, SeatState.AWAY):
                 yield SystemCommand(f"Bot plays {who}", f"Hand {who}'s seat (seat {row.seat + 1}) to a bot",
                                     lambda s=row.seat: hosting.hand_to_bot(s))

@@ -84,7 +84,10 @@ def sized_by_content(widget: Widget) -> bool:
 def show(widget: Static, content: Any) -> bool:
     """``widget`` shows ``content``: repainted only if that changes what it shows, and the
     screen laid out again only if its size changes with it (a widget whose height follows its
-    lines, with a new line or one fewer). True if it was repainted."""
+    lines, with a new line or one fewer). True if it was repainted. A string is shown as its
+    words, never read as markup (it may hold a player's name)."""
+    if isinstance(content, str):
+        content = Text(content)
     if not _changed(widget, "content", content):
         return False
     if not sized_by_content(widget):
@@ -116,12 +119,14 @@ def subtitle(widget: Widget, text: str | None) -> None:
 
 def _set_label(widget: Widget, name: str, text: str | None, *, top: bool) -> None:
     """Set a border's label as Textual's ``border_title`` does (Textual is pinned), and repaint
-    the line it is on; a widget not laid out yet, or with no border there, is repainted whole."""
+    the line it is on; a widget not laid out yet, or with no border there, is repainted whole.
+    The label is its words, never read as markup (it may hold a player's name)."""
+    label = None if text is None else Content(text)
     border = widget.styles.border_top if top else widget.styles.border_bottom
     if not border[0] or not widget.outer_size:
-        setattr(widget, name.removeprefix("_"), text)  # (Textual's own setter: a whole repaint)
+        setattr(widget, name.removeprefix("_"), label)  # (Textual's own setter: a whole repaint)
         return
-    setattr(widget, name, None if text is None else widget.render_str(text).expand_tabs(4).split()[0])
+    setattr(widget, name, None if label is None else label.expand_tabs(4).split()[0])
     widget.refresh(_edge_line(widget, top=top))
 
 
@@ -132,9 +137,9 @@ def _edge_line(widget: Widget, *, top: bool) -> Region:
 
 
 def tip(widget: Widget, text: str | None) -> None:
-    """``widget``'s tooltip, set only when it changes."""
+    """``widget``'s tooltip, set only when it changes: its words, never read as markup."""
     if _changed(widget, "tip", text):
-        widget.tooltip = text
+        widget.tooltip = None if text is None else Text(text)
 
 
 def wear_edge(widget: Widget, colour: str | None = None) -> None:

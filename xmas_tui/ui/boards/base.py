@@ -384,10 +384,14 @@ class Board(Widget, can_focus=True):
         return bool(self.children) and self.app.is_running
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
-        """Draw a new snapshot (called after every change at the table)."""
+        """Draw a new snapshot (called after every change at the table): nothing, if it is a new
+        one that says nothing changed since the last (``Snapshot.changed``); the same one again
+        (new inks, say) is drawn again."""
         turn_changed = snapshot.my_turn != self.snapshot.my_turn
+        unchanged = (snapshot is not self.snapshot and snapshot.changed is not None and not snapshot.changed
+                     and snapshot.seats == self.snapshot.seats and not snapshot.room_waits)
         self.snapshot = snapshot
-        if self.drawable:
+        if self.drawable and not unchanged:
             self.redraw()
         if turn_changed:
             self.refresh_bindings()  # the footer shows the game's keys only on my turn

@@ -65,6 +65,7 @@ from xmas_tui.games.dragons_chickens import (
     table_zone,
 )
 from xmas_tui.games.dragons_chickens import last_round as record_of
+from xmas_tui.outside import words
 from xmas_tui.tables.table import DEFAULT_PACE, Heard, Snapshot
 
 from .. import paint
@@ -668,7 +669,7 @@ class DragonsChickensLoot(ModalScreen[None]):
 
     def _show(self) -> None:
         names = self.view["players"]
-        self.query_one("#dc-loot-box").border_title = f"{names[self.seat]}'s loot · what would a dragon take?"
+        self.query_one("#dc-loot-box").border_title = words(f"{names[self.seat]}'s loot · what would a dragon take?")
         who = "you" if self.seat == self.view.seat else names[self.seat]
         self.query_one("#dc-loot-text", Static).update(loot_text(inks(self), self.view.faces_in(loot_zone(self.seat)), who))
 

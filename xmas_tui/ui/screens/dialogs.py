@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static
 
 from xmas_tui.games import Game, Result
+from xmas_tui.outside import words
 from xmas_tui.rules_text import rules_markdown
 from xmas_tui.ui.theme import Inks, inks
 
@@ -58,7 +59,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
-            yield Static(self.question, id="confirm-question")
+            yield Static(words(self.question), id="confirm-question")
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(f"{self.no} (n)", id="no", variant="primary")
@@ -173,7 +174,7 @@ class EndScreen(ModalScreen[str]):
             crown = "★" if seat in result.winners else ""
             name = self.players[seat] + (" (you)" if seat == self.me else "")
             how = result.details[seat] if seat < len(result.details) else ""
-            table.add_row(crown, name, str(result.scores[seat]), how)
+            table.add_row(crown, words(name, lines=False), str(result.scores[seat]), words(how))
         with Vertical(id="end-box", classes="dialog"):
             yield Static(headline, id="end-headline")
             yield Static(table, id="end-scores")
@@ -214,14 +215,14 @@ def verdict_text(verdict: dict | None, ink: Inks) -> Text:
     """The fair-play verdict as one or two lines: green when every check passed, red otherwise."""
     if verdict is None:
         return Text("Fair play: no audit (the host's final message did not arrive).", style=f"bold {ink.berry}")
-    text = Text(verdict["summary"], style=ink.leaf if verdict["ok"] else f"bold {ink.berry}")
+    text = words(verdict["summary"], ink.leaf if verdict["ok"] else f"bold {ink.berry}")
     if verdict.get("path"):
         from xmas_tui.ui.screens.lobby import shown_path
 
         text.append(f"\nGame log: {shown_path(Path(verdict['path']))}\n(xmas-tui verify FILE checks it again)",
                     style="dim")
     elif verdict.get("log_error"):
-        text.append(f"\n{verdict['log_error']}", style=ink.berry)
+        text.append_text(words(f"\n{verdict['log_error']}", ink.berry))
     return text
 
 

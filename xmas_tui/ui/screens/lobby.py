@@ -21,6 +21,7 @@ from xmas_tui.games import GAMES, Game, TableOption
 from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
 from xmas_tui.games.personal_cards import OPTION, CardsProblem
 from xmas_tui.names import default_name
+from xmas_tui.outside import plain, words
 from xmas_tui.serve.registry import join_hints, join_line
 from xmas_tui.tables.kept import KeptGameError, kept_games, read_kept
 from xmas_tui.ui.boards import BOARDS
@@ -102,7 +103,7 @@ class PersonalCards:
         if self.problems:
             more = len(self.problems) - 1
             rest = f" (and {more} more)" if more else ""
-            return Text(f"✗ {self.problems[0]}{rest}: fix it to play", style=f"bold {ink.berry}")
+            return words(f"✗ {self.problems[0]}{rest}: fix it to play", f"bold {ink.berry}", lines=False)
         decks = Counter(card["deck"] for card in self.cards)
         counts = ", ".join(f"{decks[d]} {DECK_NAMES[d]}" for d in DECKS if decks[d])
         return Text.assemble(("Own cards: ", f"bold {ink.leaf}"), f"{self.path.name}, {len(self.cards)} card{'s' * (len(self.cards) != 1)} ({counts})")
@@ -241,7 +242,8 @@ class LobbyScreen(Screen[None]):
         self._show_cards()
         if cards is None or not cards.problems:
             return False
-        self.notify("\n".join(cards.problems[:6]), title="Fix your cards file to play", severity="error", timeout=15)
+        self.notify(plain("\n".join(cards.problems[:6])), title="Fix your cards file to play", severity="error",
+                    timeout=15, markup=False)  # fmt: skip
         return True
 
     @staticmethod

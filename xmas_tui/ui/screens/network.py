@@ -2,14 +2,15 @@
 
 Owns: the host's waiting room (code, address, seats with names and ping, the
 Start key that fills empty seats with bots), the join screen (tables heard on
-the LAN, the code, a typed ``host:port`` where discovery cannot reach), and
-handing a seated ``NetTable`` to the table screen. The host's own seat joins
+the LAN and on this machine, the code, a typed ``host:port`` where discovery
+cannot reach: a code is tried only at a table it may open, the one heard, or
+the one the player chooses among several), and handing a seated ``NetTable``
+to the table screen. The host's own seat joins
 its table over loopback like everyone else, so every seat sees the same way.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,23 +27,21 @@ from textual.widgets.option_list import Option
 
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
+from xmas_tui.outside import words
 from xmas_tui.tables.network import (
     Heard,
-    HostedTable,
-    JoinedTable,
     JoinError,
+    NetTable,
     RosterRow,
     SeatState,
     TableFinder,
+    code_problem,
     lan_address,
     parse_address,
 )
 from xmas_tui.ui import paint
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.theme import Inks, inks
-
-#: seconds the join screen listens before it joins the one table heard (hosts announce twice a second)
-ANNOUNCE_SETTLE = 1.2
 
 # A 3-row block font for the join code, readable across a room.
 GLYPHS = {
@@ -100,7 +99,7 @@ def roster_table(roster: list[RosterRow], me: int | None, ink: Inks) -> RichTabl
             name += " (you)"
         ping = f"{row.ping_ms:.0f} ms" if row.ping_ms is not None else ""
         style = "dim" if row.state is SeatState.OPEN else (ink.ember if row.state is SeatState.AWAY else "")
-        table.add_row(str(row.seat + 1), Text(name, style=style), Text(label, style=style), ping)
+        table.add_row(str(row.seat + 1), words(name, style, lines=False), Text(label, style=style), ping)
     return table
 
 
@@ -138,7 +137,7 @@ class HostScreen(Screen[None]):
         self.game, self.players, self.code, self.name_, self.port = game, players, code, name, port
         self.options = dict(options or {})
         self.bot, self.bots, self.hold, self.discovery, self.turn_time = bot, bots, hold, discovery, turn_time
-        self.host: HostedTable | None = None
+        self.host: NetTable | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="host-box", classes="dialog"):
@@ -160,7 +159,7 @@ class HostScreen(Screen[None]):
 
     @work(exclusive=True, group="host")
     async def open_table(self) -> None:
-        self.host = HostedTable(
+        self.host = NetTable.hosted(
             self.game, self.players, code=self.code, name=self.name_, port=self.port, bot=self.bot,
             bots=self.bots, hold=self.hold, discovery=self.discovery, pace=self.app.pace, options=self.options,
             turn_time=self.turn_time,
@@ -194,7 +193,7 @@ class HostScreen(Screen[None]):
         if host is None or host.table is None or not self.is_attached or not self.is_mounted:
             return
         self.query_one("#host-roster", Static).update(roster_table(host.roster(), host.table.seat, inks(self)))
-        self.query_one("#host-watching", Static).update(watching_line(host.spectators(), self.code))
+        self.query_one("#host-watching", Static).update(words(watching_line(host.spectators(), self.code)))
         if host.table.ready and self.app.screen is self:
             self.app.play_networked(host.table)
 
@@ -218,6 +217,9 @@ class JoinScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join the chosen table", id="join.join"),
         Binding("escape", "leave", "Lobby", key_display="esc", id="join.leave"),
+        # (typing in a field, ↑/↓ still choose a table)
+        Binding("up", "choose(-1)", "Choose", show=False, id="join.up"),
+        Binding("down", "choose(1)", "Choose", show=False, id="join.down"),
     ]
 
     def __init__(self, *, code: str = "", name: str | None = None, address: tuple[str, int] | None = None,
@@ -226,11 +228,13 @@ class JoinScreen(Screen[None]):
         self.code, self.name_, self.address, self.discovery, self.only_game = code, name or default_name(), address, discovery, game
         #: join as a spectator, for the big-screen view (``xmas-tui watch``)
         self.watch = watch
-        #: a code given on the command line with no address: join the one table heard at once
+        #: waiting for the table the code opens (a code given on the command line with no
+        #: address, or Enter before it was heard): join it once it is the one heard
         self.auto = bool(code) and address is None
         self.finder: TableFinder | None = None
         self.heard: list[Heard] = []
-        self.joined: JoinedTable | None = None
+        self.joining = False
+        self.joined: NetTable | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box", classes="dialog"):
@@ -254,6 +258,7 @@ class JoinScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#join-box").border_title = "Watch a table (big screen)" if self.watch else "Join a table"
+        self.query_one("#code", Input).focus()  # type the code, press Enter
         self.listen()
         if self.code and self.address:  # `xmas-tui join --address … --code …` said it all
             self.join_table()
@@ -264,11 +269,9 @@ class JoinScreen(Screen[None]):
         try:
             await self.finder.start()
         except OSError as exc:
-            self.query_one("#join-status", Static).update(f"Cannot listen for tables ({exc}); type the host's address.")
+            self.query_one("#join-status", Static).update(words(f"Cannot listen for tables ({exc}); type the host's address."))
             return
         shown: list | None = None
-        loop = asyncio.get_running_loop()
-        settle = loop.time() + ANNOUNCE_SETTLE
         while self.is_attached and self.joined is None:
             heard = [h for h in self.finder.current() if self.only_game in (None, h.info.game)]
             if [h.info for h in heard] != shown:
@@ -278,18 +281,15 @@ class JoinScreen(Screen[None]):
                 highlighted = options.highlighted
                 options.clear_options()
                 options.add_options([
-                    Option(f"{h.info.title} · host {h.info.host} · {h.info.free} free of {h.info.seats}"
-                           f"{' · playing' if h.info.started else ''}  ({h.address[0]}:{h.address[1]})")
+                    Option(words(f"{h.info.title} · host {h.info.host} · {h.info.free} free of {h.info.seats}"
+                                 f"{' · playing' if h.info.started else ''}  ({h.address[0]}:{h.address[1]})",
+                                 lines=False))  # (what a table announces is anyone's words)
                     for h in heard
                 ] or [Option("No tables heard yet… (hosts announce every half second)", disabled=True)])
                 if heard:
                     options.highlighted = min(highlighted or 0, len(heard) - 1)
-            if self.auto and loop.time() >= settle:  # every host has announced by now
-                self.auto = False
-                if len(heard) == 1:
-                    self.join_table()
-                elif heard:
-                    self._status(f"{len(heard)} tables heard: choose yours (↑/↓), then Enter.")
+            if self.auto and self.finder.settled and not self.joining:  # every host has announced by now
+                self.join_fitting(self._code())
             await self.finder.changed(0.2 if self.auto else 1.0)
 
     def on_unmount(self) -> None:
@@ -298,11 +298,51 @@ class JoinScreen(Screen[None]):
         if self.joined is not None:
             self.joined.unsubscribe(self.refresh_roster)
 
+    def _code(self) -> str:
+        return self.query_one("#code", Input).value.strip().upper()
+
+    def join_fitting(self, code: str) -> None:
+        """Join the one table heard that ``code`` may open; with several, ask which; with none
+        yet, keep listening for it (``auto``)."""
+        fitting = [h for h in self.heard if h.info.may_open(code)]
+        self.auto = not fitting
+        if len(fitting) == 1:
+            self.join_table(fitting[0])
+        elif fitting:
+            options = self.query_one("#tables", OptionList)
+            options.highlighted = self.heard.index(fitting[0])
+            options.focus()
+            hosts = ", ".join(f"{h.info.host}'s" for h in fitting)
+            self._status(f"{len(fitting)} tables may open with code {code} ({hosts}): choose yours (↑/↓), then Enter.")
+        elif self.heard:
+            count = len(self.heard)
+            self._status(f"None of the {count} table{'s' * (count > 1)} heard opens with code {code} yet: "
+                         "listening… (check the code)")
+        else:
+            self._status(f"Listening for the table of code {code}…")
+
+    def action_choose(self, step: int) -> None:
+        options = self.query_one("#tables", OptionList)
+        if step < 0:
+            options.action_cursor_up()
+        else:
+            options.action_cursor_down()
+
     def action_join(self) -> None:
-        self.join_table()
+        """The table highlighted, if the list has the focus; else the one the code may open."""
+        options = self.query_one("#tables", OptionList)
+        index = options.highlighted
+        if options.has_focus and index is not None and index < len(self.heard):
+            self.join_table(self.heard[index])
+        else:
+            self.join_table()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.join_table()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_index < len(self.heard):
+            self.join_table(self.heard[event.option_index])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "join":
@@ -315,15 +355,23 @@ class JoinScreen(Screen[None]):
         self.app.open_lobby()
 
     def _status(self, text: str, error: bool = False) -> None:
-        self.query_one("#join-status", Static).update(Text(text, style=f"bold {inks(self).berry}" if error else ""))
+        self.query_one("#join-status", Static).update(words(text, f"bold {inks(self).berry}" if error else ""))
 
-    @work(exclusive=True, group="join")
-    async def join_table(self) -> None:
-        code = self.query_one("#code", Input).value.strip().upper()
+    @work(group="join")
+    async def join_table(self, chosen: Heard | None = None) -> None:
+        """Join the table at the typed address, or ``chosen``, or the one heard that the code may
+        open (asking which if several may: a code is never tried where it cannot open)."""
+        if self.joining or self.joined is not None:
+            return
+        code = self._code()
         name = " ".join(self.query_one("#name", Input).value.split())[:16]
         typed = self.query_one("#address", Input).value.strip()
         if not code:
             self._status("Type the join code shown on the host's screen.", error=True)
+            return
+        problem = code_problem(code)
+        if problem is not None:
+            self._status(f"{problem[:1].upper()}{problem[1:]}.", error=True)
             return
         if not name:
             self._status("Type your name.", error=True)
@@ -335,19 +383,21 @@ class JoinScreen(Screen[None]):
             except ValueError as exc:
                 self._status(f"{exc}", error=True)
                 return
+        elif chosen is not None:
+            address, info = chosen.address, chosen.info
         else:
-            index = self.query_one("#tables", OptionList).highlighted
-            if not self.heard or index is None or index >= len(self.heard):
-                self._status("No table chosen: pick one from the list, or type its address (host:port).", error=True)
-                return
-            address, info = self.heard[index].address, self.heard[index].info
+            self.join_fitting(code)
+            return
         self._status(f"Joining {address[0]}:{address[1]}…")
-        joined = JoinedTable(address, code, name, info=info, watch=self.watch, pace=self.app.pace)
+        self.joining = True
+        joined = NetTable.joined(address, code, name, info=info, watch=self.watch, pace=self.app.pace)
         try:
             await joined.join()
         except JoinError as exc:
             self._status(str(exc), error=True)
             return
+        finally:
+            self.joining = False
         self.joined = joined
         self.app.joined = joined
         seat = joined.seat
@@ -360,7 +410,7 @@ class JoinScreen(Screen[None]):
         joined.subscribe(self.refresh_roster)
         self.refresh_roster()
 
-    def watching(self, joined: JoinedTable) -> Watching | None:
+    def watching(self, joined: NetTable) -> Watching | None:
         """How the big-screen view names this table, if I watch it (None: I have a seat)."""
         if joined.seat is not None:
             return None

@@ -26,7 +26,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
-from xmas_tui.tables.network import HostedTable
+from xmas_tui.outside import plain
+from xmas_tui.tables.network import NetTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui import paint
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
@@ -274,7 +275,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
         self._log_held: Snapshot | None = None  # (the newest snapshot whose lines wait for a room's instant)
         self._ended = False
         self._warned: str | None = None  # the last problem the player was told of
-        self._hosting: HostedTable | None = None
+        self._hosting: NetTable | None = None
 
     def compose(self) -> ComposeResult:
         yield paint.Words(id="status")
@@ -322,7 +323,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
             self.set_interval(1.0, self.show_failed_joins)  # (a flood at the door sends no news)
             self.show_failed_joins()
 
-    def my_hosting(self) -> HostedTable | None:
+    def my_hosting(self) -> NetTable | None:
         """The table this machine hosts, if this screen shows it (the host's own seat)."""
         hosting = getattr(self.app, "hosting", None)
         return hosting if hosting is not None and hosting.table is self.table else None
@@ -353,11 +354,11 @@ class TableScreen(Screen[None], paint.Unscrolled):
         if self.is_attached and self._board.is_attached:
             self.show_snapshot(snapshot)
             for notice in self.table.take_notices():  # a new host, say: told once, then play goes on
-                self.notify(notice, title="Table", timeout=10)
+                self.notify(plain(notice), title="Table", timeout=10, markup=False)
             problem = self.table.problem
             if problem and problem != self._warned:  # each new problem once, not at every change
                 self._warned = problem
-                self.notify(problem, title="Table", severity="error", timeout=30)
+                self.notify(plain(problem), title="Table", severity="error", timeout=30, markup=False)
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
@@ -455,7 +456,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
             await (self.table.press if live else self.table.send)(action, seat=seat)
         except ActionError as error:
             self.app.clear_notifications()  # the newest refusal replaces the last: toasts never pile up
-            self.notify(str(error), title="Not allowed", severity="error")
+            self.notify(plain(error), title="Not allowed", severity="error", markup=False)
 
     def action_help(self) -> None:
         self.app.show_rules(self.table.game)
@@ -463,7 +464,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
     def action_pace(self, direction: int) -> None:
         pace = self.table.set_pace(self.table.pace * (1.5 if direction > 0 else 1 / 1.5))
         self.board.pace = pace
-        self.notify(self.board.pace_note(pace), title="Pace")
+        self.notify(self.board.pace_note(pace), title="Pace", markup=False)
 
     def action_leave(self) -> None:
         self.app.leave_game(self.app.open_lobby)

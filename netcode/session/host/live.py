@@ -1,7 +1,7 @@
 """Live real-time rounds at the host: one instant for every room, every press heard at once. Sans-IO.
 
 Owns: ``LiveRounds``, the host's bookkeeping of a real-time round beyond the
-bound on claims (``netcode.session.races``):
+bound on claims (``netcode.session.host.races``):
 
 * the round's number, and the instant its room is drawn everywhere;
 * **held messages**: from a round's opening, whatever the host sends a remote

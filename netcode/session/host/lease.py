@@ -23,16 +23,23 @@ has given that election up: it no longer counts against the lease, and the host 
 its secret afresh among the others. So players who leave one after another, minutes
 apart, never pause a table; only a majority silent at about the same moment does.
 
+``Leasing`` is the part of ``HostSession`` that keeps the lease, and the hand-over: a
+host whose player leaves (``hand_over``) or whose lease runs out steps down, tells
+every peer (``Handover``), and says no more; the players elect the next host.
+
 Must not touch: sockets, clocks, asyncio, games.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from enum import Enum
 
 from netcode.channel.config import Config
 from netcode.session.election import EARLY_BALLOT, ELECTION_TIMEOUT
+from netcode.session.host.events import SteppedDown
+from netcode.session.messages import Handover
+from netcode.session.step import Step
 from netcode.shares import threshold
 
 #: seconds without a word from a player before the host counts them as unheard
@@ -102,3 +109,97 @@ class Lease:
         """End the pause; returns how long it lasted (the deadlines it held move by as much)."""
         since, self.paused_since = self.paused_since, None
         return 0.0 if since is None else now - since
+
+
+Peer = Hashable
+
+
+class Leasing:
+    """The lease and the hand-over of a ``HostSession``."""
+
+    #: paused while it cannot hear most players
+    lease: Lease
+    #: when the lease is checked next (None: it does not matter now)
+    _lease_due: float | None
+    #: ``heard(peer)``: when this host last heard ``peer`` on the channel (None: never), as
+    #: the transport tells it; without it (a table in one process) there is no lease
+    heard: Callable[[Peer], float | None] | None
+    #: this machine no longer hosts: it handed the table over or stepped down
+    stepped_down: bool
+
+    def _init_leasing(self) -> None:
+        self.lease = Lease()
+        self._lease_due = None
+        self.heard = None
+        self.stepped_down = False
+
+    @property
+    def paused(self) -> bool:
+        """Play waits: this host cannot hear enough players to be sure it is still their host."""
+        return self.lease.paused
+
+    def _keep_lease(self, now: float) -> None:
+        """Pause, play on or step down, by when each player holding a share was last heard."""
+        heard = self.heard
+        assert heard is not None
+        last = {seat: heard(self.seats[seat].peer) if self.seats[seat].peer in self.guests else None
+                for seat in self.shares}
+        given_up = set(self.lease.given_up)
+        verdict = self.lease.check(last, now)
+        if self.lease.given_up != given_up:  # a player out of any election: split the secret afresh
+            self._dirty = True
+        if verdict is Verdict.PAUSE:
+            self._dirty = True
+        elif verdict is Verdict.RESUME:
+            self._unpause(now)
+        elif verdict is Verdict.STEP_DOWN:
+            self._step_down(now, deliberate=False)
+        self._lease_due = None if self.stepped_down else now + CHECK_EVERY
+
+    def _unpause(self, now: float) -> None:
+        """Play goes on: every deadline moves on by the time play waited."""
+        waited = self.lease.resume(now)
+        for seat in self.seats:
+            if seat.hold_until is not None:
+                seat.hold_until += waited
+            if seat.act_by is not None:
+                seat.act_by += waited
+        if self._deal_by is not None:
+            self._deal_by += waited
+        self._last_action += waited
+        self._dirty = True
+
+    def _arm_lease(self, now: float) -> None:
+        """Check the lease while another player could take the table over."""
+        if (self.heard is None or self.rules is None or self.finished or self.stepped_down
+                or len(self.shares) < 2):
+            self._lease_due = None
+            if self.lease.paused:
+                self._unpause(now)
+        elif self._lease_due is None:
+            self._lease_due = now + CHECK_EVERY
+
+    def hand_over(self, now: float) -> Step:
+        """This host's player leaves: the players at other machines elect the next host now
+        (before the deal, or with nobody to take over, the table simply closes)."""
+        self._step_down(now, deliberate=True)
+        return self._settle(now)
+
+    @property
+    def can_hand_over(self) -> bool:
+        """Whether a player at another machine could take the table over if this host left."""
+        return self.rules is not None and not self.finished and len(self.shares) >= 2
+
+    def _step_down(self, now: float, *, deliberate: bool) -> None:
+        if self.stepped_down:
+            return
+        self.stepped_down = True
+        self._lease_due = None
+        for seat in self.seats:
+            seat.act_by = seat.hold_until = None
+        handover = Handover(self.term, deliberate)
+        for peer in self.guests:
+            self._out.send(peer, handover)
+        self._out.table.append(SteppedDown(deliberate))
+        self._dirty = True
+

@@ -2,7 +2,7 @@
 
 Owns: a virtual clock, an event heap, and seeded faulty links (loss,
 correlated loss, delay, jitter, duplication, reordering; see
-`netcode.tools.faults`) between nodes that each wrap one sans-IO endpoint. Nothing
+`netcode.simulator.faults`) between nodes that each wrap one sans-IO endpoint. Nothing
 here sleeps: thousands of lossy-link runs take seconds, and a seed replays a
 run exactly. Later tests of the game layer drive their peers through it too.
 
@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable
 from typing import Any, Protocol
 
-from netcode.tools.faults import FaultyLink, LinkFaults
+from netcode.simulator.faults import FaultyLink, LinkFaults
 
 Address = Hashable
 _INF = float("inf")
