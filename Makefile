@@ -46,6 +46,7 @@ channel-bench: $(STAMP)
 join-bench: $(STAMP)
 	$(BIN)/python -m netcode.tools.join_bench handshake --json
 	$(BIN)/python -m netcode.tools.join_bench table --json
+	$(BIN)/python -m netcode.tools.join_bench flood --json
 
 start-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.start_bench

@@ -5,26 +5,31 @@ one), sealing and opening with ChaCha20-Poly1305, the intake limits, and the
 strict decoding of everything a sealed datagram may carry.
 
 Every datagram starts with one byte: the format version in the high nibble
-(3) and the packet type in the low one. Ids are 8-byte big-endian integers
+(4) and the packet type in the low one. Ids are 8-byte big-endian integers
 below 2**63; the first id of every datagram is its sender's.
 
 Handshake datagrams (the join, see `netcode.channel.handshake`) carry
 nothing but what the exchange needs: no name, no game, no table id::
 
-    INIT     0x31  joiner id, host id, SPAKE2 message (33), zeros up to the
-                   joiner's datagram size (at least `MIN_INIT` bytes in all)
-    REPLY    0x32  host id, joiner id, SPAKE2 message (33), host's proof (16)
-    CONFIRM  0x33  joiner id, host id, joiner's proof (16)
-    BUSY     0x34  host id, joiner id, retry after in ms (2), digest of the INIT (16)
-    ABORT    0x35  joiner id, host id, digest of the REPLY (16)
+    INIT     0x41  joiner id, host id, SPAKE2 message (33), cookie length (1),
+                   the cookie (0 or `COOKIE` bytes), zeros up to the joiner's
+                   datagram size (at least `MIN_INIT` bytes in all)
+    RETRY    0x46  host id, joiner id, cookie (`COOKIE`), digest of the INIT (16)
+    REPLY    0x42  host id, joiner id, SPAKE2 message (33), host's proof (16)
+    CONFIRM  0x43  joiner id, host id, joiner's proof (16)
+    BUSY     0x44  host id, joiner id, retry after in ms (2), digest of the INIT (16)
+    ABORT    0x45  joiner id, host id, digest of the REPLY (16)
 
-An INIT is padded so that nothing a host sends back to an unproven address
-(REPLY or BUSY) is ever larger than what it received.
+A host answers an INIT without a good cookie with a RETRY and nothing else
+(see `netcode.channel.cookie`): the joiner repeats its INIT with the cookie,
+which proves it receives at the address it sends from. An INIT is padded so
+that nothing a host sends back to an unproven address (RETRY, REPLY or BUSY)
+is ever larger than what it received.
 
 Every other datagram is sealed under the keys of one pair of peers and one
 direction::
 
-    SEALED   0x3A  sender id (8), packet number (8), ciphertext and tag (16)
+    SEALED   0x4A  sender id (8), packet number (8), ciphertext and tag (16)
 
 The 17 bytes in the clear are the AEAD's associated data; the nonce is four
 zero bytes and the packet number, which never repeats under one key (a
@@ -60,7 +65,7 @@ import msgpack
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-VERSION = 3
+VERSION = 4
 # One packer for the process: packing is a single C call (no Python hooks), so
 # reusing it is safe and much cheaper than building one per datagram.
 _PACKER = msgpack.Packer()
@@ -79,12 +84,14 @@ REPLY = VERSION << 4 | 0x2
 CONFIRM = VERSION << 4 | 0x3
 BUSY = VERSION << 4 | 0x4
 ABORT = VERSION << 4 | 0x5
+RETRY = VERSION << 4 | 0x6
 SEALED = VERSION << 4 | 0xA
-HANDSHAKE_TYPES = frozenset({INIT, REPLY, CONFIRM, BUSY, ABORT})
+HANDSHAKE_TYPES = frozenset({INIT, REPLY, CONFIRM, BUSY, ABORT, RETRY})
 
 SPAKE_MESSAGE = 33  # SPAKE2 over Ed25519: a side byte and a 32-byte element
 PROOF = 16  # a key confirmation
 DIGEST = 16  # names an earlier datagram of the same attempt
+COOKIE = 20  # a host's proof that it heard an INIT from an address (see `RETRY`)
 #: The smallest INIT a host answers: larger than anything it answers with.
 MIN_INIT = 200
 _IDS = struct.Struct(">BQQ")  # type, first id, second id (or packet number)
@@ -94,6 +101,8 @@ _REPLY_SIZE = HEADER + SPAKE_MESSAGE + PROOF
 _CONFIRM_SIZE = HEADER + PROOF
 _BUSY_SIZE = HEADER + 2 + DIGEST
 _ABORT_SIZE = HEADER + DIGEST
+_RETRY_SIZE = HEADER + COOKIE + DIGEST
+_COOKIE_AT = HEADER + SPAKE_MESSAGE  # an INIT's cookie length byte
 #: The smallest well-formed sealed datagram (an empty array would not do).
 MIN_SEALED = HEADER + 6 + TAG
 _NONCE_PAD = bytes(4)
@@ -177,13 +186,22 @@ class HandshakePacket(NamedTuple):
     receiver: int
     message: bytes  # INIT, REPLY: the SPAKE2 message
     proof: bytes  # REPLY, CONFIRM: a key confirmation
-    echo: bytes  # BUSY, ABORT: the digest of the datagram answered
+    echo: bytes  # BUSY, ABORT, RETRY: the digest of the datagram answered
     retry_after: float  # BUSY: seconds
+    cookie: bytes = b""  # INIT (empty when it has none), RETRY
 
 
-def pack_init(joiner: int, host: int, message: bytes, size: int) -> bytes:
-    head = _IDS.pack(INIT, joiner, host) + message
+def pack_init(joiner: int, host: int, message: bytes, size: int, cookie: bytes = b"") -> bytes:
+    """An INIT, padded with zeros to `size` (at least `MIN_INIT`); `cookie`: the one
+    a RETRY gave for this very INIT, or none."""
+    if len(cookie) not in (0, COOKIE):
+        raise ValueError(f"a cookie is {COOKIE} bytes")
+    head = _IDS.pack(INIT, joiner, host) + message + bytes([len(cookie)]) + cookie
     return head + bytes(max(size, MIN_INIT) - len(head))
+
+
+def pack_retry(host: int, joiner: int, cookie: bytes, init_digest: bytes) -> bytes:
+    return _IDS.pack(RETRY, host, joiner) + cookie + init_digest
 
 
 def pack_reply(host: int, joiner: int, message: bytes, proof: bytes) -> bytes:
@@ -211,25 +229,32 @@ def open_handshake(data: bytes) -> HandshakePacket:
         if size < MIN_INIT:
             raise Dropped("short_init")
     elif size != {REPLY: _REPLY_SIZE, CONFIRM: _CONFIRM_SIZE, BUSY: _BUSY_SIZE,
-                  ABORT: _ABORT_SIZE}.get(kind):  # fmt: skip
+                  ABORT: _ABORT_SIZE, RETRY: _RETRY_SIZE}.get(kind):  # fmt: skip
         raise Dropped("malformed")
     _, sender, receiver = _IDS.unpack_from(data)
     if (sender | receiver) >= _ID_LIMIT:
         raise Dropped("malformed")
     rest = data[HEADER:]
-    message = proof = echo = b""
+    message = proof = echo = cookie = b""
     retry_after = 0.0
-    if kind in (INIT, REPLY):
+    if kind == INIT:
         message = rest[:SPAKE_MESSAGE]
-        proof = rest[SPAKE_MESSAGE:] if kind == REPLY else b""
+        length = data[_COOKIE_AT]
+        if length not in (0, COOKIE):
+            raise Dropped("malformed")
+        cookie = data[_COOKIE_AT + 1 : _COOKIE_AT + 1 + length]
+    elif kind == REPLY:
+        message, proof = rest[:SPAKE_MESSAGE], rest[SPAKE_MESSAGE:]
     elif kind == CONFIRM:
         proof = rest
     elif kind == BUSY:
         retry_after = int.from_bytes(rest[:2], "big") / 1000
         echo = rest[2:]
+    elif kind == RETRY:
+        cookie, echo = rest[:COOKIE], rest[COOKIE:]
     else:
         echo = rest
-    return HandshakePacket(kind, sender, receiver, message, proof, echo, retry_after)
+    return HandshakePacket(kind, sender, receiver, message, proof, echo, retry_after, cookie)
 
 
 # -- sealed datagrams -----------------------------------------------------------------

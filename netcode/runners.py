@@ -29,6 +29,7 @@ from typing import Any
 from netcode.aio import AioEndpoint
 from netcode.arrival import ArrivalClock
 from netcode.channel import (
+    NO_ANSWER,
     Delivered,
     Endpoint,
     HandshakeFailed,
@@ -174,10 +175,11 @@ class PeerRunner:
         self._apply(self.peer.begin(_now()))
         try:
             answer = await asyncio.wait_for(asyncio.shield(self._answer), timeout)
-        except TimeoutError:
+        except TimeoutError:  # the table was busy, or said nothing at all: not the code's fault
+            why = self.endpoint.join_stalled(self.peer.host_peer) if self.endpoint else NO_ANSWER
             await self.close()
-            raise JoinError("The table did not answer: check the join code (it is shown on the host's screen).") from None
-        except JoinError:  # the handshake failed: the table could not prove the code, say
+            raise JoinError(why) from None
+        except JoinError:  # the handshake failed: the table could not prove the code, or was busy
             await self.close()
             raise
         if isinstance(answer, TurnedAway):

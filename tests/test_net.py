@@ -15,8 +15,10 @@ import sys
 import pytest
 
 from netcode import delta
+from netcode.channel import NO_ANSWER, TABLE_BUSY
 from netcode.codes import code_tag
-from netcode.discovery import probe
+from netcode.discovery import TableInfo, probe
+from netcode.envelope import digest, open_handshake, pack_busy
 from netcode.session.messages import Final, Snap
 from netcode.session.seats import SeatState
 from netcode.simulator.faults import LinkFaults
@@ -24,7 +26,7 @@ from netcode.tools.guesses import guesses_that_fit
 from xmas_tui.games import GAMES, IllegalAction, get_game
 from xmas_tui.games.cards import may_see
 from xmas_tui.games.engine import public_digest
-from xmas_tui.tables.network import JoinError, TableFinder, find_table
+from xmas_tui.tables.network import JoinError, NetTable, TableFinder, find_table
 from xmas_tui.tables.rules import GameRules
 
 from .netkit import free_port, joiner, loopback_host, results_of, run_table, until
@@ -197,6 +199,40 @@ async def test_a_wrong_join_code_is_refused_within_two_seconds_and_seen_by_the_h
         assert endpoint.describe_failed_attempts() == ["1 failed join attempt from 127.0.0.1"]
     finally:
         await host.close()
+
+
+class _Door(asyncio.DatagramProtocol):
+    """A table's door on loopback that answers every INIT with BUSY, or (``busy=False``) never."""
+
+    def __init__(self, busy: bool) -> None:
+        self.busy = busy
+        self.inits = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+
+    def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+        packet = open_handshake(data)
+        self.inits += 1
+        if self.busy:
+            self.transport.sendto(pack_busy(packet.receiver, packet.sender, 0.25, digest(packet.message)), addr)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("busy", "said"), [(True, TABLE_BUSY), (False, NO_ANSWER)])
+async def test_a_joiner_kept_out_hears_whether_the_table_was_busy_and_never_to_check_the_code(
+        busy: bool, said: str) -> None:  # fmt: skip
+    loop = asyncio.get_running_loop()
+    transport, door = await loop.create_datagram_endpoint(lambda: _Door(busy), local_addr=("127.0.0.1", 0))
+    try:
+        port = transport.get_extra_info("sockname")[1]
+        info = TableInfo(b"busy-table", "chip-n-dale", "Chip 'n' Dale", "Host", 2, 1, port, 7,
+                         code_tag=code_tag("ABCD-2345"))
+        table = NetTable.joined(("127.0.0.1", port), "ABCD-2345", "Noel", info=info, bind_host="127.0.0.1")
+        with pytest.raises(JoinError) as refused:
+            await table.join(timeout=1.0)
+        assert str(refused.value) == said and "code" not in said and door.inits >= 2
+    finally:
+        transport.close()
 
 
 async def test_a_typed_address_is_probed_and_joined() -> None:

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from netcode.session.seats import SeatState
+from netcode.tools.flood import Flood
 from netcode.tools.guesses import guesses_that_fit
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
@@ -18,7 +19,7 @@ from xmas_tui.tables.seatbot import play_seat
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, HandOverScreen
 from xmas_tui.ui.screens.lobby import LobbyScreen
-from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big
+from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big, failed_joins_line
 from xmas_tui.ui.screens.table import TableScreen
 
 from .netkit import bot_for, free_port, joiner, loopback_host
@@ -320,3 +321,33 @@ def test_the_list_of_tables_says_whether_each_waits_plays_or_is_over() -> None:
     assert table_state(waiting) == ""
     assert table_state(waiting.__class__(**{**waiting.__dict__, "started": True})) == " · playing"
     assert table_state(waiting.__class__(**{**waiting.__dict__, "started": True, "over": True})) == " · game over"
+
+
+def test_the_hosts_quiet_line_says_what_the_door_holds_before_who_failed() -> None:
+    failed = ["3 failed join attempts from 127.0.0.1", "1 failed join attempt from 127.0.0.2"]
+    assert failed_joins_line([], "") == ""
+    assert failed_joins_line([], "busy: 2 join attempts waiting from 2 addresses") == (
+        "⚠ busy: 2 join attempts waiting from 2 addresses")
+    assert failed_joins_line(failed, "busy") == (
+        "⚠ busy · 3 failed join attempts from 127.0.0.1 (and from 1 more address)")
+
+
+async def test_the_host_sees_a_flood_at_the_door_that_holds_nothing(monkeypatch) -> None:
+    """Issue 26: forged INITs from a hundred loopback addresses (127.0.0.2 onwards) that never
+    answer the RETRY: the host's waiting room says the door turns them away, and counts no
+    failed attempt of theirs."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = XmasApp(host=dict(game=CHIP, players=2, code="HOLY-2345", name="Ann", port=0))
+    async with host.run_test(size=(80, 24)) as pilot:
+        await until((pilot,), lambda: host.hosting is not None and host.hosting.table is not None, 10)
+        shown = host.screen.query_one("#host-failed")
+        flood = Flood(("127.0.0.1", host.hosting.address[1]), host.hosting.peer_id, sources=100)
+        stop = asyncio.Event()
+        flooding = asyncio.create_task(flood.run_async(500.0, stop))
+        try:
+            await until((pilot,), lambda: "unproven joins a second turned away" in str(shown.render()), 5)
+        finally:
+            stop.set()
+            await flooding
+            flood.close()
+        assert str(shown.render()).startswith("⚠ ") and host.hosting.failed_joins_total == 0

@@ -17,7 +17,9 @@ How it works, in short:
 * A peer joins by proving it knows the join code, and has the host prove it
   too, with SPAKE2 (see `handshake`): nothing on the wire lets anyone test a
   guess offline, each guess costs one online attempt, and failed attempts are
-  counted and slowed per source address and per table (`admission`). Each
+  counted and slowed per source address and per table (`admission`). Before
+  any of that, a joiner proves it receives at its address by returning the
+  cookie of the host's RETRY (`cookie`), so forged floods hold nothing. Each
   pair of peers then holds its own two keys, one per direction, and every
   datagram between them is encrypted and authenticated (ChaCha20-Poly1305,
   nonce from the packet number). In the clear: a type byte, the sender's id,
@@ -63,7 +65,9 @@ re-exported here, so ``from netcode.channel import Endpoint`` is the way in):
 * `events`: the events handed out and the exceptions a send raises;
 * `handshake`: SPAKE2 and the key schedule (`Initiator`, `Responder`);
 * `joining`: the joiner's side of the handshake on its connection (`Joining`);
-* `admission`: the host's side: attempts, failures, rate limits (`Admission`);
+* `cookie`: the host's stateless retry cookies (`Cookies`);
+* `admission`: the host's side: cookies checked, attempts, caps, failures,
+  rate limits (`Admission`);
 * `recovery`: round-trip estimation and loss recovery (`LossRecovery`);
 * `sending`: queues, fragmentation, packing and sealing datagrams (`Sending`);
 * `receiving`: intake, the replay window, reassembly, delivery (`Receiving`);
@@ -83,6 +87,8 @@ from netcode.channel.config import Address, Config
 from netcode.channel.connection import Connection
 from netcode.channel.endpoint import MAX_TABLE_ID, Endpoint
 from netcode.channel.events import (
+    NO_ANSWER,
+    TABLE_BUSY,
     WRONG_CODE,
     Delivered,
     Event,
@@ -102,6 +108,8 @@ from netcode.channel.receiving import SeqWindow
 
 __all__ = [
     "MAX_TABLE_ID",
+    "NO_ANSWER",
+    "TABLE_BUSY",
     "WRONG_CODE",
     "Address",
     "Admission",

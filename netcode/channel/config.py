@@ -53,9 +53,13 @@ class Config:
     #: this: a nonce never repeats under one key
     max_packet_number: int = (1 << 63) - 1
     # joining (see `netcode.channel.admission`)
-    handshake_resend_max: float = 1.0  # a joiner repeats its INIT, backing off up to this
+    handshake_resend_max: float = 1.0  # a joiner repeats its INIT, backing off up to this ...
+    handshake_copy_after: float = 0.01  # ... each time twice, this far apart (0: once)
     handshake_timeout: float = 5.0  # an attempt unconfirmed this long after its last INIT fails
-    max_handshakes: int = 16  # attempts a host has in progress at once
+    max_handshakes: int = 16  # attempts a host has in progress at once ...
+    max_source_handshakes: int = 4  # ... and from one source (an IP address)
+    evict_after: float = 1.0  # a full door's oldest attempt this old gives way to a newcomer
+    cookie_lifetime: float = 2.0  # a RETRY's cookie is good for between this and twice this
     failures_before_limit: int = 5  # failed attempts from one source before it is slowed ...
     limited_interval: float = 5.0  # ... to one attempt per this many seconds
     table_failures_before_limit: int = 20  # failed attempts at the table before all are slowed ...

@@ -162,7 +162,10 @@ class Connection(Joining, Sending, Receiving, LossRecovery):
         cfg = self.config
         if self.last_heard is None or self.keys is None:
             if now >= self.created + cfg.connect_timeout:
-                self._set_gone("unreachable")
+                if self.keys is None:
+                    self._handshake_timed_out()
+                else:
+                    self._set_gone("unreachable")
                 return
         elif now >= self.last_heard + cfg.silence_timeout:
             self._set_gone("silent")

@@ -22,7 +22,7 @@ from typing import Any
 from netcode.channel.admission import Admission, Attempt
 from netcode.channel.config import Address, Config
 from netcode.channel.connection import Connection
-from netcode.channel.events import Event, HandshakeCompleted, PeerClosed, PeerJoined
+from netcode.channel.events import NO_ANSWER, Event, HandshakeCompleted, PeerClosed, PeerJoined
 from netcode.channel.handshake import Initiator, SessionKeys
 from netcode.envelope import (
     BUSY,
@@ -31,6 +31,7 @@ from netcode.envelope import (
     INIT,
     MAX_DATAGRAM,
     REPLY,
+    RETRY,
     SEALED,
     Dropped,
     check_peer_id,
@@ -49,7 +50,8 @@ class Endpoint:
     Every peer proves it knows the join code before it has a connection (see
     `netcode.channel.handshake`): `connect` starts that as the joiner, and,
     with `accept_unknown`, a newcomer's handshake is answered as the host (up
-    to `max_peers`; failed attempts are counted and slowed, see `admission`).
+    to `max_peers`, once a RETRY's cookie proved its address; attempts are
+    capped, and failed ones counted and slowed, see `admission`).
     A peer that went away is remembered for a while so its late datagrams do
     not bring it back.
     """
@@ -139,6 +141,18 @@ class Endpoint:
     def describe_failed_attempts(self) -> list[str]:
         """One line per source for the host's screen: "3 failed join attempts from 127.0.0.1"."""
         return self.admission.describe()
+
+    def describe_door(self, now: float) -> str:
+        """What the door (as host) holds now, one line for the host's screen ("" when
+        nothing): "busy: 16 join attempts waiting from 4 addresses", "9800 unproven joins a
+        second turned away"."""
+        return self.admission.describe_door(now)
+
+    def join_stalled(self, peer_id: int | None) -> str:
+        """Why joining `peer_id` has not finished, in words for a player who stops waiting:
+        the table is busy, or it did not answer at all (or we never knew whom to join)."""
+        conn = self.peers.get(peer_id) if peer_id is not None else None
+        return conn.join_stalled if conn is not None else NO_ANSWER
 
     def peer(self, peer_id: int) -> Connection:
         try:
@@ -247,7 +261,7 @@ class Endpoint:
             return
         if packet.receiver != self.local_id:
             self._drops["not_for_us"] += 1
-        elif kind == REPLY or kind == BUSY:  # the host answers us, the joiner
+        elif kind == REPLY or kind == BUSY or kind == RETRY:  # the host answers us, the joiner
             if conn is None:
                 self._drops[self._stranger(sender)] += 1
             else:
@@ -259,11 +273,7 @@ class Endpoint:
         elif sender == self.local_id or sender in self._departed_set:
             self._drops[self._stranger(sender)] += 1
         elif kind == INIT:
-            attempts = self.admission.attempts
-            if sender not in attempts and len(self.peers) + len(attempts) >= self.max_peers:
-                self._drops["too_many_peers"] += 1
-            else:
-                self.admission.receive_init(packet, address, now)
+            self.admission.receive_init(packet, address, now, self.max_peers - len(self.peers))
         elif kind == CONFIRM:
             attempt = self.admission.receive_confirm(packet)
             if attempt is not None:

@@ -44,8 +44,9 @@ class PeerJoined:
 class PeerGone:
     """`peer` went silent ("silent"), never answered ("unreachable"), left ("closed"),
     or we closed it ("local"); or, before the handshake was done, could not prove it
-    knows the code ("wrong_code") or refused us for now ("rate_limited"); or would
-    have had to reuse a packet number ("exhausted")."""
+    knows the code ("wrong_code"), refused us for now ("rate_limited") or was still
+    too busy to let us in when we gave up ("busy"); or would have had to reuse a
+    packet number ("exhausted")."""
 
     peer: int
     reason: str
@@ -72,6 +73,13 @@ class HandshakeCompleted:
 
 #: What a joiner is told when the host's proof does not match the code it typed.
 WRONG_CODE = "This table could not prove it knows the code: check the code."
+#: ... when it gives up while the host was still asking it to wait (BUSY): never the code.
+TABLE_BUSY = "The table is busy: try again in a moment."
+#: ... when it gives up and the host never answered at all.
+NO_ANSWER = (
+    "The table did not answer: check that it is still open, and that the host's "
+    "firewall lets UDP through."
+)
 
 
 @dataclass(slots=True)
@@ -81,7 +89,7 @@ class HandshakeFailed:
 
     peer: int
     address: Address
-    reason: str  # "wrong_code" or "rate_limited"
+    reason: str  # "wrong_code", "rate_limited" or "busy"
     text: str
 
 
@@ -93,7 +101,7 @@ class JoinAttemptFailed:
     source: Hashable
     failures: int  # failed attempts from this source so far
     total: int  # failed attempts at this table so far
-    reason: str  # "wrong_proof", "joiner_gave_up" or "unconfirmed"
+    reason: str  # "wrong_proof", "joiner_gave_up", "unconfirmed" or "evicted"
 
     @property
     def text(self) -> str:
@@ -102,7 +110,14 @@ class JoinAttemptFailed:
 
 def failed_attempts_text(failures: int, source: Hashable) -> str:
     """ "3 failed join attempts from 127.0.0.1" """
-    return f"{failures} failed join attempt{'s' if failures != 1 else ''} from {source}"
+    return f"{plural(failures, 'failed join attempt')} from {source}"
+
+
+def plural(count: int, noun: str) -> str:
+    """ "1 address", "3 addresses", "2 join attempts" """
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('s', 'x', 'sh', 'ch')) else 's'}"
 
 
 Event = (

@@ -1,11 +1,21 @@
 """Joining: the joiner's side of the handshake, on its connection to the host.
 
 Owns: sending INIT until the host answers (backing off up to
-`Config.handshake_resend_max`, waiting as long as a BUSY asks when that is
-short, giving up when it is long), checking the host's proof in its REPLY,
-then CONFIRM and the connection's keys, or ABORT and a clear refusal
-(`HandshakeFailed`, then `PeerGone`) when the host could not prove it knows
-the code. Until the keys are agreed, reliable and unreliable messages wait in
+`Config.handshake_resend_max`; each time twice, `Config.handshake_copy_after`
+apart, as QUIC may send two datagrams on a probe timeout, RFC 9002 6.2.4: a
+host flooded by others drops what it cannot read, ours included), repeating it at once with the cookie of the
+host's first RETRY (a later RETRY's cookie waits for the next resend, and one
+RETRY is taken per INIT sent, so a stream of forged RETRYs cannot make a
+joiner send INITs any faster), and then backing off afresh from the first
+timeout, as QUIC does after a Retry (three round trips when the RETRY answered
+our only INIT: a host under a flood loses datagrams), waiting as long as a
+BUSY asks when that is short and giving up when it is long, checking the
+host's proof in its REPLY, then CONFIRM and the connection's keys, or ABORT
+and a clear refusal (`HandshakeFailed`, then `PeerGone`) when the host could
+not prove it knows the code; and what the host last said, so that a joiner
+that gives up says why in words: the table was busy (`TABLE_BUSY`), or never
+answered at all (`NO_ANSWER`), never "check the code" unless the code was
+wrong. Until the keys are agreed, reliable and unreliable messages wait in
 the connection's queues, and nothing sealed leaves.
 
 Must not touch: the exchange itself (`handshake`), the host's side
@@ -19,10 +29,17 @@ import math
 from typing import TYPE_CHECKING
 
 from netcode.channel.config import INF
-from netcode.channel.events import WRONG_CODE, HandshakeCompleted, HandshakeFailed
+from netcode.channel.events import (
+    NO_ANSWER,
+    TABLE_BUSY,
+    WRONG_CODE,
+    HandshakeCompleted,
+    HandshakeFailed,
+)
 from netcode.envelope import (
     BUSY,
     REPLY,
+    RETRY,
     Dropped,
     HandshakePacket,
     Opener,
@@ -48,6 +65,11 @@ class Joining:
         "_handshake_out",
         "_init_resend_at",
         "_init_interval",
+        "_retry_taken",
+        "_host_said",
+        "_init_sent_at",
+        "_init_copy_at",
+        "_init_rounds",
         "keys",
     )
 
@@ -62,6 +84,16 @@ class Joining:
         self._init_interval = self.config.initial_rto
         self._init_resend_at = now
         self._init_packet = b""
+        #: whether a RETRY was taken since our last INIT left (one per INIT)
+        self._retry_taken = False
+        #: the host's last word to our INITs: "", RETRY, BUSY or REPLY
+        self._host_said: int | None = None
+        #: when our last round of INITs began, and how many rounds went: a RETRY to the
+        #: only round times the round trip
+        self._init_sent_at = now
+        self._init_rounds = 0
+        #: when the round's second copy leaves (INF: none due)
+        self._init_copy_at = INF
         if initiator is not None:
             self._init_packet = pack_init(
                 self.local_id, self.peer_id, initiator.message, self.config.max_datagram
@@ -74,16 +106,25 @@ class Joining:
         """Whether the keys are still being agreed (joiner side)."""
         return self.keys is None
 
+    @property
+    def join_stalled(self) -> str:
+        """Why joining has not finished, in one sentence for a player who stops waiting:
+        the host asked us to wait (`TABLE_BUSY`), or nothing came back (`NO_ANSWER`)."""
+        return TABLE_BUSY if self._host_said == BUSY else NO_ANSWER
+
     def _use_keys(self, keys: SessionKeys) -> None:
         self.keys = keys
         self._sealer = Sealer(keys.send, self.local_id)
         self._opener = Opener(keys.receive, self.peer_id)
 
     def receive_handshake(self, packet: HandshakePacket, address: Address, now: float) -> None:
-        """The host's REPLY or BUSY (routed here by the endpoint). Never raises."""
+        """The host's RETRY, REPLY or BUSY (routed here by the endpoint). Never raises."""
         initiator = self._initiator
         if initiator is None or self.keys is not None or self.gone:
             self.drops["handshake_repeat"] += 1
+            return
+        if packet.type in (RETRY, BUSY) and packet.echo != digest(initiator.message):
+            self.drops["unknown_handshake"] += 1  # a RETRY or BUSY, but not of our INIT
             return
         if packet.type == REPLY:
             try:
@@ -91,6 +132,7 @@ class Joining:
             except Dropped as dropped:
                 self.drops[dropped.reason] += 1
                 return
+            self._host_said = REPLY
             if not proven:
                 self._handshake_out.append(
                     pack_abort(self.local_id, self.peer_id, digest(packet.message))
@@ -104,10 +146,29 @@ class Joining:
             # `last_heard` waits for the host's first sealed datagram, a round trip
             # from now: until then the connect timeout, not the silence one, applies
             self._events.append(HandshakeCompleted(self.peer_id, address))
-        elif packet.type == BUSY:
-            if packet.echo != digest(initiator.message):
-                self.drops["unknown_handshake"] += 1
+        elif packet.type == RETRY:
+            if self._retry_taken:
+                self.drops["retry_repeat"] += 1
                 return
+            self._retry_taken = True
+            self._host_said = RETRY
+            self._init_packet = pack_init(
+                self.local_id, self.peer_id, initiator.message, self.config.max_datagram,
+                packet.cookie,
+            )  # fmt: skip
+            if not self._counters["retries_taken"]:  # the first: prove our address at once
+                self._init_resend_at = now  # (a later one, say for a late INIT, waits its turn)
+            # As after QUIC's Retry (RFC 9002 6.3), the resends start again, from the
+            # first timeout: three round trips if this RETRY answered our only INIT (Karn:
+            # a resend gives no sample), else `Config.initial_rto`.
+            cfg = self.config
+            self._init_interval = cfg.initial_rto
+            if self._init_rounds == 1:
+                rtt = now - self._init_sent_at  # (at most the copies' spacing too long)
+                self._init_interval = min(max(3 * rtt, cfg.min_rto), cfg.initial_rto)
+            self._counters["retries_taken"] += 1
+        elif packet.type == BUSY:
+            self._host_said = BUSY
             self._counters["busy_answers"] += 1
             if packet.retry_after > self.config.max_silent_retry:
                 seconds = math.ceil(packet.retry_after)
@@ -133,20 +194,36 @@ class Joining:
         out = [(data, address) for data in self._handshake_out]
         self._handshake_out.clear()
         if self.keys is None:
-            if not self.gone and now >= self._init_resend_at:
-                out.append((self._init_packet, address))
-                self._counters["handshake_inits"] += 1
+            if self.gone:
+                return out
+            cfg = self.config
+            if now >= self._init_resend_at:  # a round: the INIT now, and again a moment later
+                self._init_sent_at = now
+                self._init_rounds += 1
                 self._init_resend_at = now + self._init_interval
-                self._init_interval = min(
-                    self._init_interval * self.config.rto_backoff, self.config.handshake_resend_max
-                )
+                self._init_interval = min(self._init_interval * cfg.rto_backoff, cfg.handshake_resend_max)
+                self._init_copy_at = now + cfg.handshake_copy_after if cfg.handshake_copy_after else INF
+            elif now >= self._init_copy_at:
+                self._init_copy_at = INF
+            else:
+                return out
+            out.append((self._init_packet, address))
+            self._retry_taken = False
+            self._counters["handshake_inits"] += 1
             return out
         self._initiator = None  # joined: from now on, the usual path
         return out + self.datagrams_to_send(now)
 
+    def _handshake_timed_out(self) -> None:
+        """`Config.connect_timeout` passed without keys: the table was busy, or unreachable."""
+        if self._host_said == BUSY:
+            self._handshake_failed("busy", TABLE_BUSY, self.address)
+        else:
+            self._set_gone("unreachable")
+
     def _handshake_timer(self) -> float:
         give_up = self.created + self.config.connect_timeout
-        return min(self._init_resend_at, give_up) if not self.gone else INF
+        return min(self._init_resend_at, self._init_copy_at, give_up) if not self.gone else INF
 
     @property
     def _saying_last_words(self) -> bool:

@@ -1,6 +1,6 @@
-"""Join benchmarks: ``python -m netcode.tools.join_bench {handshake,table} [--json]``.
+"""Join benchmarks: ``python -m netcode.tools.join_bench {handshake,table,flood} [--json]``.
 
-Owns: two measurements of what joining costs, each printed beside a
+Owns: three measurements of what joining costs, each printed beside a
 baseline measured in the same run.
 
 * ``handshake``: joins on loopback sockets, one fresh joiner after another,
@@ -13,10 +13,18 @@ baseline measured in the same run.
   action to the host and a snapshot to every seat). Timed once with the
   handshakes and once with keys attached beforehand (the baseline), so the
   difference is what joining costs a simulated table.
+* ``flood``: the door under a flood. A host (the echo child, another process)
+  and joiners with the code, one after another, each timed from `connect` to
+  the echo of its first message (the host has seated it); first with no flood
+  (the baseline), then while `netcode.tools.flood` (a third process) sends
+  forged INITs from 100 addresses on 127.0.0.2 onwards at ``--rate`` a second
+  in all. Beside the times: the INIT rate the flooder reached, the rate the
+  host answered (its RETRYs), and the host's CPU share (of one core) in each
+  phase, read from ``/proc``. The goal: every flooded join seated within 2 s.
 
 With ``--json`` the last line printed is one JSON object of the figures.
 
-Must not touch: any address but 127.0.0.1.
+Must not touch: any address outside 127.0.0.0/8.
 """
 
 from __future__ import annotations
@@ -64,22 +72,32 @@ def _figures(seconds: list[float]) -> dict[str, float]:
 # -- handshakes on loopback ---------------------------------------------------------
 
 
-async def _join_once(target: tuple[str, int], joiner_id: int) -> float | None:
-    """Seconds from connect to a completed handshake (None if it failed)."""
+async def _join_once(target: tuple[str, int], joiner_id: int, *, seat: bool = False,
+                     timeout: float = 5.0) -> float | None:  # fmt: skip
+    """Seconds from connect to a completed handshake, or, with `seat`, to the host's echo of
+    our first message (the host has seated us); None if it failed."""
     done = asyncio.Event()
     outcome: list[bool] = []
 
     def on_event(event: Any) -> None:
-        if isinstance(event, HandshakeCompleted | HandshakeFailed | PeerGone) and not outcome:
-            outcome.append(isinstance(event, HandshakeCompleted))
-            done.set()
+        if outcome:
+            return
+        if isinstance(event, Delivered) or (not seat and isinstance(event, HandshakeCompleted)):
+            outcome.append(True)
+        elif isinstance(event, HandshakeFailed | PeerGone):
+            outcome.append(False)
+        else:
+            return
+        done.set()
 
     endpoint = Endpoint(JOIN_CODE, TABLE_ID, joiner_id, accept_unknown=False)
     aio = await AioEndpoint.bind(endpoint, (LOOPBACK, 0), on_event=on_event)
     try:
         started = time.monotonic()
         await aio.connect(SERVER_ID, target)
-        await asyncio.wait_for(done.wait(), timeout=5.0)
+        if seat:
+            await aio.send_reliable(SERVER_ID, b"seat me")
+        await asyncio.wait_for(done.wait(), timeout=timeout)
         return time.monotonic() - started if outcome[0] else None
     except TimeoutError:
         return None
@@ -128,6 +146,74 @@ async def run_handshakes(count: int) -> dict[str, Any]:
         "scenario": "handshake", "mode": "processes", "handshakes": count,
         "failed": count - len(done), **_figures(done),
         "raw_round_trip": _figures(raw), "computation": _figures(_computation(count)),
+    }  # fmt: skip
+
+
+# -- joins while forged INITs flood the door ---------------------------------------------
+
+#: the flood's goal: a joiner with the code is seated within this long
+SEATED_GOAL = 2.0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _phase(target: tuple[str, int], host_pid: int, joins: int, first_id: int,
+                 timeout: float) -> dict[str, Any]:  # fmt: skip
+    """`joins` joins one after another, with the host's CPU share over them."""
+    cpu, wall = _cpu_seconds(host_pid), time.monotonic()
+    times = []
+    for i in range(joins):
+        times.append(await _join_once(target, first_id + i, seat=True, timeout=timeout))
+        await asyncio.sleep(0.05)
+    cpu, wall = _cpu_seconds(host_pid) - cpu, time.monotonic() - wall
+    done = [t for t in times if t is not None]
+    return {
+        "joins": joins, "seated": len(done), **_figures(done),
+        "within_goal": sum(t <= SEATED_GOAL for t in done),
+        "host_cpu_percent": round(100 * cpu / wall, 1), "seconds": round(wall, 2),
+    }  # fmt: skip
+
+
+async def run_flood(joins: int, rate: float, sources: int, timeout: float = 10.0) -> dict[str, Any]:
+    load_before = os.getloadavg()[0]
+    server = await _spawn("-m", "netcode.tools.channel_bench", "serve")
+    assert server.stdout is not None
+    flooder = None
+    try:
+        info = json.loads(await asyncio.wait_for(server.stdout.readline(), timeout=30))
+        target = (LOOPBACK, info["channel"][1])
+        baseline = await _phase(target, server.pid, joins, 1000, timeout)
+        flooder = await _spawn("-m", "netcode.tools.flood", "--target", f"{LOOPBACK}:{target[1]}",
+                               "--host-id", str(SERVER_ID), "--rate", str(rate), "--sources", str(sources))  # fmt: skip
+        assert flooder.stdout is not None
+        ready = await asyncio.wait_for(flooder.stdout.readline(), timeout=30)
+        if ready.strip() != b"flooding":
+            raise RuntimeError("the flood did not start (can this machine bind 127.0.0.2?)")
+        await asyncio.sleep(1.0)  # the flood at full rate before the first join
+        flooded = await _phase(target, server.pid, joins, 2000, timeout)
+    finally:
+        flood = await _finish(flooder) if flooder is not None else {}
+        host = await _finish(server)
+    counters = host.get("counters", {})
+    answered = counters.get("retries_sent", 0) - 2 * joins  # (each join's own INIT got one)
+    return {
+        "scenario": "flood", "mode": "processes", "goal_ms": SEATED_GOAL * 1000,
+        **{key: flooded[key] for key in ("joins", "seated", "within_goal", "p50_ms", "p99_ms", "max_ms", "mean_ms")},
+        "baseline": baseline, "flooded": flooded,
+        "rate_asked": rate, "sources": sources, "init_rate_sent": flood.get("rate", 0),
+        "inits_sent": flood.get("sent", 0), "inits_refused_by_kernel": flood.get("refused", 0),
+        "init_rate_answered": round(max(0, answered) / flood["seconds"]) if flood.get("seconds") else 0,
+        "host_cpu_percent": flooded["host_cpu_percent"],
+        "host_cpu_percent_baseline": baseline["host_cpu_percent"],
+        "host_handshakes_started": counters.get("handshakes_started", 0),
+        "host_drops": host.get("drops", {}), "cores": os.cpu_count(),
+        # (a machine shared with other work gives the host less than a core: see its load)
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }  # fmt: skip
 
 
@@ -205,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("scenario", choices=["handshake", "table"])
+    parser.add_argument("scenario", choices=["handshake", "table", "flood"])
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument("--count", type=int, default=100, help="handshakes to time")
     parser.add_argument("--peers", type=int, default=8, help="table: host and seats")
@@ -213,8 +299,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pace", type=float, default=2.0, help="table: virtual seconds a move")
     parser.add_argument("--loss", type=float, default=0.10, help="table: loss each way")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--joins", type=int, default=20, help="flood: joins timed in each phase")
+    parser.add_argument("--rate", type=float, default=10_000.0, help="flood: forged INITs a second")
+    parser.add_argument("--sources", type=int, default=100, help="flood: forged source addresses")
     args = parser.parse_args(argv)
-    if args.scenario == "handshake":
+    if args.scenario == "flood":
+        result = asyncio.run(run_flood(args.joins, args.rate, args.sources))
+        base = result["baseline"]
+        summary = (
+            f"{result['joins']} joins under {result['init_rate_sent']} forged INITs/s from "
+            f"{result['sources']} addresses (asked {args.rate:.0f}/s; host answered "
+            f"{result['init_rate_answered']}/s): seated {result['seated']}, "
+            f"{result['within_goal']} within {SEATED_GOAL:.0f} s, p50 {result['p50_ms']} ms, "
+            f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms, host CPU "
+            f"{result['host_cpu_percent']}% of a core; no flood: p50 {base['p50_ms']} ms, "
+            f"p99 {base['p99_ms']} ms, max {base['max_ms']} ms, host CPU {base['host_cpu_percent']}%"
+        )
+    elif args.scenario == "handshake":
         result = asyncio.run(run_handshakes(args.count))
         summary = (
             f"handshake on loopback: p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms "
@@ -229,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
             f"in {result['wall_seconds']} s wall ({result['virtual_over_wall']}x real time); "
             f"without handshakes {result['baseline_wall_seconds']} s"
         )
-    print(json.dumps(result) if args.json else summary)
+    print(summary)
+    if args.json:
+        print(json.dumps(result))
     return 0
 
 

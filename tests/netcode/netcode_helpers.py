@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from netcode.channel import Config, Connection, Delivered, Endpoint, Event, PeerGone, SessionKeys
-from netcode.envelope import SEALED, Kind, Opener
+from netcode.envelope import RETRY, SEALED, Kind, Opener
 from netcode.simulator.faults import LinkFaults
 from netcode.simulator.network import SimNetwork, SimNode
 
@@ -158,3 +158,53 @@ def _conn_state(conn: Connection) -> tuple[Any, ...]:
         conn.packets_received,
         conn.bytes_received,
     )
+
+
+# -- a host and its joiners on one simulated LAN ---------------------------------------
+
+HOST = 1
+LAN = LinkFaults(delay=0.001)
+
+
+class Table:
+    """A host and any number of joiners on one simulated LAN, events kept per node."""
+
+    def __init__(self, faults: LinkFaults = LAN, seed: int = 0, config: Config | None = None,
+                 host_code: str = CODE) -> None:  # fmt: skip
+        self.net = SimNetwork(seed, faults)
+        self.config = config
+        self.host = Endpoint(host_code, TABLE, HOST, config, max_peers=64)
+        self.events: dict[object, list] = {"host": []}
+        self.net.add("host", self.host, self._keep)
+
+    def _keep(self, node: SimNode, event: object) -> None:
+        self.events[node.address].append(event)
+
+    def join(self, peer: int, code: str = CODE, *, at: float | None = None,
+             address: object = None, config: Config | None = None) -> Endpoint:  # fmt: skip
+        """A joiner `peer` (at `address`, default ("192.0.2.1", peer)) that connects at `at`
+        (with `config`, default the table's)."""
+        address = address if address is not None else ("192.0.2.1", peer)
+        joiner = Endpoint(code, TABLE, peer, config or self.config, accept_unknown=False)
+        self.events[address] = []
+        self.net.add(address, joiner, self._keep)
+        if at is None:
+            joiner.connect(HOST, "host", self.net.now)
+        else:
+            self.net.call_at(at, lambda: joiner.connect(HOST, "host", self.net.now))
+        return joiner
+
+    def of(self, address: object, kind: type) -> list:
+        return [e for e in self.events[address] if isinstance(e, kind)]
+
+
+def proven_init(host: Endpoint, joiner: Endpoint, address: object, now: float = 0.0) -> bytes:
+    """`joiner`'s INIT as it comes back to `host` from `address` with the cookie of the
+    host's RETRY (the joiner connected already, and has sent nothing yet)."""
+    (init, _), = joiner.datagrams_to_send(now)
+    host.receive_datagram(init, address, now)
+    (retry, _), = host.datagrams_to_send(now)
+    assert retry[0] == RETRY and len(retry) < len(init)
+    joiner.receive_datagram(retry, "host", now)
+    (init, _), = joiner.datagrams_to_send(now)
+    return init

@@ -75,3 +75,16 @@ def test_the_join_bench_runs_a_simulated_table_with_a_baseline_beside_it() -> No
     result = run_table(peers=4, moves=20, pace=1.0, loss=0.1, seed=2)
     assert result["complete"] and result["virtual_seconds"] >= 20
     assert {"wall_seconds", "baseline_wall_seconds", "virtual_over_wall"} <= set(result)
+
+
+def test_the_join_bench_times_joins_under_a_flood_beside_joins_without_one() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "netcode.tools.join_bench", "flood", "--joins", "2", "--rate", "1000",
+         "--sources", "10", "--json"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["scenario"] == "flood" and result["seated"] == result["baseline"]["seated"] == 2
+    assert result["inits_sent"] > 500 and result["init_rate_answered"] > 0
+    assert {"p50_ms", "p99_ms", "max_ms", "host_cpu_percent", "host_cpu_percent_baseline"} <= set(result)
+    assert result["host_handshakes_started"] == 4  # the joins' own, none of the flood's

@@ -13,11 +13,13 @@ from netcode.envelope import (
     ABORT,
     BUSY,
     CONFIRM,
+    COOKIE,
     HEADER,
     INIT,
     MAX_DATAGRAM,
     MIN_INIT,
     REPLY,
+    RETRY,
     SEALED,
     VERSION,
     Decoder,
@@ -32,6 +34,7 @@ from netcode.envelope import (
     pack_confirm,
     pack_init,
     pack_reply,
+    pack_retry,
 )
 
 
@@ -165,13 +168,32 @@ def test_handshake_datagrams_have_exact_layouts() -> None:
     assert (busy.type, busy.retry_after, busy.echo) == (BUSY, 2.5, b"d" * 16)
     assert open_handshake(pack_abort(A_ID, B_ID, b"e" * 16)).type == ABORT
     assert open_handshake(reply).type == REPLY
+    retry = pack_retry(B_ID, A_ID, b"k" * COOKIE, b"f" * 16)
+    assert len(retry) == 17 + COOKIE + 16
+    assert open_handshake(retry)[:3] == (RETRY, B_ID, A_ID)
+    assert (open_handshake(retry).cookie, open_handshake(retry).echo) == (b"k" * COOKIE, b"f" * 16)
+    again = pack_init(A_ID, B_ID, message, 1200, b"k" * COOKIE)
+    assert len(again) == 1200 and again[50] == COOKIE and again[51 : 51 + COOKIE] == b"k" * COOKIE
+    assert open_handshake(again)[:4] == (INIT, A_ID, B_ID, message)
+    assert open_handshake(again).cookie == b"k" * COOKIE and open_handshake(init).cookie == b""
+
+
+def test_an_init_whose_cookie_length_is_not_a_cookies_is_refused() -> None:
+    init = bytearray(pack_init(A_ID, B_ID, b"A" + bytes(32), 1200))
+    for length in (1, COOKIE - 1, COOKIE + 1, 255):
+        init[50] = length
+        with pytest.raises(Dropped, match="malformed"):
+            open_handshake(bytes(init))
+    with pytest.raises(ValueError):
+        pack_init(A_ID, B_ID, b"A" + bytes(32), 1200, b"short")
 
 
 def test_a_short_init_is_refused_so_no_answer_is_ever_larger_than_its_question() -> None:
     init = pack_init(A_ID, B_ID, b"A" + bytes(32), 1200)
     with pytest.raises(Dropped, match="short_init"):
         open_handshake(init[: MIN_INIT - 1])
-    answers = [pack_reply(B_ID, A_ID, b"B" + bytes(32), bytes(16)), pack_busy(B_ID, A_ID, 1.0, bytes(16))]
+    answers = [pack_reply(B_ID, A_ID, b"B" + bytes(32), bytes(16)), pack_busy(B_ID, A_ID, 1.0, bytes(16)),
+               pack_retry(B_ID, A_ID, bytes(COOKIE), bytes(16))]  # fmt: skip
     assert max(len(a) for a in answers) < MIN_INIT
     for bad in [pack_confirm(A_ID, B_ID, bytes(16)) + b"x", pack_reply(B_ID, A_ID, bytes(33), bytes(15))]:
         with pytest.raises(Dropped, match="malformed"):
@@ -182,6 +204,8 @@ def test_handshake_datagrams_carry_no_name_game_or_table() -> None:
     """What a joiner says before it has proven anything: two ids and a SPAKE2 element."""
     init = pack_init(A_ID, B_ID, b"A" + bytes(range(32)), 1200)
     assert set(init[50:]) == {0}
+    again = pack_init(A_ID, B_ID, b"A" + bytes(range(32)), 1200, b"k" * COOKIE)  # + the host's cookie
+    assert again[51 : 51 + COOKIE] == b"k" * COOKIE and set(again[51 + COOKIE :]) == {0}
 
 
 def test_payload_maps_must_have_string_keys() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from netcode_helpers import CODE, TABLE, faulty_links
+from netcode_helpers import CODE, HOST, TABLE, Table, faulty_links, proven_init
 
 from netcode.channel import (
     WRONG_CODE,
@@ -25,43 +25,8 @@ from netcode.channel import (
     SessionKeys,
 )
 from netcode.codes import code_key
-from netcode.envelope import SEALED, Dropped, Kind, Opener, Sealer, pack_confirm
+from netcode.envelope import REPLY, SEALED, Dropped, Kind, Opener, Sealer, pack_confirm
 from netcode.simulator.faults import LinkFaults
-from netcode.simulator.network import SimNetwork, SimNode
-
-HOST = 1
-LAN = LinkFaults(delay=0.001)
-
-
-class Table:
-    """A host and any number of joiners on one simulated LAN, events kept per node."""
-
-    def __init__(self, faults: LinkFaults = LAN, seed: int = 0, config: Config | None = None,
-                 host_code: str = CODE) -> None:  # fmt: skip
-        self.net = SimNetwork(seed, faults)
-        self.config = config
-        self.host = Endpoint(host_code, TABLE, HOST, config, max_peers=64)
-        self.events: dict[object, list] = {"host": []}
-        self.net.add("host", self.host, self._keep)
-
-    def _keep(self, node: SimNode, event: object) -> None:
-        self.events[node.address].append(event)
-
-    def join(self, peer: int, code: str = CODE, *, at: float | None = None,
-             address: object = None) -> Endpoint:  # fmt: skip
-        """A joiner `peer` (at `address`, default ("192.0.2.1", peer)) that connects at `at`."""
-        address = address if address is not None else ("192.0.2.1", peer)
-        joiner = Endpoint(code, TABLE, peer, self.config, accept_unknown=False)
-        self.events[address] = []
-        self.net.add(address, joiner, self._keep)
-        if at is None:
-            joiner.connect(HOST, "host", self.net.now)
-        else:
-            self.net.call_at(at, lambda: joiner.connect(HOST, "host", self.net.now))
-        return joiner
-
-    def of(self, address: object, kind: type) -> list:
-        return [e for e in self.events[address] if isinstance(e, kind)]
 
 
 def same_keys(host: Endpoint, joiner: Endpoint) -> bool:
@@ -134,10 +99,10 @@ def test_a_guesser_who_never_confirms_is_counted_when_the_attempt_expires() -> N
     table = Table()
     guesser = Endpoint("GUESS-1234", TABLE, 9, accept_unknown=False)
     guesser.connect(HOST, "host", 0.0)
-    (init, _), = guesser.datagrams_to_send(0.0)
+    init = proven_init(table.host, guesser, ("198.51.100.66", 1))
     table.host.receive_datagram(init, ("198.51.100.66", 1), 0.0)
     (reply, _), = table.host.datagrams_to_send(0.0)
-    assert reply[0] == 0x32 and len(reply) < len(init)
+    assert reply[0] == REPLY and len(reply) < len(init)
     timer = table.host.next_timer()
     assert timer is not None and timer <= Config().handshake_timeout
     table.host.handle_timer(timer)
@@ -149,7 +114,7 @@ def test_a_wrong_proof_is_a_failed_attempt_at_once() -> None:
     table = Table()
     guesser = Endpoint(CODE, TABLE, 9, accept_unknown=False)
     guesser.connect(HOST, "host", 0.0)
-    (init, _), = guesser.datagrams_to_send(0.0)
+    init = proven_init(table.host, guesser, ("198.51.100.66", 1))
     table.host.receive_datagram(init, ("198.51.100.66", 1), 0.0)
     table.host.receive_datagram(pack_confirm(9, HOST, bytes(16)), ("198.51.100.66", 1), 0.01)
     assert table.host.peers == {} and table.host.failed_attempts == {"198.51.100.66": 1}
@@ -159,7 +124,7 @@ def test_a_repeated_init_is_answered_alike_and_starts_no_second_exchange() -> No
     table = Table()
     joiner = Endpoint(CODE, TABLE, 2, accept_unknown=False)
     joiner.connect(HOST, "host", 0.0)
-    (init, _), = joiner.datagrams_to_send(0.0)
+    init = proven_init(table.host, joiner, ("192.0.2.1", 2))
     answers = []
     for _ in range(3):
         table.host.receive_datagram(init, ("192.0.2.1", 2), 0.0)

@@ -11,7 +11,18 @@ from hypothesis import strategies as st
 from netcode_helpers import A_ID, B_ID, CODE, TABLE, make_pair, snapshot
 
 from netcode.channel import Endpoint, HandshakeCompleted, PeerJoined
-from netcode.envelope import MAX_DATAGRAM, SEALED, Kind, Sealer
+from netcode.envelope import (
+    CONFIRM,
+    INIT,
+    MAX_DATAGRAM,
+    REPLY,
+    RETRY,
+    SEALED,
+    Kind,
+    Sealer,
+    open_handshake,
+    pack_init,
+)
 from netcode.simulator.faults import LinkFaults
 
 
@@ -97,7 +108,7 @@ def test_replayed_datagrams_are_refused(data: bytes) -> None:
 
 
 def test_the_capture_holds_the_handshake_and_sealed_datagrams() -> None:
-    assert {data[0] for data in CAPTURED} == {0x31, 0x33, SEALED}
+    assert {data[0] for data in CAPTURED} == {INIT, CONFIRM, SEALED}
 
 
 def test_a_stranger_without_the_keys_is_refused() -> None:
@@ -162,15 +173,40 @@ OPEN_HOST, HANDSHAKES = door()
 )
 def test_mangled_handshakes_never_seat_anyone(original: bytes, flips, tail: bytes) -> None:  # noqa: ANN001
     """A host that answers strangers: whatever a forger makes of a joiner's INIT or
-    CONFIRM, nothing raises and nobody is seated without proving the code."""
+    CONFIRM, nothing raises and nobody is seated without proving the code (a mangled
+    INIT the host answers with a RETRY comes back with its cookie, so the door's inner
+    stages are tried too)."""
     data = bytearray(original)
     for position, mask in flips:
         data[position % len(data)] ^= mask
     for attempt in (bytes(data), bytes(data) + tail, bytes(data)[: len(tail)]):
         OPEN_HOST.receive_datagram(attempt, ("198.51.100.7", 1), 1.0)
-        OPEN_HOST.datagrams_to_send(1.0)
+        for answer, _ in OPEN_HOST.datagrams_to_send(1.0):
+            if answer[0] == RETRY:
+                OPEN_HOST.receive_datagram(with_cookie(attempt, answer), ("198.51.100.7", 1), 1.0)
+                OPEN_HOST.datagrams_to_send(1.0)
     admitted = [e for e in OPEN_HOST.events() if isinstance(e, PeerJoined | HandshakeCompleted)]
     assert admitted == [] and OPEN_HOST.peers == {}
+
+
+def with_cookie(init: bytes, retry: bytes) -> bytes:
+    """`init` again, carrying the cookie of the host's `retry` to it."""
+    packet = open_handshake(init)
+    cookie = open_handshake(retry).cookie
+    return pack_init(packet.sender, packet.receiver, packet.message, len(init), cookie)
+
+
+def test_a_mangled_init_with_its_cookie_reaches_the_inner_door() -> None:
+    """(The fuzz above gets past the cookie: a RETRY's cookie opens the door's next stage.)"""
+    host = Endpoint(CODE, TABLE, B_ID)
+    init = next(data for data in HANDSHAKES if data[0] == INIT)
+    mangled = init[:20] + bytes([init[20] ^ 0x55]) + init[21:]  # another SPAKE2 element
+    host.receive_datagram(mangled, ("198.51.100.7", 1), 1.0)
+    (retry, _), = host.datagrams_to_send(1.0)
+    host.receive_datagram(with_cookie(mangled, retry), ("198.51.100.7", 1), 1.0)
+    answered = {data[0] for data, _ in host.datagrams_to_send(1.0)}
+    assert host.counters["retries_sent"] == 1
+    assert REPLY in answered or host.drops["bad_handshake"] == 1
 
 
 def test_the_receiver_still_works_after_all_that() -> None:

@@ -1,5 +1,6 @@
 """Real sockets on loopback: two endpoints over asyncio-dgram, directly and
-through the fault proxy. Nothing here sends anywhere but 127.0.0.1 or ::1."""
+through the fault proxy, and a door flooded from many loopback addresses.
+Nothing here sends anywhere but 127.0.0.0/8 or ::1."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from netcode.aio import AioEndpoint
 from netcode.channel import Config, Delivered, Endpoint, PeerGone
 from netcode.simulator.faults import LinkFaults
 from netcode.tools.faultproxy import FaultProxy, require_loopback
+from netcode.tools.flood import Flood
 
 
 async def until(condition, timeout: float = 10.0) -> None:  # noqa: ANN001
@@ -191,3 +193,26 @@ def test_the_fault_proxy_refuses_anything_but_loopback() -> None:
             FaultProxy(address, LinkFaults())
     assert require_loopback(("127.0.0.1", 9)) == ("127.0.0.1", 9)
     assert require_loopback(("::1", 9)) == ("::1", 9)
+
+
+async def test_a_joiner_is_seated_while_a_hundred_forged_addresses_flood_the_door(code: str) -> None:
+    """A hundred sockets on 127.0.0.2 to 127.0.0.101 send forged INITs and never answer the
+    RETRYs: the door keeps nothing of them, and a joiner with the code is seated."""
+    server = await echo_server(code)
+    flood = Flood(server.address, 2, sources=100)
+    stop = asyncio.Event()
+    flooding = asyncio.create_task(flood.run_async(3000.0, stop))
+    client = await AioEndpoint.bind(Endpoint(code, TABLE, 1))
+    try:
+        await until(lambda: server.endpoint.counters["retries_sent"] >= 300)
+        assert await round_trips(client, server.address, ["seated"]) == ["seated"]
+        assert list(server.endpoint.peers) == [1] and server.endpoint.admission.attempts == {}
+        assert server.endpoint.failed_attempts == {}
+        assert server.endpoint.counters["handshakes_started"] == 1
+        assert server.endpoint.counters["retries_sent"] > 300 and flood.sent > 300
+    finally:
+        stop.set()
+        await flooding
+        flood.close()
+        await client.close()
+        await server.close()

@@ -184,6 +184,9 @@ class SimTable:
             self.net.call_later(COME_BACK, come_back)
 
         def come_back() -> None:
+            if self.host.stepped_down and not any(peer.hosting for peer in self.peers.values()):
+                self.net.call_later(COME_BACK, come_back)  # still electing: no table in the lobby yet
+                return
             gone = [i for i in self._gone() if self.sessions[i].welcome is not None]
             if gone:
                 self._generation += 1

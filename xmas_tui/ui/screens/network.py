@@ -118,14 +118,15 @@ def table_state(info: TableInfo) -> str:
     return " · game over" if info.over else " · playing" if info.started else ""
 
 
-def failed_joins_line(lines: list[str]) -> str:
-    """The host's quiet line about attempts to join without the code: the address that tried
-    most, and how many others did ("" while nobody has)."""
-    if not lines:
-        return ""
-    others = len(lines) - 1
-    more = f" (and from {others} more address{'es' if others > 1 else ''})" if others else ""
-    return f"⚠ {lines[0]}{more}"
+def failed_joins_line(lines: list[str], door: str = "") -> str:
+    """The host's quiet line about attempts to join without the code: what the door holds
+    now (``door``), the address that tried most, and how many others did ("" while nobody has)."""
+    said = [door] if door else []
+    if lines:
+        others = len(lines) - 1
+        more = f" (and from {others} more address{'es' if others > 1 else ''})" if others else ""
+        said.append(f"{lines[0]}{more}")
+    return f"⚠ {' · '.join(said)}" if said else ""
 
 
 class HostScreen(Screen[None]):
@@ -178,6 +179,7 @@ class HostScreen(Screen[None]):
         )
         self.host.subscribe(self.refresh_roster)
         self.host.subscribe_failed_joins(self.show_failed_joins)
+        self.set_interval(1.0, self.show_failed_joins)  # (a flood at the door sends no news)
         self.refresh_roster()
         self.show_failed_joins()
 
@@ -187,9 +189,11 @@ class HostScreen(Screen[None]):
             self.host.unsubscribe_failed_joins(self.show_failed_joins)
 
     def show_failed_joins(self, *_: object) -> None:
-        """Attempts to join without the code, as they happen (a wrong code, or a guess)."""
+        """Attempts to join without the code, as they happen (a wrong code, or a guess), and
+        what the door holds (checked each second: a flood of forged joins sends no news)."""
         if self.host is not None and self.is_attached:
-            paint.show(self.query_one("#host-failed", Static), failed_joins_line(self.host.failed_joins()))
+            paint.show(self.query_one("#host-failed", Static),
+                       failed_joins_line(self.host.failed_joins(), self.host.door()))
 
     def refresh_roster(self, *_: object) -> None:
         host = self.host

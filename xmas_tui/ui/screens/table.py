@@ -468,6 +468,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
         self._hosting = self.my_hosting()  # (the app forgets it when the table closes)
         if self._hosting is not None and self.query("#failed-joins"):
             self._hosting.subscribe_failed_joins(self.show_failed_joins)
+            self.set_interval(1.0, self.show_failed_joins)  # (a flood at the door sends no news)
             self.show_failed_joins()
 
     def my_hosting(self) -> NetTable | None:
@@ -476,13 +477,15 @@ class TableScreen(Screen[None], paint.Unscrolled):
         return hosting if hosting is not None and hosting.table is self.table else None
 
     def show_failed_joins(self, *_: object) -> None:
-        """The host's quiet line, under the players: attempts to join without the code."""
+        """The host's quiet line, under the players: attempts to join without the code, and
+        what the door holds (checked each second: a flood of forged joins sends no news)."""
         hosting = self.my_hosting()
         if hosting is None or not self.is_attached:
             return
         line = self.query_one("#failed-joins", Static)
-        paint.show(line, failed_joins_line(hosting.failed_joins()))
-        line.display = hosting.failed_joins_total > 0
+        said = failed_joins_line(hosting.failed_joins(), hosting.door())
+        paint.show(line, said)
+        line.display = bool(said)
 
     def on_screen_suspend(self) -> None:
         self._frames.forget()  # (a dialog is drawn over the table)
