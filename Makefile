@@ -56,8 +56,9 @@ race-bench: $(STAMP)
 
 # Keypress to repaint on each board at 80x24, each key the next move of a recorded game, beside a bare
 # Textual app (goal: p99 <= 16 ms).
+# Each board twice: stock Textual (XMAS_TUI_STOCK_RENDER=1) beside the quick renderer; a few minutes.
 ui-bench: $(STAMP)
-	$(BIN)/python -m xmas_tui.tools.ui_bench
+	$(BIN)/python -m xmas_tui.tools.ui_bench --json
 
 failover-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.failover_bench --sims 1000 --real 100
