@@ -173,6 +173,41 @@ async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_
         assert len(terminal.frames) > partial  # (the moves were painted in partial frames)
 
 
+def test_the_quick_renderer_is_on_only_for_a_checked_textual_and_never_when_told_not_to_be() -> None:
+    """Decided once, at import: on for a Textual version it was checked against, off for any
+    other (stock Textual draws then) and off whenever ``XMAS_TUI_STOCK_RENDER=1`` is set."""
+    import os
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    for checked in quick.CHECKED:
+        assert quick.decide(checked, {}) == (True, f"quick renderer on Textual {checked}")
+        assert quick.decide(checked, {quick.STOCK_RENDER: "0"})[0]
+        on, why = quick.decide(checked, {quick.STOCK_RENDER: "1"})
+        assert not on and quick.STOCK_RENDER in why
+    for unchecked in ("8.2.7", "8.3.0", "9.0.0"):
+        on, why = quick.decide(unchecked, {})
+        assert not on and unchecked in why
+    code = "from xmas_tui.ui import quick; print(quick.ON)"
+    for value, on in (("1", False), ("", quick.decide(version("textual"), {})[0])):
+        child = subprocess.run([sys.executable, "-c", code], env={**os.environ, quick.STOCK_RENDER: value},
+                               capture_output=True, text=True, check=True)
+        assert child.stdout.strip() == str(on)
+
+
+async def test_a_table_is_drawn_by_the_quick_renderer_only_while_it_is_on() -> None:
+    """With the quick renderer on, the table screen's frames and its boxes' lines are the quick
+    renderer's; off, every one is stock Textual's."""
+    app = BoardBench(recorded("christmas-tree", moves=4))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        assert (quick.frames(screen) is not None) is quick.ON
+        boxes = list(screen.query(paint.Panel))
+        assert boxes and all(quick.draws_quick_lines(box) is quick.ON for box in boxes)
+
+
 class Terminal:
     """A terminal (pyte's) fed every frame a screen's ``PartialCompositor`` writes, from a
     whole one on."""
