@@ -181,6 +181,7 @@ def test_the_quick_renderer_is_on_only_for_a_checked_textual_and_never_when_told
     import sys
     from importlib.metadata import version
 
+    assert quick.textual_version() == version("textual")  # (read from its folder's name, at no cost to the start)
     for checked in quick.CHECKED:
         assert quick.decide(checked, {}) == (True, f"quick renderer on Textual {checked}")
         assert quick.decide(checked, {quick.STOCK_RENDER: "0"})[0]

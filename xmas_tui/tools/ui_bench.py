@@ -32,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import time
-from importlib.metadata import version
 
 from textual.binding import Binding
 
@@ -116,8 +115,6 @@ BoardBench(recorded(sys.argv[1])).run()
 
 BARE = """
 from textual.app import App
-from importlib.metadata import version
-
 from textual.binding import Binding
 from textual.widgets import Footer, Static
 
@@ -221,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presses", type=int, default=100)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    textual = version("textual")
+    textual = quick.textual_version()
     renderer = quick.decide(textual, renderer_env(stock=False))[1]  # (what the quick column's processes run)
     figures: dict = {"size": list(SIZE), "goal_p99_ms": GOAL_MS, "textual": textual, "quick_renderer": renderer,
                      "bare_textual": measure(BARE, presses=args.presses), "boards": {}, "boards_stock": {}}

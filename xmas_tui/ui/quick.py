@@ -30,11 +30,11 @@ them in a terminal emulator). Whether it is on is decided once, at import (``ON`
 Textual version in ``CHECKED``, and never with ``XMAS_TUI_STOCK_RENDER=1`` set. Off, nothing
 here touches Textual's private parts, and every screen is stock Textual's: the same, slower.
 
-Owns: ``ON`` and ``WHY`` (whether the quick renderer is on, and why), ``CHECKED``,
-``PartialCompositor`` with ``install`` and ``forget`` (a screen's frames), the quick styles
-caches behind ``QuickLines`` and ``ReusedLines``, ``Unscrolled``, ``set_label``,
-``hold_content``, and what checks them against stock Textual (``frames``, ``stock_frame``,
-``stock_lines``, ``draws_quick_lines``). Must not touch: what is drawn, or when (Textual and the
+Owns: ``ON`` and ``WHY`` (whether the quick renderer is on, and why: ``decide``, ``CHECKED``,
+``textual_version``), ``PartialCompositor`` with ``install`` and ``forget`` (a screen's frames),
+the quick styles caches behind ``QuickLines`` and ``ReusedLines``, ``Unscrolled``,
+``set_label``, ``hold_content``, and what checks them against stock Textual (``frames``,
+``stock_frame``, ``stock_lines``, ``draws_quick_lines``). Must not touch: what is drawn, or when (Textual and the
 screens decide that). No other module may name a private part of Textual
 (``tests/test_layers.py``).
 """
@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
+import textual
 from rich.segment import Segment
 from textual.geometry import Region, Size
 from textual.screen import Screen
@@ -59,17 +59,33 @@ CHECKED = frozenset({"8.2.8"})
 STOCK_RENDER = "XMAS_TUI_STOCK_RENDER"
 
 
-def decide(textual_version: str, environ: Mapping[str, str]) -> tuple[bool, str]:
+def decide(installed: str, environ: Mapping[str, str]) -> tuple[bool, str]:
     """Whether the quick renderer is on for this Textual version and environment, and why."""
     if environ.get(STOCK_RENDER, "").strip() not in ("", "0"):
-        return False, f"stock Textual {textual_version} ({STOCK_RENDER} is set)"
-    if textual_version not in CHECKED:
+        return False, f"stock Textual {installed} ({STOCK_RENDER} is set)"
+    if installed not in CHECKED:
         checked = ", ".join(sorted(CHECKED))
-        return False, f"stock Textual {textual_version} (the quick renderer was checked against {checked} only)"
-    return True, f"quick renderer on Textual {textual_version}"
+        return False, f"stock Textual {installed} (the quick renderer was checked against {checked} only)"
+    return True, f"quick renderer on Textual {installed}"
 
 
-ON, WHY = decide(version("textual"), os.environ)
+def textual_version() -> str:
+    """The installed Textual's version: from the name of its ``dist-info`` folder beside it, as
+    an installer leaves it (``importlib.metadata`` would add tens of milliseconds to the start),
+    else from ``importlib.metadata``."""
+    site = os.path.dirname(os.path.dirname(os.path.abspath(textual.__file__)))
+    try:
+        infos = [name for name in os.listdir(site) if name.startswith("textual-") and name.endswith(".dist-info")]
+    except OSError:
+        infos = []
+    if len(infos) == 1:
+        return infos[0].removeprefix("textual-").removesuffix(".dist-info")
+    from importlib.metadata import version
+
+    return version("textual")
+
+
+ON, WHY = decide(textual_version(), os.environ)
 
 if ON or TYPE_CHECKING:
     from textual._border import get_box
