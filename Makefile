@@ -23,8 +23,18 @@ $(STAMP): pyproject.toml | $(VENV)/bin/python
 play: $(PLAYS)
 	$(BIN)/xmas-tui play chip-n-dale --players 4
 
+# The UI tests and snapshots run twice: in the whole suite with the quick renderer, and beside it,
+# on the other core, drawn by stock Textual (XMAS_TUI_STOCK_RENDER=1); that run's summary is
+# printed after the suite's (all of it if it failed).
+STOCK_UI := XMAS_TUI_STOCK_RENDER=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_ui*.py
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	@$(STOCK_UI) > $(VENV)/stock-ui.log 2>&1 & stock=$$!; \
+	$(BIN)/python -m pytest -q; suite=$$?; \
+	wait $$stock; drawn=$$?; \
+	echo "UI tests drawn by stock Textual (XMAS_TUI_STOCK_RENDER=1):"; \
+	if [ $$drawn -ne 0 ]; then cat $(VENV)/stock-ui.log; else tail -n 1 $(VENV)/stock-ui.log; fi; \
+	[ $$suite -eq 0 ] && [ $$drawn -eq 0 ]
 
 lint: $(STAMP)
 	$(BIN)/ruff check xmas_tui netcode tests
@@ -57,8 +67,9 @@ race-bench: $(STAMP)
 
 # Keypress to repaint on each board at 80x24, each key the next move of a recorded game, beside a bare
 # Textual app (goal: p99 <= 16 ms).
+# Each board twice: stock Textual (XMAS_TUI_STOCK_RENDER=1) beside the quick renderer; a few minutes.
 ui-bench: $(STAMP)
-	$(BIN)/python -m xmas_tui.tools.ui_bench
+	$(BIN)/python -m xmas_tui.tools.ui_bench --json
 
 # The no-peek deal's cryptography: DKG, shuffles with proofs, openings, beacon; 6 players,
 # 100 cards, then every game's real deck at its largest table (about half a minute).

@@ -21,15 +21,16 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from xmas_tui.ui.quick import screen_strips
+
 ELLIPSIS = "…"
 
 
 def screen_cells(screen: Screen) -> list[list[str]]:
     """The screen's characters, a list a line and a character a cell (a wide character's second
     cell is "")."""
-    update = screen._compositor.render_full_update()
     lines = []
-    for line in update.strips:
+    for line in screen_strips(screen):
         cells: list[str] = []
         for strip in line:
             for segment in strip:

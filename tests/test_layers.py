@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import pathlib
 import subprocess
 import sys
+from collections.abc import Iterable
 
 import pytest
 
@@ -84,3 +86,152 @@ def test_the_product_imports_no_tool() -> None:
                 if bad:
                     offenders[str(path.relative_to(ROOT))] = bad
     assert not offenders, f"the product imports tools: {offenders}"
+
+
+# ---------------------------------------------------------------- Textual's private parts
+
+#: the one module that may reach into Textual's private parts (and only where it was checked)
+SEAM = "xmas_tui/ui/quick.py"
+
+
+#: what a test may watch of Textual that it offers no public way to see, and why
+WATCHED_IN_TESTS = {
+    "_notifications": "the notifications on screen now (a refusal replaces the last one)",
+    "_display": "when a frame is written (a race's clock starts after the frame with the cards)",
+    "_exit": "os._exit, in a forked child (the name is the os module's; Textual has one too)",
+}
+#: named like private names, but the public API of named tuples
+_NAMED_TUPLE = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__")) and name not in _NAMED_TUPLE | {"_"}
+
+
+def _class_names(tree: ast.AST) -> Iterable[tuple[ast.ClassDef, str]]:
+    """Each private name a class's body defines or reaches on ``self``/``cls`` (a method, a
+    class attribute, ``self._x``), as Python spells it (``self.__x`` in ``Static``: ``_Static__x``)."""
+    for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+        in_body = {id(target) for statement in cls.body if isinstance(statement, ast.Assign | ast.AnnAssign)
+                   for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])}
+        for node in ast.walk(cls):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = node.name
+            elif isinstance(node, ast.Name) and id(node) in in_body:
+                name = node.id
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                name = node.attr
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "super":
+                name = node.attr
+            else:
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{cls.name.lstrip('_')}{name}"
+            if _private(name):
+                yield cls, name
+
+
+@functools.cache
+def textual_private() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """Textual's private modules, and every private name each of its classes defines (read
+    from the installed Textual's source, so a new version's new names are known too)."""
+    import textual
+
+    root = pathlib.Path(textual.__file__).parent
+    modules: set[str] = set()
+    by_class: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        if any(_private(part) for part in parts):
+            modules.add(".".join(("textual", *parts)).removesuffix(".__init__"))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        dotted = ".".join(("textual", *parts)).removesuffix(".__init__")
+        for cls, name in _class_names(tree):
+            by_class.setdefault(f"{dotted}.{cls.name}", set()).add(name)
+    return frozenset(modules), {cls: frozenset(names) for cls, names in by_class.items()}
+
+
+@functools.cache
+def _tree(path: pathlib.Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def _ours() -> Iterable[pathlib.Path]:
+    for folder in ("xmas_tui", "netcode", "tests"):
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+def private_textual_reaches(path: pathlib.Path, ours: frozenset[str], watched: frozenset[str] = frozenset()) -> list[str]:
+    """What ``path`` names of Textual's private parts: a private module imported, or a private
+    name of a Textual class reached on something else than ``self`` (``screen._compositor``)
+    or as a string (``setattr(w, "_border_title", …)``), unless our own code defines that name
+    too (then it is ours). A class's own body is checked against its Textual bases, at run time
+    (``test_no_widget_of_ours_overrides_or_reaches_textual_private_names``)."""
+    modules, by_class = textual_private()
+    theirs = frozenset().union(*by_class.values()) - ours - watched
+    found = []
+    for node in ast.walk(_tree(path)):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Import):
+            found += [f"{line}: import {a.name}" for a in node.names if any(a.name == m or a.name.startswith(m + ".") for m in modules)]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imported = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]  # (from textual import _x)
+            found += [f"{line}: from {node.module} import …"] if any(name in modules for name in imported) else []
+        elif isinstance(node, ast.Attribute) and node.attr in theirs:
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.append(f"{line}: .{node.attr}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in theirs:
+            found.append(f"{line}: {node.value!r}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in modules:
+            found.append(f"{line}: {node.value!r}")
+    return found
+
+
+def our_private_names() -> frozenset[str]:
+    names: set[str] = set()
+    for path in _ours():
+        names.update(name for _, name in _class_names(_tree(path)))
+    return frozenset(names)
+
+
+def test_only_the_quick_renderer_names_textual_s_private_parts() -> None:
+    """Everything but ``xmas_tui/ui/quick.py`` (which turns itself off on a Textual it was not
+    checked against) uses Textual's public API: no private module, no private attribute of a
+    Textual object (tests may watch only ``WATCHED_IN_TESTS``). The seam itself is caught by the
+    same check, so the check can fail."""
+    ours, watched = our_private_names(), frozenset(WATCHED_IN_TESTS)
+    offenders = {
+        where: found
+        for path in _ours()
+        if (where := str(path.relative_to(ROOT))) not in (SEAM, "tests/test_layers.py")
+        and (found := private_textual_reaches(path, ours, watched if where.startswith("tests/") else frozenset()))
+    }
+    assert not offenders, f"only {SEAM} may name Textual's private parts: {offenders}"
+    seam = private_textual_reaches(ROOT / SEAM, ours)
+    assert any("textual._compositor" in f for f in seam) and any("._compositor" in f for f in seam), seam
+
+
+def test_no_widget_of_ours_overrides_or_reaches_textual_private_names() -> None:
+    """No class of ours built on a Textual class (a widget, a screen, the app) defines or
+    reaches on ``self`` a private name of those Textual classes (overriding ``_size_updated``,
+    swapping ``self._styles_cache``), outside the quick renderer."""
+    import importlib
+    import inspect
+
+    _, by_class = textual_private()
+    offenders: dict[str, list[str]] = {}
+    seam_hits: list[str] = []
+    for path in sorted((ROOT / "xmas_tui").rglob("*.py")):
+        if path.name == "__main__.py":
+            continue
+        module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"))
+        for cls_node, name in _class_names(_tree(path)):
+            cls = getattr(module, cls_node.name, None)
+            if not inspect.isclass(cls):
+                continue
+            bases = [f"{base.__module__}.{base.__qualname__}" for base in cls.__mro__ if base.__module__.split(".")[0] == "textual"]
+            if any(name in by_class.get(base, ()) for base in bases):
+                where = f"{path.relative_to(ROOT)}:{cls_node.name}"
+                (seam_hits if str(path.relative_to(ROOT)) == SEAM else offenders.setdefault(where, [])).append(name)
+    assert not offenders, f"only {SEAM} may override or reach Textual's private names: {offenders}"
+    assert {"_size_updated", "_styles_cache"} <= set(seam_hits), seam_hits

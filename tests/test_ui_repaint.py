@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 from textual import events
-from textual._compositor import Compositor
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.containers import Vertical
@@ -16,9 +15,8 @@ from textual.widgets import Static
 
 from xmas_tui.games import get_game
 from xmas_tui.tools.ui_bench import GAMES, BoardBench, recorded
-from xmas_tui.ui import paint
+from xmas_tui.ui import paint, quick
 from xmas_tui.ui.app import XmasApp
-from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import RulesScreen
 from xmas_tui.ui.screens.table import GameLog, TableScreen
@@ -28,6 +26,8 @@ from .uikit import my_turn, table_at, wait_for
 
 CHIP = get_game("chip-n-dale")
 SIZE = (80, 24)
+#: a test of the quick renderer itself, against stock Textual: with it off, there is nothing to compare
+QUICK = pytest.mark.skipif(not quick.ON, reason=f"the quick renderer is off: {quick.WHY}")
 
 
 def table_screen(app: XmasApp) -> TableScreen:
@@ -145,6 +145,7 @@ async def test_a_game_left_for_the_next_does_not_stay_in_memory() -> None:
         gc.freeze()
 
 
+@QUICK
 @pytest.mark.parametrize("game_id", GAMES)
 async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_id: str) -> None:
     """The table screen renders only the widgets a frame changed, and writes only what the
@@ -156,7 +157,7 @@ async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await pilot.pause(0.1)
         screen = app.screen
-        terminal = Terminal(app, screen._compositor)
+        terminal = Terminal(app, screen)
         partial = len(terminal.frames)
         compared = 0
         for _ in range(12):
@@ -172,12 +173,49 @@ async def test_a_terminal_fed_every_frame_shows_what_a_whole_repaint_shows(game_
         assert len(terminal.frames) > partial  # (the moves were painted in partial frames)
 
 
+def test_the_quick_renderer_is_on_only_for_a_checked_textual_and_never_when_told_not_to_be() -> None:
+    """Decided once, at import: on for a Textual version it was checked against, off for any
+    other (stock Textual draws then) and off whenever ``XMAS_TUI_STOCK_RENDER=1`` is set."""
+    import os
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    assert quick.textual_version() == version("textual")  # (read from its folder's name, at no cost to the start)
+    for checked in quick.CHECKED:
+        assert quick.decide(checked, {}) == (True, f"quick renderer on Textual {checked}")
+        assert quick.decide(checked, {quick.STOCK_RENDER: "0"})[0]
+        on, why = quick.decide(checked, {quick.STOCK_RENDER: "1"})
+        assert not on and quick.STOCK_RENDER in why
+    for unchecked in ("8.2.7", "8.3.0", "9.0.0"):
+        on, why = quick.decide(unchecked, {})
+        assert not on and unchecked in why
+    code = "from xmas_tui.ui import quick; print(quick.ON)"
+    for value, on in (("1", False), ("", quick.decide(version("textual"), {})[0])):
+        child = subprocess.run([sys.executable, "-c", code], env={**os.environ, quick.STOCK_RENDER: value},
+                               capture_output=True, text=True, check=True)
+        assert child.stdout.strip() == str(on)
+
+
+async def test_a_table_is_drawn_by_the_quick_renderer_only_while_it_is_on() -> None:
+    """With the quick renderer on, the table screen's frames and its boxes' lines are the quick
+    renderer's; off, every one is stock Textual's."""
+    app = BoardBench(recorded("christmas-tree", moves=4))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        assert (quick.frames(screen) is not None) is quick.ON
+        boxes = list(screen.query(paint.Panel))
+        assert boxes and all(quick.draws_quick_lines(box) is quick.ON for box in boxes)
+
+
 class Terminal:
     """A terminal (pyte's) fed every frame a screen's ``PartialCompositor`` writes, from a
     whole one on."""
 
-    def __init__(self, app: App, compositor: Compositor) -> None:
-        assert isinstance(compositor, PartialCompositor)
+    def __init__(self, app: App, screen: Screen) -> None:
+        compositor = quick.frames(screen)
+        assert compositor is not None
         self.console, self.compositor = app.console, compositor
         self.frames = [compositor.render_full_update().render_segments(self.console)]
         render_update = compositor.render_update
@@ -207,9 +245,7 @@ class Terminal:
     def whole(self) -> list[list[tuple]]:
         """What drawing the whole screen afresh shows (as Textual draws it): every widget's
         lines are rendered again, none taken from what it kept."""
-        for widget in self.compositor.visible_widgets:
-            widget._styles_cache.clear()
-        return self.cells(Compositor.render_full_update(self.compositor).render_segments(self.console))
+        return self.cells(quick.stock_frame(self.compositor).render_segments(self.console))
 
 
 class Layered(Screen):
@@ -223,7 +259,7 @@ class Layered(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._compositor = PartialCompositor()
+        quick.install(self)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="box"):
@@ -231,6 +267,7 @@ class Layered(Screen):
         yield Static("over it", id="over")
 
 
+@QUICK
 async def test_a_frame_leaves_alone_only_what_no_repaint_reaches() -> None:
     """A frame renders the widgets that asked to be repainted and what lies inside them (a box
     whose ground changes repaints the words on it), and nothing else: a label over them, left
@@ -240,7 +277,7 @@ async def test_a_frame_leaves_alone_only_what_no_repaint_reaches() -> None:
         await app.push_screen(Layered())
         await pilot.pause(0.1)
         screen = app.screen
-        terminal = Terminal(app, screen._compositor)
+        terminal = Terminal(app, screen)
         changes = [
             lambda: setattr(screen.query_one("#box").styles, "background", "darkblue"),
             lambda: screen.query_one("#inner", Static).update("other words inside the box, under the label"),
@@ -388,13 +425,12 @@ BOXES = {  # (each box's own stylesheet: the quick styles cache or Textual draws
 }
 
 
+@QUICK
 async def test_a_box_of_words_draws_its_border_and_padding_as_textual_does() -> None:
     """``QuickLines`` puts each line of words between its border and padding, made once a
     render: every cell of every line is what Textual's own styles cache draws, for borders,
     paddings and grounds, and Textual draws what it does not cover (outline, opacity, tint,
     hatch)."""
-    from textual._styles_cache import StylesCache
-
     class Boxes(App):
         CSS = "\n".join(f"#{name} {{ height: 5; width: 30; {css} }}" for name, css in BOXES.items())
 
@@ -408,11 +444,9 @@ async def test_a_box_of_words_draws_its_border_and_padding_as_textual_does() -> 
         for name in BOXES:
             box = app.query_one(f"#{name}", paint.Words)
             box.border_title = "A title"
-            assert isinstance(box._styles_cache, paint._QuickStylesCache)
+            assert quick.draws_quick_lines(box)
             whole = Region(0, 0, *box.outer_size)
-            quick = box.render_lines(whole)
-            box._styles_cache = StylesCache()
-            assert _cells(quick, 30) == _cells(box.render_lines(whole), 30), name
+            assert _cells(box.render_lines(whole), 30) == _cells(quick.stock_lines(box, whole), 30), name
 
 
 async def test_a_box_that_lights_up_repaints_its_border_only() -> None:
@@ -431,8 +465,12 @@ async def test_a_box_that_lights_up_repaints_its_border_only() -> None:
         box.border_title = "Sets"
         await pilot.pause()
         drawn = box.render_lines(Region(0, 0, *box.outer_size))
+        asked: list[Region] = []  # (what it asks to repaint: the whole box, when given no region)
+        refresh = box.refresh
+        box.refresh = lambda *regions, **how: asked.extend(regions or [box.outer_size.region]) or refresh(*regions, **how)  # type: ignore[method-assign]
         paint.wear_edge(box, "#ffd700")
-        assert box._repaint_regions and all(r.width == 1 or r.height == 1 for r in box._repaint_regions)
+        del box.refresh
+        assert asked and all(r.width == 1 or r.height == 1 for r in asked)
         await pilot.pause()
         lit = box.render_lines(Region(0, 0, *box.outer_size))
         assert lit[0].text == drawn[0].text  # (its title: the same words)
@@ -534,6 +572,7 @@ async def test_a_row_of_boxes_is_drawn_again_only_when_a_box_changes() -> None:
         assert "a tile" in drawn[1]
 
 
+@QUICK
 async def test_each_round_s_result_shows_that_round_s_room_on_the_terminal() -> None:
     """The round's result is filled while it is hidden, between rounds; its rows of cards
     repainted only the lines that changed, and a hidden widget has no lines to repaint, so
@@ -546,7 +585,7 @@ async def test_each_round_s_result_shows_that_round_s_room_on_the_terminal() -> 
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await pilot.pause(0.1)
-        terminal = Terminal(app, app.screen._compositor)
+        terminal = Terminal(app, app.screen)
         shown_rounds = set()
         for _ in range(40):
             await pilot.press("f5")

@@ -1,16 +1,21 @@
-"""Keypress-to-repaint benchmark: each board at 80×24, beside a bare Textual app, in one run.
+"""Keypress-to-repaint benchmark: each board at 80×24, drawn by stock Textual and by the quick
+renderer, beside a bare Textual app, in one run.
 
 ``python -m xmas_tui.tools.ui_bench [--presses N] [--json]`` runs each app in a process of its
 own on a pseudo-terminal of 80×24 with Textual's real terminal driver (as a player's terminal
 would), types a key, and times from the key written to the last byte of the frame it caused
-(the repaint is over when the terminal has been quiet for a moment).
+(the repaint is over when the terminal has been quiet for a moment). Each board runs twice,
+one process after the other: with ``XMAS_TUI_STOCK_RENDER=1`` (stock Textual draws everything)
+and without (the quick renderer, ``xmas_tui.ui.quick``, where this Textual was checked).
 
 Each key is a move: the board's process first plays a game with bots at every seat and keeps
 every snapshot my seat saw, then shows them on the table screen through a ``Replay`` table;
 the key makes that table publish the next one, the way a table publishes a move (the screen
 redraws whatever the move changed: the board, the players, the log, the status, the prompt,
 the footer when the turn changes). In the bare Textual app the key changes one line of text.
-p50 and p99 of each are printed; the goal is p99 ≤ 16 ms, one frame at 60 Hz.
+p50 and p99 of each are printed, stock and quick side by side; the goal is p99 ≤ 16 ms, one
+frame at 60 Hz, for the quick renderer. The last line (``--json``) holds both: ``boards`` (the
+quick renderer, as before) and ``boards_stock``.
 
 Owns nothing of the product: it stands beside it, as a terminal would (Linux only).
 """
@@ -34,6 +39,7 @@ from xmas_tui.games import Action, get_game
 from xmas_tui.serve.guests import set_size
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.table import Snapshot, Table
+from xmas_tui.ui import quick
 from xmas_tui.ui.app import XmasApp, seat_names
 
 SIZE = (80, 24)
@@ -135,10 +141,9 @@ GAMES = ("chip-n-dale", "christmas-tree", "dragons-chickens", "christmas-carol",
 class Terminal:
     """An app on a pseudo-terminal of its own: keys in, frames out."""
 
-    def __init__(self, code: str, *args: str) -> None:
+    def __init__(self, code: str, *args: str, env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         set_size(slave, *SIZE)
-        env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
         self.process = subprocess.Popen([sys.executable, "-c", code, *args], stdin=slave, stdout=slave,
                                         stderr=slave, env=env, start_new_session=True)
         os.close(slave)
@@ -184,8 +189,17 @@ class Terminal:
         os.close(self.master)
 
 
-def measure(code: str, *args: str, presses: int) -> dict:
-    terminal = Terminal(code, *args)
+def renderer_env(stock: bool) -> dict[str, str]:
+    """The environment of an app's process: stock Textual's renderer, or the quick one."""
+    env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
+    env.pop(quick.STOCK_RENDER, None)
+    if stock:
+        env[quick.STOCK_RENDER] = "1"
+    return env
+
+
+def measure(code: str, *args: str, presses: int, stock: bool = False) -> dict:
+    terminal = Terminal(code, *args, env=renderer_env(stock))
     try:
         terminal.settle()
         for _ in range(5):  # warm up
@@ -204,15 +218,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presses", type=int, default=100)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    figures: dict = {"size": list(SIZE), "goal_p99_ms": GOAL_MS, "bare_textual": measure(BARE, presses=args.presses)}
-    figures["boards"] = {game: measure(BOARD, game, presses=args.presses) for game in GAMES}
+    textual = quick.textual_version()
+    renderer = quick.decide(textual, renderer_env(stock=False))[1]  # (what the quick column's processes run)
+    figures: dict = {"size": list(SIZE), "goal_p99_ms": GOAL_MS, "textual": textual, "quick_renderer": renderer,
+                     "bare_textual": measure(BARE, presses=args.presses), "boards": {}, "boards_stock": {}}
+    for game in GAMES:  # (stock and quick one after the other, board by board: the same moment of the machine)
+        figures["boards_stock"][game] = measure(BOARD, game, presses=args.presses, stock=True)
+        figures["boards"][game] = measure(BOARD, game, presses=args.presses)
     figures["all_within_goal"] = all(board["p99_ms"] <= GOAL_MS for board in figures["boards"].values())
+    figures["stock_all_within_goal"] = all(board["p99_ms"] <= GOAL_MS for board in figures["boards_stock"].values())
     bare = figures["bare_textual"]
-    print(f"keypress to repaint at {SIZE[0]}x{SIZE[1]}, {args.presses} presses each (p50 / p99):")
-    print(f"  {'bare Textual app':<18} {bare['p50_ms']:6.2f} / {bare['p99_ms']:6.2f} ms")
+    print(f"keypress to repaint at {SIZE[0]}x{SIZE[1]}, {args.presses} presses each, p50 / p99 in ms (Textual {textual}):")
+    print(f"  {'':<18} {'stock Textual':>17}   {'quick renderer':>17}")
+    print(f"  {'bare Textual app':<18} {bare['p50_ms']:7.2f} / {bare['p99_ms']:7.2f}")
     for game, board in figures["boards"].items():
-        print(f"  {game:<18} {board['p50_ms']:6.2f} / {board['p99_ms']:6.2f} ms")
-    print(f"goal: p99 <= {GOAL_MS:.0f} ms: {'met' if figures['all_within_goal'] else 'NOT met'} by every board")
+        stock = figures["boards_stock"][game]
+        print(f"  {game:<18} {stock['p50_ms']:7.2f} / {stock['p99_ms']:7.2f}   {board['p50_ms']:7.2f} / {board['p99_ms']:7.2f}")
+    print(f"quick column: {renderer}")
+    for name, key in (("quick renderer", "all_within_goal"), ("stock Textual", "stock_all_within_goal")):
+        print(f"goal p99 <= {GOAL_MS:.0f} ms, {name}: {'met' if figures[key] else 'NOT met'} by every board")
     if args.json:
         print(json.dumps(figures))
     return 0

@@ -9,12 +9,12 @@ Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's)
 tooltip), ``wear`` and ``wear_edge`` (colours of a look that comes and goes), ``same``
 (whether two contents draw alike), ``settle_memory`` (no frame waits for a full garbage
 collection), ``hold_collections`` and ``tidy_memory`` (nor for a collection of the older
-generations), ``Unscrolled`` (a widget a layout resizes in one frame), ``QuickLines`` and
-``Panel`` (a box's lines put in their border and padding once a render), ``ReusedLines`` (a
-line that moves is not drawn again), ``text_strip``, ``wrapped`` and ``Words`` (rich words drawn by
-Rich), ``line_region`` (one line to repaint) and ``LineStrips`` (each line of a widget of lines
-rendered once). Must not touch: what is drawn (the screens and boards decide that), tables,
-games.
+generations), ``Panel`` (a box of widgets whose own lines are drawn quickly), ``text_strip``,
+``wrapped`` and ``Words`` (rich words drawn by Rich), ``line_region`` (one line to repaint) and
+``LineStrips`` (each line of a widget of lines rendered once). ``Unscrolled``, ``QuickLines``
+and ``ReusedLines`` are the quick renderer's (``quick``), named here too for the boards. Must not
+touch: what is drawn (the screens and boards decide that), tables, games, and any private part
+of Textual (only ``quick`` does, and only where it was checked).
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from weakref import WeakKeyDictionary, WeakSet
 
 from rich.segment import Segment
 from rich.text import Text
-from textual._border import get_box
-from textual._segment_tools import make_blank
-from textual._styles_cache import StylesCache
 from textual.color import Color
 from textual.containers import Vertical
 from textual.content import Content
@@ -37,6 +34,10 @@ from textual.style import Style as TextualStyle
 from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
+
+from xmas_tui.ui import quick
+from xmas_tui.ui.quick import QuickLines, Unscrolled
+from xmas_tui.ui.quick import ReusedLines as ReusedLines  # (named here too, for the boards)
 
 _UNREVERSED = TextualStyle(reverse=False)
 #: what each widget was last given, by what it was given (content, title, subtitle, tip)
@@ -108,26 +109,25 @@ def title(widget: Widget, text: str | None) -> None:
     """``widget``'s border title, set only when it changes (and only its border's top line
     repainted: not a box's every line, and every widget in it)."""
     if _changed(widget, "title", text):
-        _set_label(widget, "_border_title", text, top=True)
+        _set_label(widget, "border_title", text, top=True)
 
 
 def subtitle(widget: Widget, text: str | None) -> None:
     """``widget``'s border subtitle, set only when it changes (its bottom line repainted)."""
     if _changed(widget, "subtitle", text):
-        _set_label(widget, "_border_subtitle", text, top=False)
+        _set_label(widget, "border_subtitle", text, top=False)
 
 
 def _set_label(widget: Widget, name: str, text: str | None, *, top: bool) -> None:
-    """Set a border's label as Textual's ``border_title`` does (Textual is pinned), and repaint
-    the line it is on; a widget not laid out yet, or with no border there, is repainted whole.
+    """Set a border's label and repaint the line it is on (``quick.set_label``); a widget not
+    laid out yet, or with no border there, or with the quick renderer off, is repainted whole.
     The label is its words, never read as markup (it may hold a player's name)."""
     label = None if text is None else Content(text)
     border = widget.styles.border_top if top else widget.styles.border_bottom
-    if not border[0] or not widget.outer_size:
-        setattr(widget, name.removeprefix("_"), label)  # (Textual's own setter: a whole repaint)
-        return
-    setattr(widget, name, None if label is None else label.expand_tabs(4).split()[0])
-    widget.refresh(_edge_line(widget, top=top))
+    if border[0] and widget.outer_size and quick.set_label(widget, label, top=top):
+        widget.refresh(_edge_line(widget, top=top))
+    else:
+        setattr(widget, name, label)  # (Textual's own setter: a whole repaint)
 
 
 def _edge_line(widget: Widget, *, top: bool) -> Region:
@@ -242,147 +242,9 @@ def tidy_memory() -> None:
         gc.collect(0)
 
 
-class _QuickStylesCache(StylesCache):
-    """A widget's styles cache that puts a line of words between its border and padding as
-    Textual does, with the border's and the padding's pieces made once a render, not once a
-    line (Textual looks up a line's every style again: three quarters of the cost of a line of
-    words). Anything it does not cover (an outline, a hatch, a tint, an opacity) and the lines
-    of the border and padding themselves are drawn by Textual."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        #: while a render lasts: (the gutter, the pieces left and right of a line of words, their
-        #: ground), or False if Textual draws every line; None until its first line
-        self._frame: tuple[Any, tuple[Segment, ...], tuple[Segment, ...], Any] | bool | None = None
-
-    def render(self, *args: Any, **kwargs: Any) -> list[Strip]:
-        self._frame = None  # (its styles, its size or the colours under it may have changed)
-        return super().render(*args, **kwargs)
-
-    def _frame_of(self, styles: Any, padding: Any, base_background: Any, background: Any, opacity: float) -> Any:
-        """The gutter, the pieces left and right of each line of words, and the ground of the
-        words; False if Textual has to draw them."""
-        if opacity != 1.0 or styles.text_opacity != 1.0 or styles.tint.a or any(edge for edge, _ in styles.outline):
-            return False
-        if styles.has_rule("hatch") and styles.hatch != "none":
-            return False
-        inner, outer = self.get_inner_outer(base_background, background)
-        ground = inner.rich_style
-        _, (right_edge, right_colour), _, (left_edge, left_colour) = styles.border
-        _, pad_right, _, pad_left = padding
-        left: list[Segment] = []
-        right: list[Segment] = []
-        if left_edge:
-            left.append(get_box(left_edge, inner, outer, TextualStyle(foreground=base_background + left_colour))[1][0])
-        if pad_left:
-            left.append(make_blank(pad_left, ground))
-        if pad_right:
-            right.append(make_blank(pad_right, ground))
-        if right_edge:
-            right.append(get_box(right_edge, inner, outer, TextualStyle(foreground=base_background + right_colour))[1][2])
-        return styles.gutter, tuple(left), tuple(right), ground
-
-    def _frame_for(self, styles: Any, padding: Any, rest: tuple) -> Any:
-        """This render's frame (``_frame_of``), made at its first line."""
-        frame = self._frame
-        if frame is None:
-            base_background, background, _, _, _, opacity, *_ = rest
-            frame = self._frame = self._frame_of(styles, padding, base_background, background, opacity)
-        return frame
-
-    def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
-        frame = self._frame_for(styles, padding, rest)
-        if frame is False:
-            return super().render_line(styles, y, size, content_size, padding, *rest)
-        gutter, left, right, ground = frame  # type: ignore[misc]
-        top = gutter.top
-        if not top <= y < size.height - gutter.bottom:  # (a line of the border or the padding)
-            return super().render_line(styles, y, size, content_size, padding, *rest)
-        content_width, content_height = content_size
-        if y - top < content_height:
-            words = rest[2](y - top).adjust_cell_length(content_width, ground)
-        else:
-            words = Strip.blank(content_width, ground)
-        return Strip([*left, *words, *right], size.width)
-
-
-class QuickLines(Widget):
-    """A widget whose lines of words are put in their border and padding by ``_QuickStylesCache``.
-    Name it after the widget's own class, as ``Unscrolled``."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if type(self._styles_cache) is StylesCache:
-            self._styles_cache = _QuickStylesCache()
-
-
 class Panel(Vertical, QuickLines):
     """A column of widgets in a box (a border, a title): its own lines (the border's sides, the
-    padding) are drawn by ``_QuickStylesCache`` when it lights up or its title changes."""
-
-
-class _ReusingStylesCache(_QuickStylesCache):
-    """A widget's styles cache (its lines with their border and padding) that draws a line of
-    words it drew before, at another height, as it drew it then: a content line is its words'
-    strip between the same left and right edges wherever it lies. Anything else that changes
-    a line (its style, its size) repaints the whole widget, which empties this cache."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._made: dict[int, tuple[Strip, Strip]] = {}  # id of a words' strip -> (it, the line drawn)
-
-    def clear(self) -> None:
-        super().clear()
-        self._made = {}
-
-    def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
-        frame = self._frame_for(styles, padding, rest)
-        top = frame[0].top if frame else styles.gutter.top  # type: ignore[index]
-        if not top <= y < top + content_size.height:  # (a border or padding line)
-            return super().render_line(styles, y, size, content_size, padding, *rest)
-        base_background, background, render_content_line, *others = rest
-        words = render_content_line(y - top)
-        made = self._made.get(id(words))
-        if made is not None and made[0] is words:
-            return made[1]
-        line = super().render_line(styles, y, size, content_size, padding, base_background, background, lambda _: words, *others)
-        if len(self._made) > 4 * content_size.height + 64:
-            self._made = {}  # (the lines no longer shown are let go)
-        self._made[id(words)] = (words, line)
-        return line
-
-
-class ReusedLines(Widget):
-    """A widget whose lines of words move (a log that scrolls up a line a move): a line drawn
-    once is drawn again where it moves to at no cost (``_ReusingStylesCache``), if the widget
-    gives the same strip for the same words (``LineStrips``) and repaints its content region,
-    not itself, when its words change (``refresh_words``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._styles_cache = _ReusingStylesCache()
-
-    def refresh_words(self) -> None:
-        """Repaint every line of words (not the border, nor the padding)."""
-        width, height = self.size
-        if width and height:
-            self.refresh(Region(0, 0, width, height))
-        else:
-            self.refresh()
-
-
-class Unscrolled(Widget):
-    """A widget that never scrolls, whose size a move may change (the players panel grows, the
-    log under it shrinks): the frame of that layout paints it at its new size, and that is all.
-    Textual would also set its virtual size there and, as for a scrolling widget, ask for a
-    second layout that paints it again, the same, a frame later; a widget that does not scroll
-    never reads its virtual size, so it is set quietly (Textual is pinned: ``_size_updated``).
-
-    Name it after the widget's own class (``class Words(Static, Unscrolled)``): Textual styles
-    a widget as its first base, so first it would lose that class's rules (``Static``'s)."""
-
-    def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
+    padding) are drawn by the quick renderer (``QuickLines``) when it lights up or its title changes."""
 
 
 def line_region(widget: Widget, y: int) -> Region:
@@ -450,12 +312,10 @@ class Words(Static, Unscrolled, QuickLines):
         self._wrapped: tuple[Text, tuple, list[Text]] | None = None  # (words, (width, how), their lines)
 
     def update(self, content: Any = "", *, layout: bool = True) -> None:
-        if not _drawn_by_rich(content):
+        if _drawn_by_rich(content) and quick.hold_content(self, content):  # (Textual makes its visual only if it needs it)
+            self.refresh(layout=layout)
+        else:
             super().update(content, layout=layout)
-            return
-        self._Static__content = content  # (Textual makes its own visual only if it needs it)
-        self._Static__visual = None
-        self.refresh(layout=layout)
 
     def _rich_text(self) -> Text | None:
         """The words as a rich ``Text``, if Rich draws them here (None: Textual does)."""

@@ -29,9 +29,8 @@ from xmas_tui.games import Action, ActionError
 from xmas_tui.outside import plain
 from xmas_tui.tables.network import NetTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
-from xmas_tui.ui import paint
+from xmas_tui.ui import paint, quick
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
-from xmas_tui.ui.frames import PartialCompositor
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
@@ -416,7 +415,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
 
     def __init__(self, table: Table) -> None:
         super().__init__()
-        self._compositor = self._frames = PartialCompositor()  # a move renders only the widgets it changed
+        quick.install(self)  # a move renders only the widgets it changed
         self.table = table
         self.snapshot = table.snapshot()
         self._logged = 0
@@ -488,7 +487,7 @@ class TableScreen(Screen[None], paint.Unscrolled):
         line.display = bool(said)
 
     def on_screen_suspend(self) -> None:
-        self._frames.forget()  # (a dialog is drawn over the table)
+        quick.forget(self)  # (a dialog is drawn over the table)
 
     def on_unmount(self) -> None:
         paint.release_collections(self)
