@@ -26,11 +26,13 @@ play: $(PLAYS)
 # The UI tests and snapshots run twice: in the whole suite with the quick renderer, and beside it,
 # on the other core, drawn by stock Textual (XMAS_TUI_STOCK_RENDER=1); that run's summary is
 # printed after the suite's (all of it if it failed).
-STOCK_UI := XMAS_TUI_STOCK_RENDER=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_ui*.py
+# Most tests wait on timers and sockets rather than the CPU, so each run is spread over more
+# workers than this machine has cores (pytest-xdist).
+STOCK_UI := XMAS_TUI_STOCK_RENDER=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 tests/test_ui*.py
 
 test: $(STAMP)
 	@$(STOCK_UI) > $(VENV)/stock-ui.log 2>&1 & stock=$$!; \
-	$(BIN)/python -m pytest -q; suite=$$?; \
+	$(BIN)/python -m pytest -q -n 4; suite=$$?; \
 	wait $$stock; drawn=$$?; \
 	echo "UI tests drawn by stock Textual (XMAS_TUI_STOCK_RENDER=1):"; \
 	if [ $$drawn -ne 0 ]; then cat $(VENV)/stock-ui.log; else tail -n 1 $(VENV)/stock-ui.log; fi; \

@@ -103,7 +103,7 @@ async def test_the_big_screen_watches_a_table_in_play_and_the_host_lists_it(monk
             assert "WATCHING" in banner and "STAR-2345" in banner and f":{host.address[1]}" in banner
             await wait_for(pilot, lambda: bool(screen.query("#watch-code")))  # (its side column, mounted)
             assert screen.query_one("#watch-code").display  # room for the code in big letters
-            assert host.spectators() == ["Big screen"]
+            await wait_for(pilot, lambda: host.spectators() == ["Big screen"])  # (heard a moment after the screen)
             assert watching_line(host.spectators()) == "Watching: Big screen"
             assert all(face is None for _, face in screen.snapshot.view.cards("deck"))  # the public view
             await wait_for(pilot, lambda: screen.query_one("#players-panel").border_title == "Scores")

@@ -344,7 +344,7 @@ def test_an_announcement_says_when_its_game_is_over_and_an_older_one_is_read_as_
     host that does not say (an older one) is read as a game not over."""
     import msgpack
 
-    over = TableInfo(b"table-01", "chip-n-dale", "Chip 'n' Dale", "Ann", 4, 4, 4000, 7, started=True, over=True)
+    over = TableInfo(b"table-01", "chip-n-dale", "Chip 'n' Dale", "Ann", 4, 4, 4000, 7, started=True, over=True, code_tag=0)
     assert TableInfo.decode(over.encode()).over
     raw = msgpack.unpackb(ANNOUNCEMENT, raw=False)
     del raw["over"]

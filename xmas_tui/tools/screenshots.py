@@ -30,6 +30,7 @@ from xmas_tui.tables.network import JoinError, NetTable
 from xmas_tui.tables.table import Snapshot
 from xmas_tui.tools.ui_bench import Replay
 from xmas_tui.ui.app import XmasApp, seat_names
+from xmas_tui.ui.boards.dragons_chickens import DragonsChickensBoard
 from xmas_tui.ui.screens.dialogs import ConfirmScreen, HandOverScreen
 from xmas_tui.ui.screens.lobby import GameConfig
 from xmas_tui.ui.screens.network import Watching
@@ -42,6 +43,9 @@ os.environ["LOGNAME"] = "ann"
 
 SIZE = (80, 24)
 STILL = 4.0  # bots wait this long between moves, so a scene holds still
+#: A real-time round is pictured as this many seconds after its room was drawn (on a busy
+#: machine the picture is taken later, and the countdown would say so).
+ROOM_SHOWN_FOR = 1.2
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,10 @@ class Scene:
             if host is None or not host.live.shouts_due:
                 break
             await pilot.pause(0.05)
+        for board in pilot.app.screen.query(DragonsChickensBoard):  # its countdown, as at a set moment
+            window = board.window
+            if window is not None:
+                board.clock = lambda at=window.opened_at + ROOM_SHOWN_FOR: at
         await pilot.pause(0.2)
 
 

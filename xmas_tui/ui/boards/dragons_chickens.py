@@ -698,6 +698,8 @@ class DragonsChickensBoard(Board):
 
     def __init__(self, snapshot: Snapshot, *, id: str | None = None) -> None:
         super().__init__(snapshot, id=id)
+        #: the clock a round's window is timed on (a picture of the board holds it still)
+        self.clock: Callable[[], float] = now
         self.round_seen = 0  # the round whose snapshot arrived
         self.revealed_round = 0  # the round whose cards are drawn
         self.result_seen = 0  # the last round whose result was shown in full
@@ -829,7 +831,7 @@ class DragonsChickensBoard(Board):
         revealed = self.revealed()
         seats = [s for s in snap.my_seats if s in snap.to_act]
         dragon = any(card(f).dragon for f in revealed.values())
-        self.window = Window(rnd, now(), seats, dragon=dragon, cards=revealed)
+        self.window = Window(rnd, self.clock(), seats, dragon=dragon, cards=revealed)
         self.notes.clear()
         self.slap_pending.clear()
         if self._ticker is not None:
@@ -846,7 +848,7 @@ class DragonsChickensBoard(Board):
         window = self.window
         if window is None:
             return
-        for seat in window.due(now()):
+        for seat in window.due(self.clock()):
             self._seal(seat)
         self._draw_hands()
 
@@ -867,7 +869,7 @@ class DragonsChickensBoard(Board):
 
     def _arrival(self, key: str) -> float:
         arrivals = self._arrivals.get(key)
-        return arrivals.popleft() if arrivals else now()
+        return arrivals.popleft() if arrivals else self.clock()
 
     def action_press(self, block: int, kind: int, target: int) -> None:
         """A key of player ``block``'s block: a shout, the chest, the shield, or a slap."""
@@ -1060,7 +1062,7 @@ class DragonsChickensBoard(Board):
         else:
             dragon = any(card(f).dragon for f in self.revealed().values())
             text.append("Go! the shield!" if dragon else "Go!", style=f"bold {ink[DRAGON_RED]}" if dragon else f"bold {ink.gold}")
-            left = math.ceil(window.closes_at(seat) - now()) if window is not None and hand is not None else WINDOW_MS
+            left = math.ceil(window.closes_at(seat) - self.clock()) if window is not None and hand is not None else WINDOW_MS
             if left <= COUNTDOWN_FROM:
                 text.append(f" {left} s left", style=ink.ember)
             else:

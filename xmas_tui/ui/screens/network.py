@@ -11,6 +11,7 @@ its table over loopback like everyone else, so every seat sees the same way.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -278,6 +280,11 @@ class JoinScreen(Screen[None]):
         except OSError as exc:
             self.query_one("#join-status", Static).update(words(f"Cannot listen for tables ({exc}); type the host's address."))
             return
+        with contextlib.suppress(NoMatches):  # (the app is closing: its widgets are already gone)
+            await self._list_what_is_heard()
+
+    async def _list_what_is_heard(self) -> None:
+        """Keep the list of tables heard current until a table is joined or the screen goes."""
         shown: list | None = None
         while self.is_attached and self.joined is None:
             heard = [h for h in self.finder.current() if self.only_game in (None, h.info.game)]
