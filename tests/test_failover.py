@@ -9,16 +9,20 @@ ones, with figures."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import time
 
 import pytest
 
+from netcode.dealing.group import random_scalar
 from netcode.session.election import Election, Member
 from netcode.session.host.lease import LEASE, STEP_DOWN, Lease, Verdict, give_up
 from netcode.session.messages import Handover, decode
+from netcode.session.peer import TablePeer
 from netcode.session.seats import SeatState
+from netcode.shares import Share
 from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.tables.simulation import Drop, SimTable
@@ -193,6 +197,64 @@ def test_players_who_leave_one_by_one_leave_a_table_that_survives_its_host() -> 
     assert first not in t.host.shares, "a bot plays the first leaver's seat: the secret was split without it"
     assert second in t.host.shares and len(t.host.shares) == 3, "the second may be cut off, still electing"
     assert figures["failovers"] == 1
+
+
+# ---------------------------------------------------------------- one bad program: a forged share
+
+
+def forge_ballots(peer: TablePeer, *, stand: bool = True) -> None:
+    """Issue 26's attack, run for real: this program's every ballot carries, instead of its own
+    share, one that reuses the first candidate's share index (1) with other bytes, so that a
+    rebuild keeping one share per index would take it for the real one. Unless ``stand``, it also
+    never stands as a candidate itself (it stalls its own term)."""
+    honest = peer.session.ballot
+    peer.session.ballot = lambda term: dataclasses.replace(honest(term), share=Share(1, random_scalar()).to_wire())  # type: ignore[method-assign]
+    if not stand:
+        peer._stand = lambda now, step: None  # type: ignore[method-assign]
+
+
+def at_seats(t: SimTable) -> dict[int, int]:
+    """Seat -> the index of the peer that plays it (seats are drawn at the deal)."""
+    t.net.run(5.0)
+    return {peer.session.seat: index for index, peer in t.peers.items()}
+
+
+def test_a_forged_share_is_refused_named_and_the_honest_majority_takes_over() -> None:
+    """Four players (three at other machines hold shares, any two rebuild): the program at seat 2
+    forges its share. The candidate (seat 1) checks each share against the split's commitments as
+    it comes, refuses the forged one, takes over with seat 3's, and the public log names the
+    forger on every screen."""
+    t = table(players=4)
+    seat = at_seats(t)
+    forge_ballots(t.peers[seat[2]])
+    t.dead.add(seat[2])  # (refused, the forger is not seated at the new host: its game ends there)
+    t.kill_host(10.0)
+    figures = healthy(t)  # (the simulator stops with an error if any timer re-fires without advancing)
+    assert figures["failovers"] == 1
+    assert t.peers[seat[1]].hosting
+    forger = t.sessions[seat[2]].name
+    named = f"{forger}'s program sent a forged share of the old host's secret: it was refused."
+    for honest in (seat[1], seat[3]):
+        assert any(named in entry[1] for entry in t.sessions[honest].log), t.sessions[honest].name
+
+
+def test_without_an_honest_majority_every_peer_stops_within_ten_seconds_naming_the_forger() -> None:
+    """The same forger, which also never stands itself, and seat 3's machine gone with the host:
+    seat 1 alone cannot rebuild the secret. Nothing spins and nothing waits for ever: within ten
+    seconds seat 1 stops with words that say who spoiled the takeover."""
+    t = table(players=4)
+    seat = at_seats(t)
+    forge_ballots(t.peers[seat[2]], stand=False)
+    t.kill_host(10.0)
+    t.net.call_at(10.0, t.nodes[seat[3]].crash)
+    honest = t.sessions[seat[1]]
+    assert t.net.run(20.0, stop=lambda: honest.gone is not None), "seat 1 was still waiting 10 s later"
+    forger = t.sessions[seat[2]].name
+    assert honest.gone == (f"The game cannot go on: {forger}'s program sent a forged share of the host's secret, "
+                           "so too few good shares are left to choose a new host.")
+    assert not any(peer.hosting for peer in t.peers.values())
+    t.net.run(40.0)  # and afterwards every timer has ended: no peer is left electing
+    assert t.peers[seat[1]].election is None and t.peers[seat[1]].next_deadline() is None
 
 
 # ---------------------------------------------------------------- real processes

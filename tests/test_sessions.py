@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netcode.channel import Delivered
+from netcode.dealing.group import ORDER
 from netcode.fairplay import Ledger, Signer, record_signed
 from netcode.session.host import ActionApplied, HostSession, TableSettings
 from netcode.session.host.races import FIRST_WAIT
@@ -21,6 +22,7 @@ from netcode.session.messages import (
     Act,
     BadMessage,
     Dealt,
+    Forged,
     Hello,
     Here,
     Refused,
@@ -34,7 +36,7 @@ from netcode.session.messages import (
 from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
-from netcode.shares import Share, rebuild, threshold
+from netcode.shares import Commitments, Share, rebuild, threshold
 from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.games.dragons_chickens import Presses
@@ -59,7 +61,8 @@ def test_every_message_kind_survives_its_own_wire_form() -> None:
              [[0, "Holly", "here", 3, None]], [[5, b"h" * 32]], [[5, b"s" * 32]], [[1, 12.5]], 0,
              [[1, ["flip", 3]]], [1, b"c" * 32, b"g" * 64]),
         Dealt([b"n" * 32, None], [b"m" * 32, None], ["seat 2 gave no nonce in time; the seed is made without it"],
-              [1, b"a" * 16, b"b" * 16], 2),
+              [1, b"a" * 32], 2, [b"x" * 32, b"c" * 32, b"d" * 32]),
+        Forged(3, 2, "Grinch"),
     ]
     for message in samples:
         assert decode(message.to_wire()) == message
@@ -477,13 +480,21 @@ def test_the_secret_is_shared_among_the_other_machines_and_any_majority_rebuilds
     shares = {p: Share.from_wire(m.share) for p, m in outs.sends if isinstance(m, Dealt) and m.share}
     assert sorted(shares) == ["p0", "p1", "p2"]  # the host's own seat holds none
     assert {m.holders for _, m in outs.sends if isinstance(m, Dealt)} == {3}
+    published = {tuple(m.share_commitments) for _, m in outs.sends if isinstance(m, Dealt)}
+    assert len(published) == 1  # every peer is given the same commitments
+    commitments = Commitments.from_wire(list(published.pop()))
     table_id, commitment = host.ledger.table_id, host.ledger.commitment
-    assert threshold(3) == 2
+    assert threshold(3) == 2 and commitments.threshold == 2
+    assert all(commitments.checks(share) for share in shares.values())
     for pair in (["p0", "p1"], ["p1", "p2"], ["p0", "p2"]):
-        assert rebuild([shares[p] for p in pair], table_id, commitment, 3) == host.ledger.secret
-    assert rebuild([shares["p0"]], table_id, commitment, 3) is None  # one peer alone learns nothing
-    wrong = Share(shares["p1"].index, (b"\0" * 16, b"\0" * 16))
-    assert rebuild([shares["p0"], wrong], table_id, commitment, 3) is None
+        assert rebuild([shares[p] for p in pair], commitments, table_id, commitment) == host.ledger.secret
+    assert rebuild([shares["p0"]], commitments, table_id, commitment) is None  # one peer alone learns nothing
+    # Issue 26: a share that reuses another's index with another value fails its own check, so it
+    # can neither replace the real one nor spoil the rebuild.
+    forged = Share(shares["p1"].index, (shares["p1"].value + 1) % ORDER)
+    assert not commitments.checks(forged)
+    assert rebuild([forged, shares["p0"]], commitments, table_id, commitment) is None  # too few good ones
+    assert rebuild([forged, shares["p0"], shares["p1"]], commitments, table_id, commitment) == host.ledger.secret
 
 
 def test_a_seat_notices_a_host_that_rewrites_the_record() -> None:

@@ -20,8 +20,10 @@ away, and that keeps two hosts from acting in one term.
   ``GRACE`` for the members still to come, so that the longest record reaches it. Two
   candidates of one term would need two majorities of the same members, and nobody votes
   twice in a term: so there is never more than one host in a term.
-* **The takeover.** The secret is rebuilt from the shares and checked against the
-  commitment the first host published before the deal (a wrong share is left out); every
+* **The takeover.** Each ballot's share is checked on arrival against the commitments of
+  the old host's split (``netcode.shares``, Feldman): a forged one is refused and its
+  sender named, and never counts. The secret is rebuilt from good shares and checked
+  against the commitment the first host published before the deal; every
   ballot's rejoin token is checked against the seat it claims (a forged ballot is thrown
   away, and the majority counted again); the longest record of play whose signature the
   candidate can check against a host key it knows for that term is the one the new host
@@ -38,7 +40,7 @@ from typing import Any
 
 from netcode.fairplay import digest, record_chain, record_signed
 from netcode.session.messages import Ballot
-from netcode.shares import Share, rebuild, threshold
+from netcode.shares import Commitments, Share, rebuild, threshold
 
 #: seconds a candidate has to take over before the next member's turn
 ELECTION_TIMEOUT = 1.5
@@ -102,34 +104,59 @@ class Election:
 
 
 class Candidacy:
-    """A candidate counting ballots for its term."""
+    """A candidate counting ballots for its term.
 
-    def __init__(self, election: Election, me: Member, own: Ballot, now: float) -> None:
+    A ballot whose share of the secret fails its check against the split's commitments is
+    refused at once and its sender named (``forged``): it never counts toward the majority,
+    so it can neither stop a takeover nor spoil the rebuild. A takeover tried and failed is
+    not tried again until another ballot comes (``tried``): no timer re-fires without news.
+    """
+
+    def __init__(self, election: Election, me: Member, own: Ballot, now: float,
+                 commitments: Commitments | None = None) -> None:
         self.election = election
         self.term = election.term
         self.me = me
+        self.commitments = commitments
         self.ballots: dict[Hashable, Ballot] = {}
+        #: seat -> name of each member whose ballot carried a forged share
+        self.forged: dict[int, str] = {}
         self.majority_at: float | None = None
+        self.tried = False
         self.add(None, own, now)
 
     def add(self, peer: Hashable, ballot: Ballot, now: float) -> bool:
-        """Count a ballot (False if it is not for this term)."""
+        """Count a ballot (False if it is not for this term; a forged share is refused)."""
         if ballot.term != self.term:
             return False
+        if not ballot.watch and ballot.share is not None and not self.share_checks(ballot.share):
+            if ballot.seat is not None:
+                self.forged[ballot.seat] = ballot.name
+            return True
         self.ballots[peer] = ballot
+        self.tried = False
         if self.majority_at is None and self.votes() >= self.election.quorum:
             self.majority_at = now
         return True
+
+    def share_checks(self, raw: list) -> bool:
+        """Whether a ballot's share is one of the old host's split (checked on its own)."""
+        if self.commitments is None:
+            return False
+        try:
+            return self.commitments.checks(Share.from_wire(raw))
+        except ValueError:
+            return False
 
     def votes(self) -> int:
         members = {m.seat for m in self.election.order}
         return len({b.seat for b in self.ballots.values() if not b.watch and b.seat in members})
 
     def due(self) -> float | None:
-        return None if self.majority_at is None else self.majority_at + GRACE
+        return None if self.majority_at is None or self.tried else self.majority_at + GRACE
 
     def ready(self, now: float) -> bool:
-        if self.majority_at is None:
+        if self.majority_at is None or self.tried:
             return False
         return self.votes() == self.election.holders or now >= self.majority_at + GRACE
 
@@ -165,10 +192,11 @@ def checked_record(ballot: Ballot, table_id: bytes, keys: Mapping[int, bytes]) -
 
 def take_over(candidacy: Candidacy, table_id: bytes, commitment: bytes, keys: Mapping[int, bytes]) -> Takeover | None:
     """Rebuild the secret and choose the record; None if the ballots do not make a majority
-    (too few good shares, or forged ballots thrown away)."""
-    ballots = candidacy.ballots
+    (too few good shares, or forged ballots thrown away). The shares were checked as they
+    came (``Candidacy.add``)."""
+    ballots, commitments = candidacy.ballots, candidacy.commitments
     shares = [Share.from_wire(b.share) for b in ballots.values() if b.share is not None and not b.watch]
-    secret = rebuild(shares, table_id, commitment, candidacy.election.holders)
+    secret = rebuild(shares, commitments, table_id, commitment) if commitments is not None else None
     if secret is None:
         return None
     members = {m.seat for m in candidacy.election.order}

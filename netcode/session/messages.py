@@ -224,8 +224,10 @@ LOG_ENTRY = row(text(64), text(), maybe(SEAT), maybe(mapping))
 ACTION = row(SEAT, data)
 #: the host's signature over the record of play: how many actions, their chain, the signature
 SIGNED = row(COUNT, DIGEST, blob(64))
-#: a seat's share of the host's secret: its index and a piece of each half
-SHARE = row(whole(1, 255), blob(16), blob(16))
+#: a seat's share of the host's secret: its index and the value there (a scalar's 32 bytes)
+SHARE = row(whole(1, 255), blob(32))
+#: the commitments every share is checked against (``netcode.shares.Commitments``)
+SHARE_COMMITMENTS = items(blob(32), MAX_SEATS)
 
 
 # ---------------------------------------------------------------- messages
@@ -423,17 +425,19 @@ class Snap(Message):
 
 
 @declare("dealt", items(maybe(DIGEST), MAX_SEATS), items(maybe(DIGEST), MAX_SEATS), items(text(), MAX_SEATS),
-         maybe(SHARE), whole(0, MAX_SEATS))  # fmt: skip
+         maybe(SHARE), whole(0, MAX_SEATS), SHARE_COMMITMENTS)  # fmt: skip
 class Dealt(Message):
     """The deal is done: every seat's nonce and its commitment (the seed needs the host's
     secret too), the notes on seats left out, and my share of the host's secret (None: no
-    share), one of ``holders``, so that a new host can take over if this one goes."""
+    share), one of ``holders``, so that a new host can take over if this one goes; with the
+    commitments every holder's share is checked against (the same for every peer)."""
 
     nonce_commits: list
     nonces: list
     notes: list
     share: list | None
     holders: int
+    share_commitments: list
 
 
 @declare("verdict", COUNT, maybe(text()))
@@ -509,6 +513,17 @@ class Ballot(Message):
     signed_term: int
     share: list | None
     watch: bool
+
+
+@declare("forged", TERM, SEAT, NAME)
+class Forged(Message):
+    """From the candidate of ``term`` to those who voted for it: the ballot of ``seat``
+    (``name``) carried a share of the old host's secret that fails its check, and was refused.
+    If no new host can be chosen, everyone's last words name who spoiled it."""
+
+    term: int
+    seat: int
+    name: str
 
 
 @declare("opens", COUNT, INSTANT)

@@ -34,7 +34,7 @@ from netcode.channel import Delivered, HandshakeCompleted, PeerGone, RttUpdated
 from netcode.fairplay import Ledger, Signer
 from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, Takeover, take_over
 from netcode.session.host import HostSession, RulesFactory, SteppedDown, TableSettings
-from netcode.session.messages import BadMessage, Ballot, Message, Welcome, decode
+from netcode.session.messages import BadMessage, Ballot, Forged, Message, Welcome, decode
 from netcode.session.seat import HandedOver, HostSilent, SeatSession, host_changed
 from netcode.session.seats import SeatState
 from netcode.session.step import HOST, Step
@@ -77,6 +77,8 @@ class TablePeer:
         self.voted: dict[int, int] = {}  # term -> the peer my ballot went to
         #: ballots that came before I heard my host's silence myself: peer -> (ballot, when)
         self.early: dict[Peer, tuple[Ballot, float]] = {}
+        #: seat -> name of each player whose ballot carried a forged share (told by a candidate)
+        self.forgers: dict[int, str] = {}
         #: host changes this machine saw (a new host taking over)
         self.failovers = 0
         #: this machine's player handed the table over and leaves: it takes no part in electing
@@ -299,6 +301,7 @@ class TablePeer:
         session = self.session
         deal = session.deal
         return (self.host_for is not None and self.local_id is not None and deal is not None and deal.holders >= 2
+                and session.share_commitments is not None
                 and session.final is None and len(self.members()) >= 2)
 
     def members(self) -> list[Member]:
@@ -322,9 +325,10 @@ class TablePeer:
                     election.attempt = message.term - election.base_term - 1  # it is my turn already
                     self._stand(now, step)
             if self.candidacy is not None:
-                self.candidacy.add(peer, message, now)
-                if self.candidacy.ready(now):
-                    self._take_over(now, step)
+                self._count(peer, message, now, step)
+            return
+        if isinstance(message, Forged) and self.voted.get(message.term) == peer:
+            self.forgers[message.seat] = message.name
             return
         if election is not None and isinstance(message, Welcome) and self.voted.get(message.term) == peer:
             self.election = None  # the one I voted for took over: it is my host now
@@ -367,11 +371,35 @@ class TablePeer:
         election = self.election
         assert election is not None and election.candidate is not None
         self.voted[election.term] = self.local_id  # type: ignore[assignment]
-        self.candidacy = Candidacy(election, election.candidate, self.session.ballot(election.term), now)
+        self.candidacy = Candidacy(election, election.candidate, self.session.ballot(election.term), now,
+                                   self.session.share_commitments)
         step.accept = True
 
+    def _count(self, peer: Peer, ballot: Ballot, now: float, step: Step) -> None:
+        """A ballot for my candidacy: counted, or, with a forged share, refused, and its
+        sender named to every player who voted for me."""
+        candidacy = self.candidacy
+        assert candidacy is not None
+        forged = dict(candidacy.forged)
+        candidacy.add(peer, ballot, now)
+        for seat, name in candidacy.forged.items():
+            if seat not in forged:
+                self.forgers[seat] = name
+                for voter in candidacy.ballots:
+                    if voter is not None:
+                        step.send(voter, Forged(candidacy.term, seat, name))
+        if candidacy.ready(now):
+            self._take_over(now, step)
+
     def _give_up(self, step: Step, now: float) -> None:
+        """No new host can be chosen: the table stops here, naming a forger if there was one."""
         self.election = self.candidacy = None
+        if self.forgers:
+            names = " and ".join(sorted(set(self.forgers.values())))
+            why = (f"The game cannot go on: {names}'s program sent a forged share of the host's secret, "
+                   "so too few good shares are left to choose a new host.")
+            self._follow(self.session.host_lost("forged", why), step, now)
+            return
         self._follow(self.session.host_lost("silent"), step, now)
 
     # ------------------------------------------------------------ taking over
@@ -380,8 +408,9 @@ class TablePeer:
         assert candidacy is not None and session.welcome is not None and session.deal is not None
         verifier = session.verifier
         plan = take_over(candidacy, verifier.table_id, verifier.seed_commit or b"", session.keys)
-        if plan is None:
-            return  # not yet a majority of good ballots: wait for more, or for the deadline
+        if plan is None:  # not yet a majority of good ballots: wait for another, or for the deadline
+            candidacy.tried = True
+            return
         self._become_host(self._resume(plan, candidacy.term, now))
         self.election = self.candidacy = None
         self.failovers += 1
@@ -414,6 +443,9 @@ class TablePeer:
         bots = [row.state is SeatState.BOT for row in session.roster]
         old = next((row.name for row in session.roster if row.seat == session.host_seat), None) or welcome.host
         note = host_changed(old, session.name, session.handover)
+        if self.forgers:
+            names = " and ".join(sorted(set(self.forgers.values())))
+            note += f" {names}'s program sent a forged share of the old host's secret: it was refused."
         return HostSession.resume(
             settings, make_rules, ledger, self.signer or Signer(), term=term, names=names,
             bots=bots, actions=plan.actions, log=session.log if session.view is not None else None,

@@ -69,6 +69,7 @@ from netcode.session.messages import (
 )
 from netcode.session.seats import RosterRow
 from netcode.session.step import HOST, Step
+from netcode.shares import Commitments, Share
 
 # ---------------------------------------------------------------- events
 
@@ -197,6 +198,8 @@ class SeatSession:
         self.signed: list | None = None
         #: what the host told of the deal (nonces, notes) and my share of its secret
         self.deal: Dealt | None = None
+        #: what every share of the host's secret is checked against (None: no shares)
+        self.share_commitments: Commitments | None = None
         #: the table's hosts so far: term -> the key that signs its record of play
         self.keys: dict[int, bytes] = {}
         #: which host signed ``signed``
@@ -282,11 +285,12 @@ class SeatSession:
             self.drops["bad_content"] += 1
         return out
 
-    def host_lost(self, reason: str) -> Step:
-        """The channel says the host is gone (``closed``, ``local``, ``silent``…)."""
+    def host_lost(self, reason: str, why: str | None = None) -> Step:
+        """The channel says the host is gone (``closed``, ``local``, ``silent``…); ``why``, if
+        given, is what the player is told."""
         out = Step()
         if self.gone is None and self.final is None:
-            self.gone = HOST_GONE.get(reason, HOST_SILENT)
+            self.gone = why or HOST_GONE.get(reason, HOST_SILENT)
             out.seats.append((self.index, HostLost(self.gone)))
         return out
 
@@ -325,6 +329,7 @@ class SeatSession:
         elif isinstance(message, Dealt):
             self.deal = message
             self._check_my_nonce(message.nonces)
+            self._check_my_share(message)
         elif isinstance(message, NonceTaken):
             self.nonce_taken = True
         elif isinstance(message, Handover):
@@ -442,6 +447,22 @@ class SeatSession:
         self.actions[at:] = actions
         if snap.signed is not None:
             self.signed, self.signed_term = snap.signed, self.term
+
+    def _check_my_share(self, dealt: Dealt) -> None:
+        """Keep the commitments of the host's split, and check my own share against them: a
+        host that gave me a share of nothing would leave the table unable to take over."""
+        self.share_commitments = None
+        if not dealt.share_commitments:
+            return
+        try:
+            commitments = Commitments.from_wire(dealt.share_commitments)
+            mine = Share.from_wire(dealt.share) if dealt.share is not None else None
+        except ValueError:
+            self._alarm(["the host's shares of its secret are not well formed"], keep=True)
+            return
+        self.share_commitments = commitments
+        if mine is not None and not commitments.checks(mine):
+            self._alarm(["the host gave me a share of its secret that does not match its commitments"], keep=True)
 
     def _alarm(self, alarms: list[str], *, keep: bool = False) -> None:
         """Show the first alarm in red; with ``keep``, the game log records them too (the ones

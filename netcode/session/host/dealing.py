@@ -24,7 +24,7 @@ from netcode.session.host.seating import AT_TABLE
 from netcode.session.messages import AskNonce, Dealt, Nonce, NonceTaken
 from netcode.session.seats import SeatState, bot_name
 from netcode.session.step import Step
-from netcode.shares import Share, split
+from netcode.shares import Commitments, Share, split
 
 Peer = Hashable
 
@@ -41,6 +41,8 @@ class Dealing:
     _deal_by: float | None
     #: seat -> its share of the secret (players at other machines only)
     shares: dict[int, Share]
+    #: what every share of this split is checked against (None: no split)
+    share_commitments: Commitments | None
 
     def _init_dealing(self, ledger: Ledger, rng_seed: Any) -> None:
         self.ledger = ledger
@@ -48,6 +50,7 @@ class Dealing:
         self.dealing = False
         self._deal_by = None
         self.shares = {}
+        self.share_commitments = None
 
     @property
     def started(self) -> bool:
@@ -132,9 +135,10 @@ class Dealing:
     def _share_secret(self) -> None:
         """Split the secret among the players at other machines, so one can take over."""
         holders = sorted(self._holders())
-        self.shares = {}
+        self.shares, self.share_commitments = {}, None
         if len(holders) >= 2 and self.rng_seed is None:
-            self.shares = dict(zip(holders, split(self.ledger.secret, len(holders)), strict=True))
+            shares, self.share_commitments = split(self.ledger.secret, len(holders))
+            self.shares = dict(zip(holders, shares, strict=True))
 
     def _reshare_if_changed(self) -> None:
         """A player came back, left for good or was given to a bot: split the secret afresh
@@ -157,5 +161,6 @@ class Dealing:
         self._out.send(peer, Dealt(
             [ledger.nonce_commits.get(s) for s in seats], list(ledger.nonces), list(ledger.notes),
             share.to_wire() if share is not None and not guest.local else None, len(self.shares),
+            self.share_commitments.to_wire() if self.share_commitments is not None else [],
         ))  # fmt: skip
 
