@@ -440,6 +440,42 @@ async def test_a_latecomer_watches_as_a_spectator_with_the_public_view() -> None
         await host.close()
 
 
+@pytest.mark.parametrize("how", ["hand over", "crash"])
+async def test_the_old_host_sits_back_down_in_its_own_seat(how: str) -> None:
+    """Issue 27.1: the host's own rejoin key is kept like anyone's, and the seat's key does not
+    depend on who hosts, so after a hand-over or a crash the old host's player joins the new host
+    again under the same name and gets their own seat back (a bot kept it meanwhile)."""
+    game = get_game("chip-n-dale")
+    host = loopback_host(game, 3, name="Holly", hold=0.5, pace=0.05)
+    await host.open()
+    guests = [joiner(host, name) for name in ("Bob", "Cy")]
+    again = None
+    try:
+        for guest in guests:
+            await guest.join()
+        host.start()
+        await until(lambda: all(g.table is not None and g.table.ready for g in guests), what="the deal")
+        holly = next(row.seat for row in host.roster() if row.name == "Holly")
+        if how == "hand over":
+            host.hand_over()
+            await host.close()  # (once its last messages are out)
+        else:  # the host's machine vanishes: no goodbye
+            host.runner.closed = True
+            host.runner.aio.abort()
+        await until(lambda: any(g.hosting for g in guests), 10.0, "a new host")
+        new_host = next(g for g in guests if g.hosting)
+        await until(lambda: new_host.roster()[holly].state is SeatState.BOT, 10.0, "a bot in Holly's seat")
+        again = joiner(new_host, "Holly")
+        table = await again.join()
+        assert again.seat == holly and new_host.roster()[holly].state is SeatState.HERE
+        await until(lambda: table.ready, what="Holly's view")
+        assert table.snapshot().view.seat == holly
+    finally:
+        for t in [*guests, again]:
+            if t is not None:
+                await t.close()
+
+
 async def test_a_silent_host_is_noticed_within_about_a_second() -> None:
     game = get_game("chip-n-dale")
     host = loopback_host(game, 2)

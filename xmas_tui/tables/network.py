@@ -172,6 +172,8 @@ class NetTable:
             return None
         seat = SeatSession(self.name, host.ledger.table_id, host.ledger.commitment, game=self.game_id)
         self.table = SessionTable(get_game(self.game_id), [self.runner.sit(seat)])
+        if seat.token is not None:  # (the host's own player can sit down again after a hand-over or a crash)
+            remember_seat(host.ledger.table_id, self.name, seat.token, seat.verifier.nonce)
         return self.table
 
     async def join(self, timeout: float = 4.0) -> SessionTable:
