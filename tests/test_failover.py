@@ -166,6 +166,8 @@ def test_a_host_who_leaves_hands_the_table_over_at_once() -> None:
     new_host = t.current_host
     assert new_host.seats[0].state is SeatState.BOT, "a bot plays the leaver's seat"
     assert any("left and handed the table over" in entry[1] for entry in new_host.log if entry[0] == "table")
+    # (issue 27.8: those who only followed the table to its new host never left, so nobody is told they are back)
+    assert not [entry[1] for entry in new_host.log if entry[1].endswith(" is back.")]
     elected = [h[0] for s in t.sessions[1:] for h in s.handovers]
     assert elected and set(elected) == {2}
 

@@ -154,13 +154,15 @@ HOST_GONE = {
 HOST_SILENT = "The host has gone silent: the game cannot go on without it."
 
 
-def host_changed(old: str, new: str, handover: Handover | None) -> str:
-    """What every screen and the public log say when ``new`` takes the table over from ``old``."""
+def host_changed(old: str, new: str, handover: Handover | None, me: str | None = None) -> str:
+    """What every screen and the public log say when ``new`` takes the table over from ``old``
+    (on the screen of ``me``, the new host's own player: "you now host…")."""
+    hosts = "you now host" if new == me else f"{new} now hosts"
     if handover is not None and handover.deliberate:
-        return f"{old} left and handed the table over; {new} now hosts it."
+        return f"{old} left and handed the table over; {hosts} it."
     if handover is not None:
-        return f"{old}'s machine lost touch with the table; {new} now hosts it."
-    return f"{old}'s machine went away; {new} now hosts the table."
+        return f"{old}'s machine lost touch with the table; {hosts} it."
+    return f"{old}'s machine went away; {hosts} the table."
 
 
 class SeatSession:
@@ -320,7 +322,7 @@ class SeatSession:
             before = self.welcome
             self._welcome(message)
             if before is not None and message.term > before.term:
-                why = host_changed(before.host, message.host, self.handover)
+                why = host_changed(before.host, message.host, self.handover, me=self.name)
                 self.handover, self.gone = None, None
                 self.handovers.append([message.term, message.host, len(self.actions), why])
                 out.seats.append((self.index, HostChanged(message.term, why)))

@@ -58,6 +58,9 @@ class Seat:
     local: bool = False
     #: a player sat here (and was given the rejoin token that gets them back)
     sat: bool = False
+    #: away only while the table changes hands (a new host took it over): its player sitting
+    #: down again is no news, so nobody is told they are back
+    changing_hands: bool = False
 
     def leave(self) -> None:
         self.peer = None

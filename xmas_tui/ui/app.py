@@ -138,6 +138,8 @@ class XmasApp(App[None]):
         self.pace = config.pace if config else 0.9
         self.hosting: NetTable | None = None
         self.joined: NetTable | None = None
+        #: a line for the terminal once the app has quit (after a hand-over, say)
+        self.farewell: str | None = None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Every ink for a stock Textual theme chosen in the palette: the dark theme's, or, in
@@ -273,6 +275,9 @@ class XmasApp(App[None]):
         """The host's answer to leaving a game in play: hand the table over, close it, or stay."""
         if choice == "hand":
             table.hand_over()  # the others elect at once; closing lets them have the handover first
+            if then == self.exit:  # (said in the terminal once the app is gone)
+                self.farewell = ("You handed the table over: the others play on with a new host. "
+                                 "Join the table again under the same name to sit back down in your seat.")
         if choice is not None:
             then()
 
@@ -390,5 +395,8 @@ def run_app(
     theme: str | None = None,
 ) -> int:
     config = GameConfig(game, players, name or default_name(), bot, seed, pace, dict(options or {})) if game is not None else None
-    XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None, theme=theme).run()
+    app = XmasApp(config, host=host, join=join, cards_file=Path(cards_file) if cards_file else None, theme=theme)
+    app.run()
+    if app.farewell:
+        print(app.farewell)
     return 0

@@ -85,7 +85,7 @@ class Deadlines:
             self._deal(now)
         for i, seat in enumerate(self.seats):
             if seat.hold_until is not None and now >= seat.hold_until:
-                seat.state, seat.hold_until = SeatState.BOT, None
+                seat.state, seat.hold_until, seat.changing_hands = SeatState.BOT, None, False
                 self._note(f"{seat.name} did not come back: a bot plays seat {i + 1}.", i)
             if seat.act_by is not None and now >= seat.act_by:
                 self._timed_out(i, now)

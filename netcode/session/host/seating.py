@@ -162,8 +162,9 @@ class Seating:
                 return (f"Seat {i + 1} is {seat.name}'s: only their own terminal can take it back "
                         "(its rejoin key did not match). Choose another name to watch.")
             self._sit(i, name, peer, local)
-            if self.started:
+            if self.started and not seat.changing_hands:
                 self._note(f"{seat.name} is back.", i)
+            seat.changing_hands = False
             return i
         if self.started:
             return None

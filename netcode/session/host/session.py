@@ -126,6 +126,7 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
             seat.sat = not bot
             seat.state = SeatState.BOT if bot or i == gone else SeatState.AWAY
             seat.hold_until = None if bot or i == gone else now + settings.hold
+            seat.changing_hands = seat.state is SeatState.AWAY
         host._deal(now)  # the nonces as the first host took them: the same seed
         rules = host.rules
         assert rules is not None
