@@ -264,11 +264,12 @@ class AioEndpoint:
             queue.put_nowait(event)
 
     def _on_timer(self) -> None:
+        due = self._timer_at
         self._timer = None
         self._timer_at = None
         if self._closed:
             return
-        self.endpoint.handle_timer(time.monotonic())
+        self.endpoint.handle_timer(time.monotonic(), due)
         self._flush()
 
     def _on_socket_error(self, exc: Exception) -> None:

@@ -40,7 +40,7 @@ def joiner(host: NetTable, name: str, *, code: str = CODE, address: tuple[str, i
     return NetTable.joined(address or host.address, code, name, info=host.info(), bind_host="127.0.0.1", **options)
 
 
-async def until(condition: Callable[[], object], seconds: float = 5.0, what: str = "the condition") -> None:
+async def until(condition: Callable[[], object], seconds: float = 20.0, what: str = "the condition") -> None:
     """Wait until ``condition()`` is true, polling; fail after ``seconds``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds

@@ -193,7 +193,7 @@ async def test_a_dragon_round_stays_open_until_your_hand_is_on_the_shield() -> N
 
 
 async def test_two_players_share_the_keyboard_and_count_in_the_order_their_keys_arrive() -> None:
-    table = LocalTable(DC, ["Ann", "Bo", "Holly", "Noel"], 0, humans=(0, 1), seed=4, pace=FAST)
+    table = LocalTable(DC, ["Ann", "Bo"], 0, humans=(0, 1), seed=4, pace=FAST)  # (no bot to beat them on a busy machine)
     app = XmasApp(table=table)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: window_open(app, 1))

@@ -40,7 +40,7 @@ async def bob_joins(monkeypatch, players: int, **options: Any) -> AsyncIterator[
         await host.close()
 
 
-async def wait_for(pilot, condition, seconds: float = 20.0) -> None:
+async def wait_for(pilot, condition, seconds: float = 60.0) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"

@@ -45,6 +45,9 @@ class Config:
     heartbeat_interval: float = 0.1  # an idle link's sign of life: 8 within the silence timeout
     max_ack_delay: float = 0.002  # an ack may wait this long for company (0: at once)
     silence_timeout: float = 0.8  # heard nothing for this long: the peer is gone
+    # A timer that runs this much later than it was due means this program was kept from running
+    # (a busy or suspended machine): the time it lost is not counted as its peers' silence.
+    stall: float = 0.1
     connect_timeout: float = 10.0  # never heard at all for this long: gone
     rtt_event_interval: float = 0.5  # at most one RttUpdated per peer per interval
     replay_window: int = 1024  # packet numbers remembered for replay checks

@@ -155,6 +155,12 @@ class Connection(Joining, Sending, Receiving, LossRecovery):
                 when = unit.copy_at
         return when
 
+    def excuse_stall(self, lost: float, now: float) -> None:
+        """This program could not run for ``lost`` seconds until ``now``: its peer's silence
+        counts from ``lost`` later (a busy or suspended machine is not a silent peer)."""
+        if self.last_heard is not None:
+            self.last_heard = min(now, self.last_heard + lost)
+
     def handle_timer(self, now: float) -> None:
         if self.gone:
             return

@@ -329,7 +329,13 @@ class Endpoint:
                 best = when
         return best
 
-    def handle_timer(self, now: float) -> None:
+    def handle_timer(self, now: float, due: float | None = None) -> None:
+        """Run the timers due by ``now``; ``due``: when the caller's timer was set to fire (one
+        that fires ``config.stall`` late or more means this program was kept from running, and
+        nothing could be heard meanwhile: that time is not counted as any peer's silence)."""
+        if due is not None and now - due > self.config.stall:
+            for conn in self.peers.values():
+                conn.excuse_stall(now - due, now)
         if self.admission.attempts:
             self.admission.expire(now)
         for conn in list(self.peers.values()):

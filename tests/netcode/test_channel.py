@@ -320,6 +320,22 @@ def test_a_silent_host_is_declared_gone_within_a_second(code: str) -> None:
     assert pair.net.now - crashed_at <= 1.0
 
 
+def test_a_stall_of_this_program_is_not_its_peers_silence(code: str) -> None:
+    """A timer that fires long after it was due means this program could not run (a busy or
+    suspended machine): nothing could be heard meanwhile, so the time lost is not counted as the
+    peer's silence. A peer that stays silent after that is still declared gone."""
+    a = Endpoint(code, TABLE, A_ID)
+    a.attach(B_ID, "b", KEYS_A, 0.0)
+    conn = a.peers[B_ID]
+    conn.last_heard = 10.0
+    a.handle_timer(11.0, 10.3)  # a heartbeat due at 10.3 ran at 11.0: 0.7 s this program could not run
+    assert not conn.gone and conn.last_heard == pytest.approx(10.7)
+    a.handle_timer(11.4, 11.4)  # on time: 0.7 s of silence since what counts
+    assert not conn.gone
+    a.handle_timer(11.51, 11.5)  # (0.01 s late is no stall) and 0.81 s of silence: gone
+    assert conn.gone and a.next_event() is not None
+
+
 @pytest.mark.parametrize("busy", [False, True])
 def test_no_false_alarm_at_ten_percent_bursty_loss(code: str, busy: bool) -> None:
     faults = LinkFaults(loss=0.10, loss_correlation=0.25, delay=0.002, jitter=0.001)

@@ -436,7 +436,10 @@ class JoinScreen(Screen[None]):
         joined = self.joined
         if joined is None or joined.table is None or not self.is_attached or not self.is_mounted:
             return
-        self.query_one("#join-roster", Static).update(roster_table(joined.roster(), joined.seat, inks(self)))
+        roster = self.query("#join-roster")
+        if not roster:  # (the app is closing: its widgets are already gone)
+            return
+        roster.first(Static).update(roster_table(joined.roster(), joined.seat, inks(self)))
         if joined.table.ready and self.app.screen is self:
             self.app.play_networked(joined.table, self.watching(joined))
         elif joined.problem:
