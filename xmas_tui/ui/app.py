@@ -263,7 +263,8 @@ class XmasApp(App[None]):
             if handing is not None:  # the others can play on without this machine: ask how to go
                 self.push_screen(HandOverScreen(clock=clock), lambda choice: self._leave_hosting(choice, handing, then))
                 return
-            question = ConfirmScreen.leaving(hosting=self.hosting is not None, clock=clock)
+            hosts = any(t is not None and t.hosting for t in (self.hosting, self.joined))  # (an elected host too)
+            question = ConfirmScreen.leaving(hosting=hosts, clock=clock)
             self.push_screen(question, lambda leave: then() if leave else None)
             return
         kept = isinstance(table, LocalTable) and table.keep is not None and in_play and table.keep.exists()
