@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PLAYS := $(VENV)/.installed-play
 STAMP := $(VENV)/.installed
 
-.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench ui-bench failover-bench deal-bench lint clean
+.PHONY: play test screenshots bench table-bench channel-bench join-bench start-bench serve-bench race-bench ui-bench failover-bench deal-bench adversary-bench lint clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,11 @@ deal-bench: $(STAMP)
 
 failover-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.failover_bench --sims 1000 --real 100
+
+# One bad program at each of 1,000 seeded simulated tables, for every adversary strategy: hangs,
+# wrong results, spins and attacks named (about an hour; --tables N for fewer).
+adversary-bench: $(STAMP)
+	$(BIN)/python -m xmas_tui.tools.adversary_bench --tables 1000
 
 # Needs OpenSSH's client (ssh); takes about two minutes.
 serve-bench: $(STAMP)

@@ -291,7 +291,23 @@ def build_parser() -> Parser:
     sim.add_argument("--pace", type=pace_free_seconds, default=1.0,
                      help="with --network: virtual seconds a bot takes for a move")
     sim.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
+    sim.add_argument("--adversary", type=adversary_arg, default=None, metavar="NAME[@SEAT]",
+                     help="with --network: the program at SEAT (default 2) is a bad one: " + ", ".join(ADVERSARIES))
     return parser
+
+
+#: the adversaries ``simulate --network --adversary`` knows (``xmas_tui.tables.adversary``)
+ADVERSARIES = ("forge-share", "forge-share-stall", "withhold-ballot", "forge-ballot", "flood", "replay")
+
+
+def adversary_arg(text: str) -> tuple[str, int]:
+    """``NAME`` or ``NAME@SEAT`` (seats count from 1, as on screen)."""
+    name, _, seat = text.partition("@")
+    if name not in ADVERSARIES:
+        raise argparse.ArgumentTypeError(f"{name!r} is not an adversary: choose one of {', '.join(ADVERSARIES)}")
+    if seat and not (seat.isdigit() and int(seat) >= 2):
+        raise argparse.ArgumentTypeError(f"{seat!r} is not a seat of another machine (2 or more)")
+    return name, int(seat) - 1 if seat else 2
 
 
 def loss_arg(value: str) -> float:
@@ -535,6 +551,8 @@ def run_network_simulation(args: argparse.Namespace, players: int) -> int:
     """One whole networked table in virtual time; its figures as a line (and JSON)."""
     from .tables.simulation import simulate_network
 
+    if args.adversary is not None:
+        return run_adversary_simulation(args, players)
     figures = simulate_network(args.game, players, spectators=args.spectators, loss=args.loss, pace=args.pace,
                                seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option, args.cards))
     if not args.json:
@@ -543,6 +561,23 @@ def run_network_simulation(args: argparse.Namespace, players: int) -> int:
               f"({figures['speed']}x), digests equal: {figures['digests_equal']}, audits ok: {figures['audits_ok']}")
     print(json.dumps(figures) if args.json else "", end="\n" if args.json else "")
     return 0 if figures["digests_equal"] and figures["audits_ok"] else 1
+
+
+def run_adversary_simulation(args: argparse.Namespace, players: int) -> int:
+    """One networked table in virtual time with one bad program: what the honest peers made of it."""
+    from .tables.adversary import run_adversary
+
+    strategy, seat = args.adversary
+    if players < 3:
+        raise UsageError("an adversary needs a table of three or more players")
+    verdict = run_adversary(args.game, players, strategy, seed=args.seed, seat=seat, pace=args.pace)
+    if not args.json:
+        how = ("hung" if verdict["hung"] else "spun" if verdict["spun"] else "finished wrong" if verdict["wrong"]
+               else f"{verdict['finished']} finished, {verdict['stopped']} stopped cleanly")
+        print(f"{args.game.title}, {players} players, {verdict['adversary']} plays {strategy}: {how}; "
+              f"named on every honest screen: {verdict['named']} ({verdict['virtual_seconds']:.0f} virtual seconds)")
+    print(json.dumps(verdict) if args.json else "", end="\n" if args.json else "")
+    return 0 if not (verdict["hung"] or verdict["spun"] or verdict["wrong"]) and verdict["named"] else 1
 
 
 def run_verify(args: argparse.Namespace) -> int:

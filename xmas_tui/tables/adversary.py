@@ -1,0 +1,177 @@
+"""One bad program at a simulated table: scripted adversaries, and what the honest peers make of
+them.
+
+Owns: the strategies (``STRATEGIES``: each turns one player's program at a ``SimTable`` into an
+adversary, from a moment on), one seeded table run under one of them (``run_adversary``), and
+its verdict: whether the honest peers **hung** (neither finished nor stopped within the limit),
+finished **wrong** (different results, or an audit that fails), **spun** (a timer that re-fired
+without advancing: the simulator's own check), and whether the attack was **named** on every
+honest screen (its public log, or the words its game ended with). Strategies that the table
+makes provably harmless (a flood, a replay, a withheld ballot) need no naming: they change
+nothing.
+
+The strategies that attack a failover kill the host at ``KILL_AT`` so that a new one is elected.
+
+Must not touch: sockets, clocks (virtual time only), the UI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from netcode.dealing.group import random_scalar
+from netcode.session.peer import TablePeer
+from netcode.shares import Share
+from netcode.simulator.faults import LinkFaults
+from xmas_tui.games import Game
+
+from .simulation import SimTable
+
+#: virtual seconds into the game when a failover strategy's host dies
+KILL_AT = 10.0
+#: virtual seconds a table may take before it counts as hung
+LIMIT = 1800.0
+#: datagrams a flooding program sends each virtual second
+FLOOD_RATE = 200
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way a program can misbehave: ``arm(table, index)`` makes the program at peer
+    ``index`` of ``table`` behave so; ``kills_host``: the host dies at ``KILL_AT`` (the attack is
+    on the failover); ``harmless``: the table provably shrugs it off, so it need not be named."""
+
+    name: str
+    what: str
+    arm: Callable[[SimTable, int], None]
+    kills_host: bool = False
+    harmless: bool = False
+
+
+def _forge_shares(table: SimTable, index: int, *, stand: bool = True) -> None:
+    peer = table.peers[index]
+    honest = peer.session.ballot
+
+    def forged(term: int):  # noqa: ANN202
+        return dataclasses.replace(honest(term), share=Share(1, random_scalar()).to_wire())
+
+    peer.session.ballot = forged  # type: ignore[method-assign]  # (the adversary's own program)
+    if not stand:
+        _never_stand(peer)
+
+
+def _never_stand(peer: TablePeer) -> None:
+    peer._stand = lambda now, step: None  # type: ignore[method-assign]  # (it stalls its own term)
+
+
+def _withhold_ballot(table: SimTable, index: int) -> None:
+    peer = table.peers[index]
+    peer._vote = lambda now, step: None  # type: ignore[method-assign]  # (it never votes)
+    _never_stand(peer)
+
+
+def _forge_ballot(table: SimTable, index: int) -> None:
+    peer = table.peers[index]
+    honest = peer.session.ballot
+    peer.session.ballot = lambda term: dataclasses.replace(honest(term), token=bytes(16))  # type: ignore[method-assign]
+
+
+def _flood(table: SimTable, index: int) -> None:
+    """Sends the host junk datagrams, FLOOD_RATE a second, from its own address."""
+    net, source = table.net, table.nodes[index].address
+
+    def burst() -> None:
+        host = next((table.nodes[i].address for i, p in table.peers.items() if p.hosting), "host")
+        for n in range(FLOOD_RATE // 10):
+            net._transmit(source, host, bytes([n % 256]) * 48)
+        if not table.over:
+            net.call_later(0.1, burst)
+
+    net.call_later(1.0, burst)
+
+
+def _replay(table: SimTable, index: int) -> None:
+    """Sends again, later, every datagram it sent the host (the channel refuses a replay)."""
+    net, source = table.net, table.nodes[index].address
+    sent: list[tuple[str, bytes]] = []
+    transmit = net._transmit
+
+    def recording(src, dst, data):  # noqa: ANN001, ANN202
+        if src == source and len(sent) < 2000:
+            sent.append((dst, data))
+        return transmit(src, dst, data)
+
+    net._transmit = recording  # type: ignore[method-assign]
+
+    def again() -> None:
+        for dst, data in list(sent):
+            transmit(source, dst, data)
+        sent.clear()
+        if not table.over:
+            net.call_later(2.0, again)
+
+    net.call_later(3.0, again)
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    Strategy("forge-share", "its ballot carries a forged share of the host's secret", _forge_shares,
+             kills_host=True),
+    Strategy("forge-share-stall", "a forged share, and it never stands when its term comes",
+             lambda t, i: _forge_shares(t, i, stand=False), kills_host=True),
+    Strategy("withhold-ballot", "it never votes nor stands in an election", _withhold_ballot,
+             kills_host=True, harmless=True),
+    Strategy("forge-ballot", "its ballot claims its seat with a forged rejoin key", _forge_ballot,
+             kills_host=True, harmless=True),
+    Strategy("flood", f"it sends the host {FLOOD_RATE} junk datagrams a second", _flood, harmless=True),
+    Strategy("replay", "it sends the host every datagram it sent again, later", _replay, harmless=True),
+)}  # fmt: skip
+
+#: what every honest peer must read when each harmful strategy is caught
+NAMED_BY = {"forge-share": "sent a forged share", "forge-share-stall": "sent a forged share"}
+
+
+def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, seat: int = 2,
+                  pace: float = 0.3) -> dict:
+    """One seeded table with the program at ``seat`` (after the deal) playing ``strategy``;
+    the verdict as a dict (see the module's docstring)."""
+    plan = STRATEGIES[strategy]
+    table = SimTable(game, players, faults=LinkFaults(delay=0.002, jitter=0.001), pace=pace, seed=seed,
+                     bot="random")
+    table.net.run(5.0)  # (seats are drawn at the deal)
+    by_seat = {peer.session.seat: index for index, peer in table.peers.items()}
+    index = by_seat.get(seat, max(by_seat.values()))
+    plan.arm(table, index)
+    if plan.kills_host:
+        table.kill_host(KILL_AT)
+    table.dead.add(index)  # (the adversary's own game is not judged)
+    spun = False
+
+    def settled() -> bool:  # every honest peer finished the game or stopped with words
+        return all(s.final is not None or s.gone is not None for i, s in enumerate(table.sessions)
+                   if i not in table.dead)
+
+    try:
+        ended = table.net.run(LIMIT, stop=settled)
+    except RuntimeError:  # the simulator's check: a timer that re-fires without advancing
+        ended, spun = False, True
+    honest = [s for i, s in enumerate(table.sessions) if i not in table.dead]
+    finished = [s for s in honest if s.final is not None]
+    stopped = [s for s in honest if s.final is None and s.gone is not None]
+    figures = table.figures() if finished else {"digests_equal": True, "audits_ok": True}
+    wrong = bool(finished) and not (figures["digests_equal"] and figures["audits_ok"])
+    word = NAMED_BY.get(strategy)
+    adversary = table.sessions[index].name
+
+    def names(session) -> bool:  # noqa: ANN001
+        said = [entry[1] for entry in session.log] + [session.gone or ""]
+        return any(adversary in line and word in line for line in said)
+
+    named = plan.harmless or (word is not None and all(names(s) for s in honest))
+    return {
+        "strategy": strategy, "seed": seed, "game": game.id, "players": players, "adversary": adversary,
+        "hung": not ended and not spun, "spun": spun, "wrong": wrong, "named": named,
+        "finished": len(finished), "stopped": len(stopped), "honest": len(honest),
+        "virtual_seconds": round(table.net.now, 1),
+    }
