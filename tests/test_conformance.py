@@ -129,6 +129,27 @@ def test_random_playouts_keep_every_invariant(game_id: str) -> None:
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_game_closed_at_any_moment_has_a_standing(game_id: str) -> None:
+    """Issue 27.2: a host may close the table before the end, and every game then ends with the
+    scores as they stand, ranked as at its end (a cooperative game not yet won is not won)."""
+    game = GAMES[game_id]
+    for players in player_counts(game):
+        seen = []
+
+        def stands(game: Game, state, seat: int, action, players: int = players, seen: list = seen) -> None:
+            standing = game.closed_result(state)
+            assert standing.closed and len(standing.scores) == players
+            assert all(0 <= w < players for w in standing.winners)
+            assert standing.winners or game.cooperative
+            assert Result.from_wire(unpack(pack(standing.to_wire()))) == standing
+            seen.append(standing)
+
+        playout = play_game(game, players, "closed", "random", before_apply=stands)
+        assert seen and not playout.result.closed
+        assert game.standing(playout.state) == playout.result  # at the end, the standing is the result
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), data=st.data())
 def test_every_game_ends_and_conserves_cards(game_id: str, seed: int, data) -> None:

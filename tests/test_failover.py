@@ -24,7 +24,7 @@ from netcode.session.peer import TablePeer
 from netcode.session.seats import SeatState
 from netcode.shares import Share
 from netcode.simulator.faults import LinkFaults
-from xmas_tui.games import GAMES, get_game
+from xmas_tui.games import GAMES, Result, get_game
 from xmas_tui.tables.simulation import Drop, SimTable
 from xmas_tui.tools.failover_bench import LoopbackTable, real_run, sim_run
 
@@ -170,6 +170,22 @@ def test_a_host_who_leaves_hands_the_table_over_at_once() -> None:
     assert not [entry[1] for entry in new_host.log if entry[1].endswith(" is back.")]
     elected = [h[0] for s in t.sessions[1:] for h in s.handovers]
     assert elected and set(elected) == {2}
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_host_who_closes_the_table_ends_the_game_for_all_with_the_scores_so_far(game_id: str) -> None:
+    """Issue 27.2: closing a table in play ends the game for everyone at once, with the scores as
+    they stand: every peer gets the end, signed, audits it and keeps its log, and the result says
+    it was closed early."""
+    t = table(game_id)
+    t.net.call_at(8.0, lambda: t.host_peer.command(t.host.close_game, t.net.now))
+    figures = healthy(t)
+    assert t.net.now < 30.0, "the game ended when the host closed it"
+    for session in t.sessions:
+        result = Result.from_wire(session.final.result)
+        assert result.closed and len(result.scores) == 4
+        assert any("The host closed the table before the end" in entry[1] for entry in session.log)
+    assert figures["audits_ok"]
 
 
 def test_every_players_game_log_records_the_handover() -> None:

@@ -12,7 +12,7 @@ from netcode.session.seats import SeatState
 from netcode.tools.flood import Flood
 from netcode.tools.guesses import guesses_that_fit
 from xmas_tui.bots import make_bot
-from xmas_tui.games import Rng, get_game
+from xmas_tui.games import Result, Rng, get_game
 from xmas_tui.tables.headless import summary
 from xmas_tui.tables.network import JoinError, NetTable
 from xmas_tui.tables.seatbot import play_seat
@@ -188,9 +188,13 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
             await pilot.press("n")
             await until((pilot,), lambda: isinstance(host.screen, TableScreen))
             await pilot.press("escape", "y")
-            await until((pilot,), lambda: isinstance(host.screen, LobbyScreen))
-            await until((pilot,), lambda: bob.problem is not None, 10)
-            assert bob.problem == "The host closed the table."
+            # (issue 27.2) the game ends for everyone with the scores so far, audited and logged
+            await until((pilot,), lambda: isinstance(host.screen, EndScreen))
+            await until((pilot,), lambda: bob_table.session.final is not None, 10)
+            result = Result.from_wire(bob_table.session.final.result)
+            assert result.closed and len(result.scores) == 2
+            assert bob_table.audit()["ok"] and host.current.audit()["ok"]
+            assert "closed the table" in str(host.screen.query_one("#end-headline").render())
         finally:
             await bob.close()
 

@@ -431,8 +431,9 @@ player with more Treasure cards.
         return "It is not your turn."
 
     def result(self, state: State) -> Result | None:
-        if state.phase != "over":
-            return None
+        return self.standing(state) if state.phase == "over" else None
+
+    def standing(self, state: State) -> Result:
         cards = state.cards
         collections = [cards.faces(collection_zone(s)) for s in range(len(state.players))]
         scores = [score(c) for c in collections]

@@ -345,8 +345,9 @@ More Challenging Game: play with higher-numbered puzzles (the option
         return ""
 
     def result(self, state: State) -> Result | None:
-        if state.phase != "over":
-            return None
+        return self.standing(state) if state.phase == "over" else None
+
+    def standing(self, state: State) -> Result:
         n = len(state.players)
         done = len(state.completed)
         won = state.outcome == "won"

@@ -571,8 +571,9 @@ class ChristmasGame(TakingTurns):
         return "That is not a Christmas Game action."
 
     def result(self, state: State) -> Result | None:
-        if state.phase != "over":
-            return None
+        return self.standing(state) if state.phase == "over" else None
+
+    def standing(self, state: State) -> Result:
         n = len(state.players)
         scores = [distinct(state.gifts[s]) for s in range(n)]
         if state.winner >= 0:

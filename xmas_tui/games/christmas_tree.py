@@ -364,8 +364,9 @@ players share the victory.
         return "That is not a Christmas Tree action."
 
     def result(self, state: State) -> Result | None:
-        if state.phase != "over":
-            return None
+        return self.standing(state) if state.phase == "over" else None
+
+    def standing(self, state: State) -> Result:
         cards = state.cards
         n = len(state.players)
         scores = [points(cards, s) for s in range(n)]

@@ -881,8 +881,9 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         return ""
 
     def result(self, state: State) -> Result | None:
-        if state.phase != "over":
-            return None
+        return self.standing(state) if state.phase == "over" else None
+
+    def standing(self, state: State) -> Result:
         loots = [state.cards.faces(loot_zone(s)) for s in range(len(state.players))]
         totals = [len(loot) for loot in loots]
         chickens = [sum(card(f).chicken for f in loot) for loot in loots]

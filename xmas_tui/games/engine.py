@@ -257,6 +257,8 @@ class Result:
     winners: tuple[int, ...]
     tiebreak: str = ""
     details: tuple[str, ...] = ()
+    #: the table was closed before the game's end: these are the scores as they stood
+    closed: bool = False
 
     def to_wire(self) -> dict:
         return plain(self)
@@ -264,7 +266,8 @@ class Result:
     @classmethod
     def from_wire(cls, raw: Mapping[str, Any]) -> Result:
         return cls(
-            tuple(raw["scores"]), tuple(raw["winners"]), raw["tiebreak"], tuple(raw["details"])
+            tuple(raw["scores"]), tuple(raw["winners"]), raw["tiebreak"], tuple(raw["details"]),
+            bool(raw.get("closed", False)),
         )
 
 
@@ -449,6 +452,15 @@ class Game(ABC):
 
     @abstractmethod
     def result(self, state: Any) -> Result | None: ...
+
+    @abstractmethod
+    def standing(self, state: Any) -> Result:
+        """The result as the game stands now, scored and ranked as at its end (a cooperative
+        game not yet won is not won): what a table closed before the end ends with."""
+
+    def closed_result(self, state: Any) -> Result:
+        """The result of a table its host closed before the end: the standing, marked closed."""
+        return dataclasses.replace(self.standing(state), closed=True)
 
     # -- given
     def check_players(self, n: int) -> None:

@@ -247,7 +247,8 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
         replayed = normal(game.view(state, seat).to_wire())
         if normal(log["last_view"]) != replayed:
             failures.append("my last view differs from the replayed game's")
-    result = game.result(state)
+    closed = isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
+    result = game.closed_result(state) if closed else game.result(state)  # (closed: the scores as they stood)
     checked["result"] = 1
     if result is None:
         failures.append("the replayed game has not ended")

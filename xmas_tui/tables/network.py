@@ -376,6 +376,12 @@ class NetTable:
     def take_back(self, seat: int) -> None:
         self._command(lambda host, now: host.take_back(seat, now))
 
+    def close_game(self) -> None:
+        """End the game this machine hosts for everyone now, with the scores as they stand
+        (``close`` then waits until every peer has the end)."""
+        if self.hosting:
+            self._command(lambda host, now: host.close_game(now))
+
     @property
     def can_hand_over(self) -> bool:
         """Whether this machine hosts the table and the players at other machines could take

@@ -48,6 +48,7 @@ class GameRules:
         self.watching: frozenset[int] = frozenset()
         self._made_upto = 1
         self._moves = 0  # actions applied: the views' shared parts are made once per move
+        self.closed = False  # the host closed the table before the end
         self._common_at = -1
         self._common: tuple[Any, Any] = ({}, {})
 
@@ -75,9 +76,14 @@ class GameRules:
         return [e.to_wire() for e in (start, *self.game.opening_events(self.state))]
 
     def to_act(self) -> frozenset[int]:
-        return self.game.to_act(self.state)
+        return frozenset() if self.closed else self.game.to_act(self.state)
+
+    def close(self) -> None:
+        self.closed = True
 
     def act(self, seat: int, action: Any) -> list[Any]:
+        if self.closed:
+            raise RuleError("The host closed the table: the game is over.")
         try:
             events = self.game.apply(self.state, seat, self.game.parse_action(action), self.rng)
         except ActionError as refused:
@@ -95,10 +101,12 @@ class GameRules:
         return view.to_wire(self._common)
 
     def legal(self, seat: int) -> list[Any]:
-        return [a.to_wire() for a in self.game.legal_actions(self.state, seat)]
+        return [] if self.closed else [a.to_wire() for a in self.game.legal_actions(self.state, seat)]
 
     def result(self) -> dict | None:
         result = self.game.result(self.state)
+        if result is None and self.closed:  # (the scores as they stood)
+            result = self.game.closed_result(self.state)
         return result.to_wire() if result is not None else None
 
     def bot_action(self, seat: int) -> Any:

@@ -26,7 +26,7 @@ from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.tables.network import NetTable, SeatState
-from xmas_tui.tables.table import Snapshot, Table
+from xmas_tui.tables.table import SessionTable, Snapshot, Table
 from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
     ConfirmScreen,
@@ -263,18 +263,26 @@ class XmasApp(App[None]):
             if handing is not None:  # the others can play on without this machine: ask how to go
                 self.push_screen(HandOverScreen(clock=clock), lambda choice: self._leave_hosting(choice, handing, then))
                 return
-            hosts = any(t is not None and t.hosting for t in (self.hosting, self.joined))  # (an elected host too)
-            question = ConfirmScreen.leaving(hosting=hosts, clock=clock)
-            self.push_screen(question, lambda leave: then() if leave else None)
+            hosting = next((t for t in (self.hosting, self.joined) if t is not None and t.hosting), None)
+            question = ConfirmScreen.leaving(hosting=hosting is not None, clock=clock)  # (an elected host too)
+            self.push_screen(question, lambda leave: self._leave_hosting("close", hosting, then) if leave else None)
             return
         kept = isinstance(table, LocalTable) and table.keep is not None and in_play and table.keep.exists()
         then()
         if kept and self.is_running:
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
 
-    def _leave_hosting(self, choice: str | None, table: NetTable, then: Callable[[], object]) -> None:
-        """The host's answer to leaving a game in play: hand the table over, close it, or stay."""
-        if choice == "hand":
+    def _leave_hosting(self, choice: str | None, table: NetTable | None, then: Callable[[], object]) -> None:
+        """The host's answer to leaving a game in play: hand the table over, close it (the game
+        ends for everyone with the scores so far; closing the table then lets every peer have
+        the end first), or stay. ``table`` None: a joiner, who just leaves."""
+        if table is not None and choice == "close":
+            table.close_game()  # (its end reaches this machine's own seat at once)
+            if then != self.exit:
+                return  # the end screen shows the scores so far, here as on every screen
+            if isinstance(self.current, SessionTable):
+                self.current.audit()  # quitting: the game's log is written first
+        if table is not None and choice == "hand":
             table.hand_over()  # the others elect at once; closing lets them have the handover first
             if then == self.exit:  # (said in the terminal once the app is gone)
                 self.farewell = ("You handed the table over: the others play on with a new host. "

@@ -38,6 +38,16 @@ class Bots:
             self._note(f"The host hands {place.name or bot_name(seat)}'s seat to a bot.", seat)
         return self._settle(now)
 
+    def close_game(self, now: float) -> Step:
+        """The host's player closes the table before the end: the game ends for everyone with
+        the scores as they stand (signed, audited and logged like any end)."""
+        rules = self.rules
+        if rules is not None and not self.finished:
+            rules.close()
+            self._note("The host closed the table before the end: these are the scores as they stood.")
+            self._dirty = True
+        return self._settle(now)
+
     def take_back(self, seat: int, now: float) -> Step:
         """Give ``seat`` back to its player (who plays it again if connected, or is away)."""
         place = self.seats[seat]

@@ -23,6 +23,10 @@ class Rules(Protocol):
 
     def to_act(self) -> frozenset[int]: ...
 
+    def close(self) -> None:
+        """The host closes the table before the end: no more moves, and ``result`` is the
+        standing (the scores so far, marked closed)."""
+
     def act(self, seat: int, action: Any) -> list[Any]:
         """Apply a wire action for ``seat``; return the log entries; raise ``RuleError``."""
 

@@ -191,6 +191,8 @@ class EndScreen(ModalScreen[str]):
             headline = Text(said, style=f"bold {ink.gold}" if self.me in result.winners else "bold")
         if result.tiebreak:
             headline.append(f"\n{tiebreak_words(result.tiebreak)}", style="italic")
+        if result.closed:
+            headline.append(f"\n{CLOSED_EARLY}", style="italic")
         table = RichTable(box=None, expand=True, header_style=f"bold {ink.leaf}")
         table.add_column("")
         table.add_column("Player")
@@ -239,9 +241,15 @@ class EndScreen(ModalScreen[str]):
         self.dismiss(choice)
 
 
+#: what the end screen adds when the host closed the table before the game's end
+CLOSED_EARLY = "The host closed the table before the end: these are the scores as they stood."
+
+
 def result_words(game: Game, players: tuple[str, ...], result: Result, me: int | None) -> str:
     """Who won, in a sentence, for the player at seat ``me`` (None: for a room watching)."""
     if game.cooperative:
+        if result.closed and not result.winners:
+            return "The game was not finished."
         return "Everyone wins together!" if result.winners else "Everyone loses together."
     if me in result.winners:
         return "You win!" if len(result.winners) == 1 else "You share the win!"

@@ -26,7 +26,7 @@ from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui import paint
 from xmas_tui.ui.boards import PlayerLine
 from xmas_tui.ui.keybar import KeyBar
-from xmas_tui.ui.screens.dialogs import result_words, tiebreak_words
+from xmas_tui.ui.screens.dialogs import CLOSED_EARLY, result_words, tiebreak_words
 from xmas_tui.ui.screens.network import Watching, big
 from xmas_tui.ui.screens.table import GameLog, PlayersPanel, TableScreen
 from xmas_tui.ui.theme import Inks, inks
@@ -182,7 +182,9 @@ class WatchScreen(TableScreen):
     def result_line(self) -> str:
         assert self.result is not None
         words = result_words(self.table.game, self.table.players, self.result, None)
-        return f"{words} {tiebreak_words(self.result.tiebreak)}" if self.result.tiebreak else words
+        if self.result.tiebreak:
+            words = f"{words} {tiebreak_words(self.result.tiebreak)}"
+        return f"{words} {CLOSED_EARLY}" if self.result.closed else words
 
     def game_over(self, snapshot: Snapshot) -> None:
         """The end stays on this screen, for the room: the final scores large, who won, and the
