@@ -435,3 +435,37 @@ async def test_carol_s_news_of_the_clock_is_shown_whole_at_80_by_24() -> None:
         moment.update(Text("word " * 80))
         await pilot.pause()
         assert moment.render_line(moment.size.height - 1).text.rstrip().endswith("…")
+
+
+@pytest.mark.parametrize("who", ["watcher", "player"])
+@pytest.mark.parametrize("quit_from", ["table", "dialog", "after staying"])
+async def test_every_screen_of_a_closed_table_keeps_a_way_out(monkeypatch, who: str, quit_from: str) -> None:
+    """Issue 27.3: when the host's table goes away under a watcher or a player, Esc at once asks
+    whether to go back to the lobby (n stays), and Ctrl+Q quits from the table, from that question
+    and after choosing to stay: nothing left to lose, so nothing more is asked."""
+    from xmas_tui.ui.screens.table import TableScreen
+
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    host = loopback_host(get_game("chip-n-dale"), 3 if who == "watcher" else 2, code="STAR-2345", pace=5.0)
+    await host.open()
+    if who == "watcher":
+        host.start()
+    app = XmasApp(join=dict(code="star-2345", name="Big screen" if who == "watcher" else "Bob",
+                            address=host.address, watch=who == "watcher"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        if who == "player":
+            await wait_for(pilot, lambda: any(r.name == "Bob" for r in host.roster()))
+            host.start()
+        playing = WatchScreen if who == "watcher" else TableScreen
+        await wait_for(pilot, lambda: isinstance(app.screen, playing))
+        await host.close()
+        await wait_for(pilot, lambda: app.current is not None and app.current.host_gone is not None)
+        if quit_from in ("dialog", "after staying"):
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+            assert "The host closed the table." in str(app.screen.query_one("#confirm-question").render())
+        if quit_from == "after staying":
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, playing), 5)
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running, 5)

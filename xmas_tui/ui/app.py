@@ -112,7 +112,7 @@ class XmasApp(App[None]):
     BINDINGS = [
         Binding("ctrl+p", "command_palette", "Commands", key_display="^p", show=False, id="app.palette"),
         Binding("ctrl+q", "quit", "Quit", key_display="^q", tooltip="Quit xmas-tui (asking first if a game would be lost)",
-                id="app.quit"),
+                id="app.quit", priority=True),  # (a way out from every screen, dialogs too)
     ]
 
     def __init__(
@@ -323,6 +323,13 @@ class XmasApp(App[None]):
         self.notify(plain(notice), title="Cannot resume", severity="error", timeout=12, markup=False)
 
     async def action_quit(self) -> None:
+        """Quit, asking first if a game would be lost. A question already up (leave? close?) gives
+        way to this one; with the table's host gone there is nothing left to lose: quit at once."""
+        if isinstance(self.screen, (ConfirmScreen, HandOverScreen)):
+            self.screen.dismiss(None)  # (as if answered "stay")
+        if self.current is not None and self.current.host_gone:
+            self.exit()
+            return
         self.leave_game(self.exit)
 
     async def action_help_quit(self) -> None:
