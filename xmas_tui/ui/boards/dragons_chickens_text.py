@@ -35,7 +35,7 @@ from xmas_tui.games.dragons_chickens import (
     dragon_offers,
     face_name,
 )
-from xmas_tui.tables.table import Heard
+from xmas_tui.tables.table import HeardPress
 
 from ..theme import Inks
 from .base import Box
@@ -104,7 +104,7 @@ def press_text(ink: Inks, kind: int, target: int, names: Sequence[str]) -> Text:
     return Text(f"slap {short(names[target], 8)}", style=f"bold {ink[DARK]}")
 
 
-def shout_text(ink: Inks, heard: Heard, names: Sequence[str], mine: Iterable[int] = (), *, timed: bool = True) -> Text:
+def shout_text(ink: Inks, heard: HeardPress, names: Sequence[str], mine: Iterable[int] = (), *, timed: bool = True) -> Text:
     """A press heard as it happens: "Pablo: Ψ Chalice!" (after its time in ms, when ``timed``)."""
     kind, target = heard.shout
     text = Text(f"{heard.ms:>4} ms ", style=ink.leaf) if timed else Text()
