@@ -245,7 +245,7 @@ class TableInfo:
 
 
 @dataclass(frozen=True)
-class Heard:
+class HeardTable:
     """A table heard on the LAN: its announcement, where it plays, and when."""
 
     info: TableInfo
@@ -408,7 +408,7 @@ class Announcements:
 
     def __init__(self, discovery: tuple[str, int] | None = None) -> None:
         self.discovery = discovery or discovery_address()
-        self.tables: dict[bytes, Heard] = {}
+        self.tables: dict[bytes, HeardTable] = {}
         self.drops: Counter[str] = Counter()
         self.rendezvous = Rendezvous(self.discovery[1])
         self._transports: list[asyncio.DatagramTransport] = []
@@ -469,10 +469,10 @@ class Announcements:
         if (before is not None and before.info.peer == info.peer and before.address[1] == info.port
                 and _is_loopback(address[0]) and not _is_loopback(before.address[0])):
             address = before.address  # (the same host heard on the LAN: this is its copy through the rendezvous)
-        self.tables[info.table_id] = Heard(info, address, when)
+        self.tables[info.table_id] = HeardTable(info, address, when)
         self._changed.set()
 
-    def current(self, now: float | None = None) -> list[Heard]:
+    def current(self, now: float | None = None) -> list[HeardTable]:
         """Tables heard within the last few seconds, newest announcement of each."""
         now = time.monotonic() if now is None else now
         for tid in [t for t, h in self.tables.items() if now - h.seen > FORGET_AFTER]:

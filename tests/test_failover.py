@@ -18,7 +18,7 @@ import pytest
 
 from netcode.dealing.group import random_scalar
 from netcode.session.election import Election, Member
-from netcode.session.host.lease import LEASE, STEP_DOWN, Lease, Verdict, give_up
+from netcode.session.host.lease import LEASE, STEP_DOWN, Lease, LeaseVerdict, give_up
 from netcode.session.messages import Handover, decode
 from netcode.session.peer import TablePeer
 from netcode.session.seats import SeatState
@@ -53,15 +53,15 @@ def table(game_id: str = "chip-n-dale", players: int = 4, **options: object) -> 
 
 def test_a_host_pauses_when_the_players_it_cannot_hear_could_elect_another() -> None:
     lease = Lease()  # three players hold shares: any two of them elect
-    assert lease.check({1: 10.0, 2: 10.0, 3: 10.0}, 10.0 + LEASE - 0.01) is Verdict.HOLD
-    assert lease.check({1: None, 2: 10.9, 3: 10.9}, 11.0) is Verdict.HOLD, "one silent player cannot elect alone"
-    assert lease.check({1: 11.1, 2: 11.1, 3: 11.1}, 11.2) is Verdict.HOLD
-    assert lease.check({1: 11.1, 2: 11.1, 3: 11.5}, 11.6) is Verdict.PAUSE, "two silent players could"
-    assert lease.check({1: 11.1, 2: 11.1, 3: 11.6}, 11.7) is Verdict.PAUSED
-    assert lease.check({1: 11.75, 2: 11.75, 3: 11.75}, 11.8) is Verdict.RESUME
+    assert lease.check({1: 10.0, 2: 10.0, 3: 10.0}, 10.0 + LEASE - 0.01) is LeaseVerdict.HOLD
+    assert lease.check({1: None, 2: 10.9, 3: 10.9}, 11.0) is LeaseVerdict.HOLD, "one silent player cannot elect alone"
+    assert lease.check({1: 11.1, 2: 11.1, 3: 11.1}, 11.2) is LeaseVerdict.HOLD
+    assert lease.check({1: 11.1, 2: 11.1, 3: 11.5}, 11.6) is LeaseVerdict.PAUSE, "two silent players could"
+    assert lease.check({1: 11.1, 2: 11.1, 3: 11.6}, 11.7) is LeaseVerdict.PAUSED
+    assert lease.check({1: 11.75, 2: 11.75, 3: 11.75}, 11.8) is LeaseVerdict.RESUME
     assert lease.resume(11.8) == pytest.approx(0.2), "every deadline moves on by the pause"
-    assert lease.check({1: 12.0, 2: 12.0, 3: 12.0}, 12.5) is Verdict.PAUSE
-    assert lease.check({1: 12.0, 2: 12.0, 3: 12.0}, 12.5 + STEP_DOWN) is Verdict.STEP_DOWN
+    assert lease.check({1: 12.0, 2: 12.0, 3: 12.0}, 12.5) is LeaseVerdict.PAUSE
+    assert lease.check({1: 12.0, 2: 12.0, 3: 12.0}, 12.5 + STEP_DOWN) is LeaseVerdict.STEP_DOWN
 
 
 def test_the_lease_runs_out_before_any_player_could_hear_the_host_silent() -> None:
@@ -76,11 +76,11 @@ def test_players_silent_longer_than_any_election_stop_counting() -> None:
     """Players who leave minutes apart never pause a table: one long gone is out of any
     election it could have started, and no longer counts."""
     lease = Lease()
-    assert lease.check({1: None, 2: 0.9, 3: 0.9}, 1.0) is Verdict.HOLD
+    assert lease.check({1: None, 2: 0.9, 3: 0.9}, 1.0) is LeaseVerdict.HOLD
     late = 1.0 + give_up(3) + 0.1
-    assert lease.check({1: None, 2: late, 3: late}, late) is Verdict.HOLD
+    assert lease.check({1: None, 2: late, 3: late}, late) is LeaseVerdict.HOLD
     assert lease.given_up == {1}
-    assert lease.check({1: None, 2: None, 3: late + 0.9}, late + 1.0) is Verdict.HOLD, "1 is out: 2 cannot elect alone"
+    assert lease.check({1: None, 2: None, 3: late + 0.9}, late + 1.0) is LeaseVerdict.HOLD, "1 is out: 2 cannot elect alone"
 
 
 def test_an_election_counts_the_shares_the_host_made_not_the_members_left() -> None:

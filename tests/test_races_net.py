@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from netcode.session.seat import Heard
+from netcode.session.seat import ShoutHeard
 from netcode.simulator.faults import LinkFaults
 from netcode.tools.faultproxy import FaultProxy
 from xmas_tui.games import get_game
@@ -27,7 +27,7 @@ async def test_every_peer_draws_each_room_at_one_instant_and_hears_every_press()
     def watch(name: str, session, events: list) -> None:
         if session.room_at is not None:
             rooms.setdefault(session.race, {})[name] = session.room_at
-        heard.setdefault(name, set()).update((session.race, e.seat) for e in events if isinstance(e, Heard))
+        heard.setdefault(name, set()).update((session.race, e.seat) for e in events if isinstance(e, ShoutHeard))
 
     try:
         tables = [mine]

@@ -26,12 +26,9 @@ from xmas_tui.names import default_name
 from xmas_tui.tables.local import LocalTable
 from xmas_tui.ui.app import XmasApp, seat_names
 from xmas_tui.ui.boards.base import BoxRow
-from xmas_tui.ui.boards.dragons_chickens import (
-    BLOCKS,
-    DragonsChickensBoard,
-    DragonsChickensRound,
-    Window,
-)
+from xmas_tui.ui.boards.dragons_chickens import DragonsChickensBoard
+from xmas_tui.ui.boards.dragons_chickens_keys import BLOCKS, Window
+from xmas_tui.ui.boards.dragons_chickens_round import DragonsChickensRound
 from xmas_tui.ui.screens.table import TableScreen
 
 from .uikit import wait_for
@@ -284,7 +281,7 @@ async def test_a_bots_sealed_presses_are_heard_each_at_its_own_time_and_never_so
 
 
 def short_name(board: DragonsChickensBoard, seat: int) -> str:
-    from xmas_tui.ui.boards.dragons_chickens import short
+    from xmas_tui.ui.boards.dragons_chickens_text import short
 
     return short(board.player_name(seat), 6)
 
@@ -518,7 +515,8 @@ async def test_a_player_looks_through_their_loot_and_sees_what_each_dragon_would
     """The table as the rulebook has it: a player's loot lies face up in front of them; here
     ``v`` shows it, with how many cards a dragon on each pair would take (or a chicken)."""
     from xmas_tui.games.dragons_chickens import dragon_offers, loot_zone
-    from xmas_tui.ui.boards.dragons_chickens import DragonsChickensLoot, dragon_faces
+    from xmas_tui.ui.boards.dragons_chickens_round import DragonsChickensLoot
+    from xmas_tui.ui.boards.dragons_chickens_text import dragon_faces
 
     app = app_at_round(20)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -543,7 +541,7 @@ def test_ring_and_pearl_differ_by_shape_not_only_by_colour() -> None:
     from rich.console import Console
 
     from xmas_tui.games.dragons_chickens import TREASURE_NAMES
-    from xmas_tui.ui.boards.dragons_chickens import SYMBOLS, card_body
+    from xmas_tui.ui.boards.dragons_chickens_text import SYMBOLS, card_body
     from xmas_tui.ui.theme import Inks
 
     assert SYMBOLS[:2] == ("○", "●") and len(set(SYMBOLS)) == len(TREASURE_NAMES)

@@ -579,7 +579,7 @@ async def test_each_round_s_result_shows_that_round_s_room_on_the_terminal() -> 
     from the second round on it showed the first round's room. Every time it opens, the
     terminal (fed every frame) shows the cards of the round it names."""
     from xmas_tui.ui.boards.base import BoxRow
-    from xmas_tui.ui.boards.dragons_chickens import DragonsChickensRound
+    from xmas_tui.ui.boards.dragons_chickens_round import DragonsChickensRound
 
     app = BoardBench(recorded("dragons-chickens", moves=60))
     async with app.run_test(size=SIZE) as pilot:

@@ -92,7 +92,7 @@ class Updated:
 
 
 @dataclass(frozen=True)
-class Heard:
+class ShoutHeard:
     """In the open real-time round, ``seat`` pressed ``shout`` (plain data) at ``ms``."""
 
     seat: int
@@ -143,7 +143,7 @@ class HostLost:
     why: str
 
 
-SeatEvent = (Seated | TurnedAway | Updated | Heard | Answered | Ended | HostSilent | HandedOver | HostChanged
+SeatEvent = (Seated | TurnedAway | Updated | ShoutHeard | Answered | Ended | HostSilent | HandedOver | HostChanged
              | HostLost)
 
 #: what a player is told when the host went away, by the channel's reason
@@ -309,7 +309,7 @@ class SeatSession:
         if isinstance(message, Shout):
             if message.race == self.race:
                 self.shouts.append((message.seat, message.shout, message.ms))
-                out.seats.append((self.index, Heard(message.seat, message.shout, message.ms)))
+                out.seats.append((self.index, ShoutHeard(message.seat, message.shout, message.ms)))
         elif isinstance(message, Snap):
             self._snap(message, now)
             out.seats.append((self.index, Updated()))

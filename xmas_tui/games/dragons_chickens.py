@@ -320,7 +320,7 @@ def representatives(dragon: bool, darks: tuple[int, ...]) -> tuple[Presses, ...]
 
 
 @dataclass(frozen=True)
-class Verdict:
+class PressVerdict:
     """What one input did. ``what``:
 
     won, lost-tie (as fast, within the tolerance, but lost the round's draw),
@@ -366,7 +366,7 @@ class Outcome:
     counted: tuple[int, ...]  # seats whose cards counted in ``counts``
     thefts: tuple[Theft, ...]
     burns: tuple[Burn, ...]
-    verdicts: tuple[Verdict, ...]  # every input, in the order they happened
+    verdicts: tuple[PressVerdict, ...]  # every input, in the order they happened
     ties: tuple[tuple[str, tuple[int, ...], int], ...]  # (prize, seats within TIE_MS, who got it)
 
 
@@ -511,7 +511,7 @@ def resolve_round(
         counted=counted,
         thefts=thefts,
         burns=tuple(burns),
-        verdicts=tuple(Verdict(*inp, w) for inp, w in zip(order, what, strict=True)),
+        verdicts=tuple(PressVerdict(*inp, w) for inp, w in zip(order, what, strict=True)),
         ties=tuple(ties),
     )
 
@@ -604,7 +604,7 @@ class RoundRecord:
             counted=tuple(o["counted"]),
             thefts=tuple(Theft(**t) for t in o["thefts"]),
             burns=tuple(Burn(**b) for b in o["burns"]),
-            verdicts=tuple(Verdict(**v) for v in o["verdicts"]),
+            verdicts=tuple(PressVerdict(**v) for v in o["verdicts"]),
             ties=tuple((p, tuple(s), w) for p, s, w in o["ties"]),
         )
         return cls(

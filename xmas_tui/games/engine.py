@@ -3,13 +3,19 @@
 Owns: ``Game`` (the protocol, as a base class), ``Action``, ``Event``,
 ``View``, ``Result``, ``Ruling``, the typed errors, the generic ``view()``, the
 digest of a state, and ``and_list`` for the lists in event text. Every game is
-driven through these names only: the UI, the bots, the simulator and the
-network never reach into a game's module.
+driven through these names only: the tables (``xmas_tui/tables``: local,
+networked, headless, simulated) find a game in the registry (``xmas_tui.games``)
+and run it through this protocol, never through its module; the network
+(``netcode``) knows no game at all. What knows one game does read its module,
+for its card names, zones and helpers: that game's board (``xmas_tui/ui/boards``)
+and bot (``xmas_tui/bots``); the lobby reads the Christmas Game's decks, and the
+lobby, the command line and ``xmas_tui.files`` read a personal cards file with
+``personal_cards``. The README's "How it is put together" places each layer.
 
 Must not touch: Textual, asyncio, the network, clocks, files. An engine is a
 pure function of (state, seat, action, rng).
 
-The protocol (DESIGN.md):
+The protocol:
 
 * ``setup(options, players, rng) -> state``
 * ``to_act(state) -> frozenset[int]``  (several seats for simultaneous choices)

@@ -62,14 +62,14 @@ def seat_bot(table: SessionTable, bot: str, name: str, pace: float) -> SeatBot:
     return SeatBot(table.game, bot, rng_for(name, secrets.token_hex(4)), pace=pace)
 
 
-class HandedOver(Exception):
+class HandedOverError(Exception):
     """This machine's player left the table it hosted, handing it over to the others."""
 
 
 async def play_until_asked_to_leave(table: SessionTable, bot: SeatBot, hosting: NetTable,
                                     wait: float) -> None:
     """``play_seat``, except that SIGTERM or Ctrl+C hands the table over if this machine hosts
-    it and the others can take it (``HandedOver``), and otherwise stops playing."""
+    it and the others can take it (``HandedOverError``), and otherwise stops playing."""
     loop = asyncio.get_running_loop()
     playing = asyncio.ensure_future(play_seat(table, bot, wait=wait))
     handed = False
@@ -90,7 +90,7 @@ async def play_until_asked_to_leave(table: SessionTable, bot: SeatBot, hosting: 
         await playing
     except IllegalAction:
         if handed:
-            raise HandedOver from None
+            raise HandedOverError from None
         raise
     except asyncio.CancelledError:
         raise IllegalAction("Stopped: the table is closed.") from None
@@ -128,7 +128,7 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
             hosted.start()
         try:
             await play_until_asked_to_leave(table, seat_bot(table, bot, name, pace), hosted, wait)
-        except HandedOver:
+        except HandedOverError:
             return {"game": game.id, "seat": 1, "role": "host", "handed_over": True, "failovers": 0}
         except TimeoutError:
             if not hosted.started:
@@ -158,7 +158,7 @@ async def headless_join(game_id: str | None, *, address: tuple[str, int] | None,
             raise IllegalAction("The table is full and playing: there is no seat for a headless player.")
         try:
             await play_until_asked_to_leave(table, seat_bot(table, bot, name, pace), joined, wait)
-        except HandedOver:
+        except HandedOverError:
             return {"game": table.game.id, "seat": table.seat + 1, "role": "join", "handed_over": True,
                     "failovers": joined.failovers}
         assert joined.runner is not None

@@ -34,7 +34,7 @@ from netcode.codes import MIN_CODE, code_key, code_problem, code_tag, new_code
 from netcode.discovery import (
     HEARD_ALL_AFTER,
     Announcements,
-    Heard,
+    HeardTable,
     TableInfo,
     discovery_address,
     parse_address,
@@ -53,7 +53,7 @@ from .audit import data_dir
 from .rules import GameRules
 from .table import DEFAULT_PACE, SessionTable, plain_roster
 
-__all__ = ["MIN_CODE", "Heard", "JoinError", "NetTable", "RosterRow", "SeatState", "SeveralTables", "TableFinder",
+__all__ = ["MIN_CODE", "HeardTable", "JoinError", "NetTable", "RosterRow", "SeatState", "SeveralTables", "TableFinder",
            "code_key", "code_problem", "find_table", "lan_address", "new_code", "parse_address"]
 
 #: seconds a real-time round's result stays on every screen before the next room opens
@@ -416,10 +416,10 @@ class TableFinder:
         await self._heard.start()
         self._since = time.monotonic()
 
-    def current(self) -> list[Heard]:
+    def current(self) -> list[HeardTable]:
         return self._heard.current()
 
-    def for_code(self, code: str, game_id: str | None = None) -> list[Heard]:
+    def for_code(self, code: str, game_id: str | None = None) -> list[HeardTable]:
         """The tables heard that ``code`` may open (of ``game_id``, if given)."""
         return [h for h in self.current() if h.info.may_open(code) and game_id in (None, h.info.game)]
 
@@ -436,7 +436,7 @@ class TableFinder:
         self._heard.close()
 
 
-def describe_table(heard: Heard) -> str:
+def describe_table(heard: HeardTable) -> str:
     """A table heard, in a few words: "Holly's Chip 'n' Dale: Christmas Treasures at 10.0.0.5:4000"."""
     return f"{heard.info.host}'s {heard.info.title} at {heard.address[0]}:{heard.address[1]}"
 
@@ -444,7 +444,7 @@ def describe_table(heard: Heard) -> str:
 class SeveralTables(JoinError):
     """More than one table heard may open the code: the player chooses (``tables``)."""
 
-    def __init__(self, code: str, tables: list[Heard]) -> None:
+    def __init__(self, code: str, tables: list[HeardTable]) -> None:
         self.tables = tables
         listed = "; ".join(describe_table(h) for h in tables)
         super().__init__(f"{len(tables)} tables may open with code {code}: {listed}. "
@@ -460,7 +460,7 @@ def refuse_other_code(info: TableInfo, code: str, address: tuple[str, int]) -> N
 
 
 async def find_table(code: str, discovery: tuple[str, int] | None, game_id: str | None,
-                     timeout: float = 5.0) -> Heard:
+                     timeout: float = 5.0) -> HeardTable:
     """The one table heard that ``code`` may open (of ``game_id``, if given), once every table
     announcing has been heard; ``SeveralTables`` if more than one may, TimeoutError if none."""
     finder = TableFinder(discovery)

@@ -43,7 +43,7 @@ MIN_PACE = 0.05
 MAX_PACE = 4.0
 
 
-class Heard(NamedTuple):
+class HeardPress(NamedTuple):
     """A press heard in the open real-time round: who, what (the game's plain data), when (ms
     after the room was drawn, as the host counts it)."""
 
@@ -70,7 +70,7 @@ class Snapshot:
     log: tuple[Event, ...]
     result: Result | None
     seats: tuple[int, ...] = ()
-    heard: tuple[Heard, ...] = ()
+    heard: tuple[HeardPress, ...] = ()
     room_in: float = 0.0
     #: what changed since the table's last snapshot, by field name ("view", "legal",
     #: "to_act", "log", "result", "heard", "room"); unchanged fields are the very objects
@@ -323,7 +323,7 @@ class SessionTable(Table):
         result = (last.result if last is not None and session.result == made["result"] else
                   Result.from_wire(session.result) if session.result is not None else None)
         heard = (last.heard if last is not None and len(session.shouts) == len(last.heard) and
-                 made["race"] == session.race else tuple(Heard(*plain_data(shout)) for shout in session.shouts))
+                 made["race"] == session.race else tuple(HeardPress(*plain_data(shout)) for shout in session.shouts))
         if last is not None:
             changed.update(name for name, now, before in (
                 ("to_act", to_act, last.to_act), ("log", log, last.log), ("result", result, last.result),

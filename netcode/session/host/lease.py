@@ -59,7 +59,7 @@ def give_up(holders: int) -> float:
     return SILENCE + ELECTION_TIMEOUT * holders + EARLY_BALLOT + 1.0
 
 
-class Verdict(Enum):
+class LeaseVerdict(Enum):
     HOLD = "hold"  # play on
     PAUSE = "pause"  # too many players unheard: stop acting now
     PAUSED = "paused"  # still paused
@@ -81,7 +81,7 @@ class Lease:
     def paused(self) -> bool:
         return self.paused_since is not None
 
-    def check(self, heard: Mapping[int, float | None], now: float) -> Verdict:
+    def check(self, heard: Mapping[int, float | None], now: float) -> LeaseVerdict:
         """``heard``: for each seat holding a share of the secret, when this host last heard
         its player (None: not connected). Seats silent past ``give_up`` join ``given_up``."""
         holders = len(heard)
@@ -99,11 +99,11 @@ class Lease:
         if holders >= 2 and unheard >= threshold(holders):
             if self.paused_since is None:
                 self.paused_since = now
-                return Verdict.PAUSE
-            return Verdict.STEP_DOWN if now - self.paused_since >= STEP_DOWN else Verdict.PAUSED
+                return LeaseVerdict.PAUSE
+            return LeaseVerdict.STEP_DOWN if now - self.paused_since >= STEP_DOWN else LeaseVerdict.PAUSED
         if self.paused_since is not None:
-            return Verdict.RESUME
-        return Verdict.HOLD
+            return LeaseVerdict.RESUME
+        return LeaseVerdict.HOLD
 
     def resume(self, now: float) -> float:
         """End the pause; returns how long it lasted (the deadlines it held move by as much)."""
@@ -148,11 +148,11 @@ class Leasing:
         verdict = self.lease.check(last, now)
         if self.lease.given_up != given_up:  # a player out of any election: split the secret afresh
             self._dirty = True
-        if verdict is Verdict.PAUSE:
+        if verdict is LeaseVerdict.PAUSE:
             self._dirty = True
-        elif verdict is Verdict.RESUME:
+        elif verdict is LeaseVerdict.RESUME:
             self._unpause(now)
-        elif verdict is Verdict.STEP_DOWN:
+        elif verdict is LeaseVerdict.STEP_DOWN:
             self._step_down(now, deliberate=False)
         self._lease_due = None if self.stepped_down else now + CHECK_EVERY
 

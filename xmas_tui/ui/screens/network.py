@@ -31,7 +31,7 @@ from xmas_tui.games import Game
 from xmas_tui.names import default_name
 from xmas_tui.outside import words
 from xmas_tui.tables.network import (
-    Heard,
+    HeardTable,
     JoinError,
     NetTable,
     RosterRow,
@@ -241,7 +241,7 @@ class JoinScreen(Screen[None]):
         #: address, or Enter before it was heard): join it once it is the one heard
         self.auto = bool(code) and address is None
         self.finder: TableFinder | None = None
-        self.heard: list[Heard] = []
+        self.heard: list[HeardTable] = []
         self.joining = False
         self.joined: NetTable | None = None
 
@@ -371,7 +371,7 @@ class JoinScreen(Screen[None]):
         self.query_one("#join-status", Static).update(words(text, f"bold {inks(self).berry}" if error else ""))
 
     @work(group="join")
-    async def join_table(self, chosen: Heard | None = None) -> None:
+    async def join_table(self, chosen: HeardTable | None = None) -> None:
         """Join the table at the typed address, or ``chosen``, or the one heard that the code may
         open (asking which if several may: a code is never tried where it cannot open)."""
         if self.joining or self.joined is not None:
