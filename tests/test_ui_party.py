@@ -249,7 +249,7 @@ async def test_the_footer_shows_the_game_keys_only_when_they_do_something() -> N
 
 async def test_the_game_kept_notice_appears_only_once_a_move_was_kept() -> None:
     """Before the first move nothing is written, so nothing is said to be kept."""
-    app = XmasApp(GameConfig(CHIP, 3, "Ann", seed=7, pace=4.0))
+    app = XmasApp(GameConfig(CHIP, 3, "Ann", seed=7, pace=600.0))  # (no bot moves first, however busy the machine)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         notes = catch_notes(app)

@@ -73,7 +73,7 @@ def text_of(app: XmasApp, selector: str) -> str:
     return "\n".join(line.text[gutter.left : width - gutter.right].rstrip() for line in lines)
 
 
-def table_at(game: Game, players: int, seed: int, stop, *, pace: float = 4.0) -> LocalTable:
+def table_at(game: Game, players: int, seed: int, stop, *, pace: float = 600.0) -> LocalTable:
     """A table where Ann sits at seat 0 and bots play every seat until ``stop(snapshot)``."""
     table = LocalTable(game, seat_names("Ann", players), 0, seed=seed, pace=pace)
     table.autoplay(stop)

@@ -42,7 +42,7 @@ from xmas_tui.ui.theme import THEME_NAMES
 os.environ["LOGNAME"] = "ann"
 
 SIZE = (80, 24)
-STILL = 4.0  # bots wait this long between moves, so a scene holds still
+STILL = 600.0  # bots wait this long between moves, so a scene holds still (on a busy machine too)
 #: A real-time round is pictured as this many seconds after its room was drawn (on a busy
 #: machine the picture is taken later, and the countdown would say so).
 ROOM_SHOWN_FOR = 1.2
