@@ -41,6 +41,23 @@ async def hosting(monkeypatch, *, players: int, pace: float, **options: object):
         yield host, pilot
 
 
+@contextlib.asynccontextmanager
+async def hosting_two_guests(monkeypatch):  # noqa: ANN001, ANN201
+    """Ann hosts three seats in an app; Bob and Cy join from NetTables and the game is dealt, so
+    she could hand the table over: ``(app, pilot, guests, their tables)``."""
+    async with hosting(monkeypatch, players=3, pace=5.0) as (host, pilot):
+        guests = [joiner(host.hosting, name, code="HOLY-2345") for name in ("Bob", "Cy")]
+        try:
+            tables = [await guest.join() for guest in guests]
+            await pilot.press("ctrl+s")
+            await until((pilot,), lambda: isinstance(host.screen, TableScreen) and all(t.ready for t in tables), 10)
+            await until((pilot,), lambda: host.hosting.can_hand_over, 10)
+            yield host, pilot, guests, tables
+        finally:
+            for guest in guests:
+                await guest.close()
+
+
 async def until(pilots, condition, seconds: float = 60.0) -> None:
     deadline = time.monotonic() + max(seconds, 30.0)  # (what takes a second may take many on a busy machine)
     while not condition():
@@ -202,54 +219,36 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
 async def test_a_host_who_leaves_hands_the_table_over_and_the_others_play_on(monkeypatch) -> None:
     """With two players at other machines, leaving asks whether to hand the table over: they
     elect a new host at once, are told who, and play the same game to its end."""
-    async with hosting(monkeypatch, players=3, pace=5.0) as (host, pilot):
-        guests = [joiner(host.hosting, name, code="HOLY-2345") for name in ("Bob", "Cy")]
-        try:
-            tables = [await guest.join() for guest in guests]
-            await pilot.press("ctrl+s")
-            await until((pilot,), lambda: isinstance(host.screen, TableScreen) and all(t.ready for t in tables), 10)
-            await until((pilot,), lambda: host.hosting.can_hand_over, 10)
-            await pilot.press("escape")
-            await until((pilot,), lambda: isinstance(host.screen, HandOverScreen))
-            await pilot.press("h")
-            await until((pilot,), lambda: isinstance(host.screen, LobbyScreen))
-            await until((pilot,), lambda: all(g.failovers == 1 for g in guests), 10)
-            notices = [n for t in tables for n in t.take_notices()]
-            assert notices and all(n.startswith("Ann left and handed the table over; ") for n in notices)
-            # (issue 27.8: the new host's own screen says "you")
-            assert sorted(n.split("; ")[1] for n in notices) == [f"{g.name} now hosts it." for g in guests if g.hosting] + [
-                "you now host it."]
-            for table in tables:  # the same game goes on: a bot has Ann's seat
-                assert table.problem is None
-                assert table.session.roster[0].state is SeatState.BOT
-            await asyncio.gather(*(play_seat(t, bot_for(t, "random"), wait=120) for t in tables))
-            assert len({t.session.final.digest for t in tables}) == 1
-            assert all(summary(t, role="test")["audit"]["ok"] for t in tables)
-        finally:
-            for guest in guests:
-                await guest.close()
+    async with hosting_two_guests(monkeypatch) as (host, pilot, guests, tables):
+        await pilot.press("escape")
+        await until((pilot,), lambda: isinstance(host.screen, HandOverScreen))
+        await pilot.press("h")
+        await until((pilot,), lambda: isinstance(host.screen, LobbyScreen))
+        await until((pilot,), lambda: all(g.failovers == 1 for g in guests), 10)
+        notices = [n for t in tables for n in t.take_notices()]
+        assert notices and all(n.startswith("Ann left and handed the table over; ") for n in notices)
+        # (issue 27.8: the new host's own screen says "you")
+        assert sorted(n.split("; ")[1] for n in notices) == [f"{g.name} now hosts it." for g in guests if g.hosting] + [
+            "you now host it."]
+        for table in tables:  # the same game goes on: a bot has Ann's seat
+            assert table.problem is None
+            assert table.session.roster[0].state is SeatState.BOT
+        await asyncio.gather(*(play_seat(t, bot_for(t, "random"), wait=120) for t in tables))
+        assert len({t.session.final.digest for t in tables}) == 1
+        assert all(summary(t, role="test")["audit"]["ok"] for t in tables)
 
 
 async def test_a_host_who_hands_over_and_quits_is_told_so_in_the_terminal(monkeypatch) -> None:
     """Issue 27.8: Ctrl+Q, then Hand over, leaves the app; the terminal it leaves says what became
     of the table and how to sit down again (``run_app`` prints ``farewell``)."""
-    async with hosting(monkeypatch, players=3, pace=5.0) as (host, pilot):
-        guests = [joiner(host.hosting, name, code="HOLY-2345") for name in ("Bob", "Cy")]
-        try:
-            tables = [await guest.join() for guest in guests]
-            await pilot.press("ctrl+s")
-            await until((pilot,), lambda: isinstance(host.screen, TableScreen) and all(t.ready for t in tables), 10)
-            await until((pilot,), lambda: host.hosting.can_hand_over, 10)
-            assert host.farewell is None
-            await pilot.press("ctrl+q")
-            await until((pilot,), lambda: isinstance(host.screen, HandOverScreen))
-            await pilot.press("h")
-            await until((pilot,), lambda: host.farewell is not None, 10)
-            assert "You handed the table over" in host.farewell and "same name" in host.farewell
-            await until((pilot,), lambda: all(g.failovers == 1 for g in guests), 10)
-        finally:
-            for guest in guests:
-                await guest.close()
+    async with hosting_two_guests(monkeypatch) as (host, pilot, guests, _):
+        assert host.farewell is None
+        await pilot.press("ctrl+q")
+        await until((pilot,), lambda: isinstance(host.screen, HandOverScreen))
+        await pilot.press("h")
+        await until((pilot,), lambda: host.farewell is not None, 10)
+        assert "You handed the table over" in host.farewell and "same name" in host.farewell
+        await until((pilot,), lambda: all(g.failovers == 1 for g in guests), 10)
 
 
 async def test_a_turn_timer_counts_down_plays_for_a_silent_player_and_lets_them_back(monkeypatch) -> None:
