@@ -29,8 +29,8 @@ from xmas_tui.games import Game
 
 from .simulation import SimTable
 
-#: virtual seconds into the game when a failover strategy's host dies
-KILL_AT = 10.0
+#: virtual seconds into the game when a failover strategy's host dies (the deal is done by 5)
+KILL_AT = 7.0
 #: virtual seconds a table may take before it counts as hung
 LIMIT = 1800.0
 #: datagrams a flooding program sends each virtual second
@@ -143,8 +143,12 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     by_seat = {peer.session.seat: index for index, peer in table.peers.items()}
     index = by_seat.get(seat, max(by_seat.values()))
     plan.arm(table, index)
+    in_play: list[bool] = []  # (whether the attack met a game still in play)
     if plan.kills_host:
+        table.net.call_at(KILL_AT - 0.001, lambda: in_play.append(not table.host.finished))
         table.kill_host(KILL_AT)
+    else:
+        table.net.call_at(5.0, lambda: in_play.append(not table.host.finished))
     table.dead.add(index)  # (the adversary's own game is not judged)
     spun = False
 
@@ -173,5 +177,6 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
         "strategy": strategy, "seed": seed, "game": game.id, "players": players, "adversary": adversary,
         "hung": not ended and not spun, "spun": spun, "wrong": wrong, "named": named,
         "finished": len(finished), "stopped": len(stopped), "honest": len(honest),
+        "attacked": bool(in_play and in_play[0]),
         "virtual_seconds": round(table.net.now, 1),
     }

@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             "spins": sum(r["spun"] for r in runs),
             "named_pct": round(100 * sum(r["named"] for r in runs) / len(runs), 1),
             "harmless": STRATEGIES[name].harmless,
+            "attacked_in_play": sum(r["attacked"] for r in runs),
             "stopped_tables": sum(r["stopped"] > 0 for r in runs),
             "s_per_table": round(took, 2),
             "failed": [f"{r['game']}/{r['players']}/seed {r['seed']}" for r in runs
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         figures[name] = row
         print(f"{name:>18}: {row['tables']} tables, hangs {row['hangs']}, wrong {row['wrong']}, "
               f"spins {row['spins']}, named {row['named_pct']} %{' (harmless)' if row['harmless'] else ''}, "
+              f"{row['attacked_in_play']} attacked in play, "
               f"{row['stopped_tables']} stopped cleanly, {took:.2f} s a table")
     print(json.dumps({"tables_per_strategy": args.tables, "baseline_s_per_table": round(baseline, 2),
                       "strategies": figures}))
