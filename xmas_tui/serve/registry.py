@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from xmas_tui.tables.audit import data_dir
+from xmas_tui import files
 from xmas_tui.tables.network import lan_address
 
 KINDS = ("ssh", "web")
@@ -26,7 +26,7 @@ EVERYWHERE = {"", "0.0.0.0", "::"}
 
 def data_root() -> Path:
     """``$XDG_DATA_HOME/xmas-tui``: the host key, the guests' folders, what this machine serves."""
-    return data_dir().parent
+    return files.app_data_dir()
 
 
 def record_path(kind: str) -> Path:

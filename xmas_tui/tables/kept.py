@@ -22,8 +22,6 @@ from pathlib import Path
 from xmas_tui import files
 from xmas_tui.games import GAMES
 
-from .audit import data_dir
-
 KEPT_VERSION = 1
 #: unfinished games kept at once (the oldest beyond this are let go)
 KEEP_AT_MOST = 5
@@ -34,7 +32,7 @@ class KeptGameError(Exception):
 
 
 def kept_dir() -> Path:
-    return data_dir().parent / "unfinished"
+    return files.app_data_dir() / "unfinished"
 
 
 def keep_path(game_id: str, seed: int | str) -> Path:

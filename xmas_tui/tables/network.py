@@ -46,10 +46,10 @@ from netcode.session.host import HostSession, RulesFactory, TableSettings
 from netcode.session.peer import HostFactory, TablePeer
 from netcode.session.seat import SeatSession
 from netcode.session.seats import RosterRow, SeatState
+from xmas_tui import files
 from xmas_tui.games import Game, get_game
 from xmas_tui.outside import plain
 
-from .audit import data_dir
 from .rules import GameRules
 from .table import DEFAULT_PACE, SessionTable, plain_roster
 
@@ -492,7 +492,7 @@ KEEP_SEATS = 64
 
 def _seat_file(table_id: bytes, name: str) -> Path:
     tag = "".join(c if c.isalnum() else "_" for c in name.casefold())[:32]
-    return data_dir().parent / "seats" / f"{table_id.hex()}-{tag}.json"
+    return files.app_data_dir() / "seats" / f"{table_id.hex()}-{tag}.json"
 
 
 def remember_seat(table_id: bytes, name: str, token: bytes, nonce: bytes) -> None:
