@@ -17,7 +17,7 @@ from xmas_tui.tables.headless import summary
 from xmas_tui.tables.network import JoinError, NetTable
 from xmas_tui.tables.seatbot import play_seat
 from xmas_tui.ui.app import XmasApp
-from xmas_tui.ui.screens.dialogs import ConfirmScreen, EndScreen, HandOverScreen
+from xmas_tui.ui.screens.dialogs import BotsFinishScreen, ConfirmScreen, EndScreen, HandOverScreen
 from xmas_tui.ui.screens.lobby import LobbyScreen
 from xmas_tui.ui.screens.network import HostScreen, JoinScreen, big, failed_joins_line
 from xmas_tui.ui.screens.table import TableScreen
@@ -379,3 +379,20 @@ async def test_the_host_sees_a_flood_at_the_door_that_holds_nothing(monkeypatch)
             await flooding
             flood.close()
         assert str(shown.render()).startswith("⚠ ") and host.hosting.failed_joins_total == 0
+
+
+async def test_the_last_player_at_a_hosted_table_lets_bots_finish_it(monkeypatch) -> None:
+    """Issue 27.2: a host whose other seats are all bots is the last player: leaving asks whether
+    bots should finish the game (or close it, or stay). Bots finish at once; the end screen
+    follows, its result a real end (not closed early), audited."""
+    async with hosting(monkeypatch, players=3, pace=5.0) as (host, pilot):
+        await pilot.press("ctrl+s")  # bots take the open seats
+        await until((pilot,), lambda: isinstance(host.screen, TableScreen) and host.current.snapshot().view is not None)
+        await pilot.press("escape")
+        await until((pilot,), lambda: isinstance(host.screen, BotsFinishScreen))
+        await pilot.press("b")
+        await until((pilot,), lambda: isinstance(host.screen, EndScreen), 120)
+        result = host.current.snapshot().result
+        assert result is not None and not result.closed
+        assert any("leaves: bots finish the game" in e.text for e in host.current.snapshot().log)
+        assert host.current.audit()["ok"]

@@ -376,6 +376,16 @@ class NetTable:
     def take_back(self, seat: int) -> None:
         self._command(lambda host, now: host.take_back(seat, now))
 
+    def finish_with_bots(self) -> None:
+        """The last player here leaves the game this machine hosts: bots play it to its end now."""
+        if self.hosting:
+            self._command(lambda host, now: host.finish_with_bots(now))
+
+    def others_playing(self) -> bool:
+        """Whether anyone but this machine's player holds a seat (here, or away and awaited)."""
+        mine = self.table.seat if self.table is not None else None
+        return any(row.seat != mine and row.state in (SeatState.HERE, SeatState.AWAY) for row in self.roster())
+
     def close_game(self) -> None:
         """End the game this machine hosts for everyone now, with the scores as they stand
         (``close`` then waits until every peer has the end)."""

@@ -29,6 +29,7 @@ from xmas_tui.tables.network import NetTable, SeatState
 from xmas_tui.tables.table import SessionTable, Snapshot, Table
 from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
+    BotsFinishScreen,
     ConfirmScreen,
     EndScreen,
     HandOverScreen,
@@ -264,6 +265,9 @@ class XmasApp(App[None]):
                 self.push_screen(HandOverScreen(clock=clock), lambda choice: self._leave_hosting(choice, handing, then))
                 return
             hosting = next((t for t in (self.hosting, self.joined) if t is not None and t.hosting), None)
+            if hosting is not None and not hosting.others_playing():  # the last player: bots may finish
+                self.push_screen(BotsFinishScreen(clock=clock), lambda choice: self._leave_hosting(choice, hosting, then))
+                return
             question = ConfirmScreen.leaving(hosting=hosting is not None, clock=clock)  # (an elected host too)
             self.push_screen(question, lambda leave: self._leave_hosting("close", hosting, then) if leave else None)
             return
@@ -276,6 +280,9 @@ class XmasApp(App[None]):
         """The host's answer to leaving a game in play: hand the table over, close it (the game
         ends for everyone with the scores so far; closing the table then lets every peer have
         the end first), or stay. ``table`` None: a joiner, who just leaves."""
+        if table is not None and choice == "bots":
+            table.finish_with_bots()
+            return  # the end screen follows, here as on every watcher's screen
         if table is not None and choice == "close":
             table.close_game()  # (its end reaches this machine's own seat at once)
             if then != self.exit:
@@ -325,7 +332,7 @@ class XmasApp(App[None]):
     async def action_quit(self) -> None:
         """Quit, asking first if a game would be lost. A question already up (leave? close?) gives
         way to this one; with the table's host gone there is nothing left to lose: quit at once."""
-        if isinstance(self.screen, (ConfirmScreen, HandOverScreen)):
+        if isinstance(self.screen, (ConfirmScreen, HandOverScreen)):  # (BotsFinishScreen is one)
             self.screen.dismiss(None)  # (as if answered "stay")
         if self.current is not None and self.current.host_gone:
             self.exit()

@@ -38,6 +38,18 @@ class Bots:
             self._note(f"The host hands {place.name or bot_name(seat)}'s seat to a bot.", seat)
         return self._settle(now)
 
+    def finish_with_bots(self, now: float) -> Step:
+        """The last player leaves a game in play and lets the bots finish it: every seat a
+        player holds goes to a bot, and bots move at once (the end goes to anyone watching)."""
+        if self.rules is not None and not self.finished:
+            for i, place in enumerate(self.seats):
+                if not place.state.played_by_bot:
+                    place.state, place.hold_until, place.act_by, place.covered = SeatState.BOT, None, None, False
+                    self._note(f"{place.name or bot_name(i)} leaves: bots finish the game.", i)
+            self.bot_pace = 0.0
+            self._dirty = True
+        return self._settle(now)
+
     def close_game(self, now: float) -> Step:
         """The host's player closes the table before the end: the game ends for everyone with
         the scores as they stand (signed, audited and logged like any end)."""

@@ -161,6 +161,30 @@ class HandOverScreen(ModalScreen[str | None]):
         self.dismiss(choice)
 
 
+class BotsFinishScreen(HandOverScreen):
+    """A host who is the last person playing, leaving a game in play: bots finish it now
+    (``"bots"``: every seat to a bot, at full speed, the end shown here and to anyone watching,
+    signed and logged), close it with the scores so far (``"close"``) or stay (None)."""
+
+    BINDINGS = [
+        Binding("b", "answer('bots')", "Bots finish", id="botsfinish.bots"),
+        Binding("c", "answer('close')", "Close", id="botsfinish.close"),
+        Binding("n,escape", "answer(None)", "Stay", id="botsfinish.stay"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="dialog"):
+            yield Static("You are the last player at this table. Bots can finish the game now (you and "
+                         "anyone watching see its end); or close it, and it ends with the scores so far.",
+                         id="confirm-question")
+            if self.clock is not None:
+                yield ClockLine(self.clock)
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Bots finish (b)", id="bots", variant="success")
+                yield Button("Close (c)", id="close", variant="error")
+                yield Button("Stay (n)", id="stay", variant="primary")
+
+
 class EndScreen(ModalScreen[str]):
     """Scores, winners, the tie-break used and the fair-play verdict. Returns "again", "lobby" or "quit".
 
