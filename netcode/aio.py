@@ -45,7 +45,8 @@ from netcode.channel import Address, Endpoint, Event, PeerClosed
 class _Protocol(DgramProtocol):
     """asyncio-dgram's protocol, delivering datagrams to a handler instead of its queue."""
 
-    def __init__(self, recvq: asyncio.Queue, excq: asyncio.Queue, drained: asyncio.Event) -> None:
+    def __init__(self, recvq: asyncio.Queue[Any],
+                 excq: asyncio.Queue[Exception], drained: asyncio.Event) -> None:
         super().__init__(recvq, excq, drained)
         self.handler: Callable[[bytes, Address], None] | None = None
         self.on_error: Callable[[Exception], None] | None = None
@@ -67,8 +68,8 @@ class _Protocol(DgramProtocol):
 
 async def _bind_stream(address: tuple[str, int]) -> tuple[DatagramServer, _Protocol]:
     loop = asyncio.get_running_loop()
-    recvq: asyncio.Queue = asyncio.Queue()
-    excq: asyncio.Queue = asyncio.Queue()
+    recvq: asyncio.Queue[Any] = asyncio.Queue()
+    excq: asyncio.Queue[Exception] = asyncio.Queue()
     drained = asyncio.Event()
     transport, protocol = await loop.create_datagram_endpoint(
         lambda: _Protocol(recvq, excq, drained), local_addr=address

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict | None = None) -> dict[str, Any]:
+def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, Any]:
     """What turns ``old`` into ``new`` (an empty dict if they are equal).
 
     ``memo`` (a dict kept across calls) remembers the delta between nested

@@ -412,7 +412,7 @@ class Announcements:
         self.drops: Counter[str] = Counter()
         self.rendezvous = Rendezvous(self.discovery[1])
         self._transports: list[asyncio.DatagramTransport] = []
-        self._refreshing: asyncio.Task | None = None
+        self._refreshing: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
 
     async def start(self) -> None:
@@ -506,7 +506,7 @@ class Announcer:
         self.sent = 0
         #: copies sent to listeners on this machine
         self.copies = 0
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._sock: socket.socket | None = None
         self._loopback: socket.socket | None = None
 

@@ -388,7 +388,7 @@ class Opener:
             return False
         return True
 
-    def open_fields(self, data: bytes) -> tuple:
+    def open_fields(self, data: bytes) -> tuple[Any, ...]:
         """(seq, ack, ack_bits, ack_delay, kind, body) of a sealed datagram whose
         type and sender were checked (the receive hot path).
 

@@ -647,9 +647,9 @@ class State(BaseState):
     #: the seats ready for the next room (in the pause)
     ready: list[int] = dataclasses.field(default_factory=list)
     #: burned players still choosing what the dragon gets (``Choice`` as plain data), in the pause
-    choices: list[dict] = dataclasses.field(default_factory=list)
+    choices: list[dict[Any, Any]] = dataclasses.field(default_factory=list)
     #: The last round's ``RoundRecord``, as plain data (empty before the first round ends).
-    last_round: dict | None = None
+    last_round: dict[Any, Any] | None = None
 
 
 def pile_zone(seat: int) -> str:

@@ -15,6 +15,7 @@ Must not touch: sockets, clocks, asyncio, any particular game.
 
 from __future__ import annotations
 
+from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import Rules
 from netcode.session.seats import SeatState
 from netcode.session.step import Step
@@ -24,7 +25,7 @@ _INF = float("inf")
 UNKNOWN = object()
 
 
-class Deadlines:
+class Deadlines(HostParts):
     """The timers of a ``HostSession``."""
 
     #: the next deadline, once worked out (``UNKNOWN`` after any change)
