@@ -39,9 +39,10 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict[Any, Any] | 
                 inner = {} if before == value else diff(before, value)
             else:
                 pair = (id(before), id(value))
-                inner = memo.get(pair)
-                if inner is None:
-                    inner = memo[pair] = {} if before == value else diff(before, value, memo)
+                known: dict[str, Any] | None = memo.get(pair)
+                if known is None:
+                    known = memo[pair] = {} if before == value else diff(before, value, memo)
+                inner = known
             if inner:
                 nested[key] = inner
         elif before != value:

@@ -100,6 +100,7 @@ class Joining(ConnectionParts):
                 self.local_id, self.peer_id, initiator.message, self.config.max_datagram
             )
         else:
+            assert keys is not None  # (one of the two, checked above)
             self._use_keys(keys)
 
     @property

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from netcode.channel.receiving import SeqWindow
     from netcode.channel.recovery import Sent
     from netcode.channel.sending import OutUnit
-    from netcode.envelope import Decoder, HandshakePacket
+    from netcode.envelope import Decoder, HandshakePacket, Opener, Sealer
 
 
 class ConnectionParts:
@@ -53,6 +53,9 @@ class ConnectionParts:
         _initiator: Initiator | None
         def _handshake_datagrams(self, now: float) -> list[tuple[bytes, Address]]: ...
         def receive_handshake(self, packet: HandshakePacket, address: Address, now: float) -> None: ...
+        # Joining, and Sending and Receiving (which use them)
+        _sealer: Sealer | None
+        _opener: Opener | None
         # Sending
         _ack_eliciting: int
         _resend: set[int]

@@ -294,7 +294,9 @@ class Sending(ConnectionParts):
             raise _PacketNumbersExhausted
         self._next_seq = seq + 1
         ack, bits = self._acks.ack_fields()
-        data = self._sealer.seal(seq, ack, bits, self._ack_delay(now), kind, body)
+        sealer = self._sealer
+        assert sealer is not None, "sealed before the keys were agreed"
+        data = sealer.seal(seq, ack, bits, self._ack_delay(now), kind, body)
         self._ack_pending = False
         self._ack_due = INF
         self._ack_eliciting = 0

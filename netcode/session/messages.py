@@ -243,7 +243,7 @@ class Message:
     KIND: ClassVar[str] = ""
     CHECKS: ClassVar[tuple[Check, ...]] = ()
     FIELDS: ClassVar[tuple[str, ...]] = ()
-    _fields: ClassVar[Callable[[Message], tuple[Any, ...]]] = staticmethod(lambda message: ())
+    _fields: ClassVar[staticmethod[[Message], tuple[Any, ...]]] = staticmethod(lambda message: ())
 
     def to_wire(self) -> list[Any]:
         return [self.KIND, *self._fields(self)]
@@ -292,9 +292,7 @@ def decode(raw: Any) -> Message:
     values = raw[1:]
     if len(values) != len(cls.CHECKS):
         raise BadMessage("wrong_arity", f"{cls.KIND} has {len(cls.CHECKS)} fields, not {len(values)}")
-    # (``cls`` is some message's own class, whose fields the checks just counted: the base
-    # ``Message`` that ``KINDS`` is typed with has none)
-    return cls(*[check(value) for check, value in zip(cls.CHECKS, values, strict=True)])  # type: ignore[call-arg]
+    return cls(*[check(value) for check, value in zip(cls.CHECKS, values, strict=True)])
 
 
 # -- a seat to its host

@@ -179,8 +179,8 @@ class SeatSession:
         self.watch = watch
         self.contribute = contribute and not watch
         self.token = token
-        self.verifier = Verifier(game, table_id, seed_commit or None,
-                                 **({"nonce": nonce} if nonce is not None else {}))
+        self.verifier = (Verifier(game, table_id, seed_commit or None) if nonce is None
+                         else Verifier(game, table_id, seed_commit or None, nonce=nonce))
         self.welcome: Welcome | None = None
         self.refused: str | None = None
         self.view: dict[Any, Any] | None = None

@@ -826,7 +826,7 @@ When every pile is empty the game ends: most cards wins, then most chickens.
     @staticmethod
     def _in_time_order(codes: Sequence[int]) -> Presses:
         triples = sorted((tuple(codes[i : i + 3]) for i in range(0, len(codes), 3)), key=lambda t: t[2])
-        return Presses.of(*triples)  # type: ignore[arg-type]
+        return Presses.of(*triples)
 
     def heard(self, action: Action) -> list[tuple[int, Any]]:
         """Each input of the presses: ``(ms, [input, target])``; nothing of a ready or a feed."""

@@ -84,11 +84,11 @@ class Deadlines(HostParts):
             return self._take()
         if self.dealing and self._deal_by is not None and now >= self._deal_by:
             self._deal(now)
-        for i, seat in enumerate(self.seats):
-            if seat.hold_until is not None and now >= seat.hold_until:
-                seat.state, seat.hold_until = SeatState.BOT, None
-                self._note(f"{seat.name} did not come back: a bot plays seat {i + 1}.", i)
-            if seat.act_by is not None and now >= seat.act_by:
+        for i, held in enumerate(self.seats):
+            if held.hold_until is not None and now >= held.hold_until:
+                held.state, held.hold_until = SeatState.BOT, None
+                self._note(f"{held.name} did not come back: a bot plays seat {i + 1}.", i)
+            if held.act_by is not None and now >= held.act_by:
                 self._timed_out(i, now)
         if self._roster_due is not None and now >= self._roster_due:
             self._roster_due = None

@@ -74,8 +74,8 @@ class Dealing(HostParts):
             if seat.state is SeatState.OPEN:
                 seat.state = SeatState.BOT
         seated = {g.seat for g in self.guests.values() if g.seat is not None}
-        for seat in set(self.ledger.nonce_commits) - seated:
-            del self.ledger.nonce_commits[seat]  # the player left before the deal
+        for gone in set(self.ledger.nonce_commits) - seated:
+            del self.ledger.nonce_commits[gone]  # the player left before the deal
         if not self.ledger.nonce_commits:
             self._deal(now)
         else:
