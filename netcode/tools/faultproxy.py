@@ -37,6 +37,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from netcode.arrival import ArrivalClock
 from netcode.simulator.faults import FaultyLink, LinkFaults
@@ -65,8 +66,8 @@ class _Relay(asyncio.DatagramProtocol):
         self.arrival = ArrivalClock(None)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.DatagramTransport)  # (a datagram endpoint's)
-        self.transport = transport
+        # (a datagram endpoint's: asyncio's own is one in all but its base class)
+        self.transport = cast(asyncio.DatagramTransport, transport)
         self.arrival = ArrivalClock.of_transport(transport)
 
     def datagram_received(self, data: bytes, addr: Addr) -> None:
