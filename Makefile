@@ -38,8 +38,10 @@ test: $(STAMP)
 	if [ $$drawn -ne 0 ]; then cat $(VENV)/stock-ui.log; else tail -n 1 $(VENV)/stock-ui.log; fi; \
 	[ $$suite -eq 0 ] && [ $$drawn -eq 0 ]
 
+# ruff, then mypy (its settings, strict for netcode and the games, are in pyproject.toml)
 lint: $(STAMP)
 	$(BIN)/ruff check xmas_tui netcode tests
+	$(BIN)/python -m mypy
 
 screenshots: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.screenshots screenshots

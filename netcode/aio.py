@@ -45,12 +45,13 @@ from netcode.channel import Address, Endpoint, Event, PeerClosed
 class _Protocol(DgramProtocol):
     """asyncio-dgram's protocol, delivering datagrams to a handler instead of its queue."""
 
-    def __init__(self, recvq: asyncio.Queue, excq: asyncio.Queue, drained: asyncio.Event) -> None:
+    def __init__(self, recvq: asyncio.Queue[Any],
+                 excq: asyncio.Queue[Exception], drained: asyncio.Event) -> None:
         super().__init__(recvq, excq, drained)
         self.handler: Callable[[bytes, Address], None] | None = None
         self.on_error: Callable[[Exception], None] | None = None
 
-    def datagram_received(self, data: bytes, addr: Address) -> None:
+    def datagram_received(self, data: bytes, addr: Any) -> None:
         handler = self.handler
         if handler is None:
             super().datagram_received(data, addr)
@@ -67,13 +68,14 @@ class _Protocol(DgramProtocol):
 
 async def _bind_stream(address: tuple[str, int]) -> tuple[DatagramServer, _Protocol]:
     loop = asyncio.get_running_loop()
-    recvq: asyncio.Queue = asyncio.Queue()
-    excq: asyncio.Queue = asyncio.Queue()
+    recvq: asyncio.Queue[Any] = asyncio.Queue()
+    excq: asyncio.Queue[Exception] = asyncio.Queue()
     drained = asyncio.Event()
     transport, protocol = await loop.create_datagram_endpoint(
         lambda: _Protocol(recvq, excq, drained), local_addr=address
     )
-    return DatagramServer(transport, recvq, excq, drained), protocol
+    # (asyncio-dgram's stub calls its first argument a protocol: it is the transport)
+    return DatagramServer(transport, recvq, excq, drained), protocol  # type: ignore[arg-type]
 
 
 class AioEndpoint:
@@ -94,7 +96,9 @@ class AioEndpoint:
         self.on_event = on_event
         self.on_foreign = on_foreign
         self._stream = stream
-        self._transport: asyncio.DatagramTransport = stream._transport
+        # (asyncio-dgram keeps its transport private, and its stub does not declare it: datagrams
+        # go out through it directly, without the stream's await)
+        self._transport: asyncio.DatagramTransport = stream._transport  # type: ignore[attr-defined]
         self._events: asyncio.Queue[Event] = asyncio.Queue(maxsize=max_events)
         self._max_send_buffer = max_send_buffer
         self._loop = asyncio.get_running_loop()
@@ -115,7 +119,8 @@ class AioEndpoint:
 
     @property
     def address(self) -> tuple[str, int]:
-        return self._stream.sockname[:2]
+        host, port = self._stream.sockname[:2]
+        return host, port
 
     # -- application side -----------------------------------------------------
 
@@ -164,7 +169,7 @@ class AioEndpoint:
         """Send a datagram outside the channel (a discovery answer), best effort."""
         if not self._closed:
             with contextlib.suppress(OSError):
-                self._transport.sendto(data, address)
+                self._transport.sendto(data, address)  # type: ignore[arg-type]  # (a socket's address: Address is any name)
 
     async def next_event(self) -> Event:
         """The next event (only when no `on_event` callback was given)."""
@@ -199,11 +204,12 @@ class AioEndpoint:
         transport = self._transport
         endpoint = self.endpoint
         for data, address in datagrams:
-            if transport.get_write_buffer_size() > self._max_send_buffer:
+            # (a datagram transport has it, like every selector transport: typeshed leaves it out)
+            if transport.get_write_buffer_size() > self._max_send_buffer:  # type: ignore[attr-defined]
                 endpoint.note_drop("send_backlog")
                 continue
             try:
-                transport.sendto(data, address)
+                transport.sendto(data, address)  # type: ignore[arg-type]  # (a socket's address: Address is any name)
             except OSError:
                 endpoint.note_drop("send_error")
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict | None = None) -> dict[str, Any]:
+def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, Any]:
     """What turns ``old`` into ``new`` (an empty dict if they are equal).
 
     ``memo`` (a dict kept across calls) remembers the delta between nested
@@ -39,9 +39,10 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict | None = Non
                 inner = {} if before == value else diff(before, value)
             else:
                 pair = (id(before), id(value))
-                inner = memo.get(pair)
-                if inner is None:
-                    inner = memo[pair] = {} if before == value else diff(before, value, memo)
+                known: dict[str, Any] | None = memo.get(pair)
+                if known is None:
+                    known = memo[pair] = {} if before == value else diff(before, value, memo)
+                inner = known
             if inner:
                 nested[key] = inner
         elif before != value:

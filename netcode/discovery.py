@@ -86,7 +86,7 @@ import socket
 import stat
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,7 +184,7 @@ class TableInfo:
         return code_tag(code) == self.code_tag
 
     def encode(self) -> bytes:
-        return msgpack.packb(
+        packed: bytes = msgpack.packb(
             {
                 "v": VERSION,
                 "table": self.table_id,
@@ -202,6 +202,7 @@ class TableInfo:
             },
             use_bin_type=True,
         )
+        return packed
 
     @classmethod
     def decode(cls, data: bytes) -> TableInfo:
@@ -267,7 +268,7 @@ def _udp_socket(bind: tuple[str, int] | None, *, broadcast: bool, reuse: bool) -
 
 
 class _Protocol(asyncio.DatagramProtocol):
-    def __init__(self, handler) -> None:
+    def __init__(self, handler: Callable[[bytes, Any], None]) -> None:
         self.handler = handler
 
     def datagram_received(self, data: bytes, addr: Any) -> None:
@@ -412,7 +413,7 @@ class Announcements:
         self.drops: Counter[str] = Counter()
         self.rendezvous = Rendezvous(self.discovery[1])
         self._transports: list[asyncio.DatagramTransport] = []
-        self._refreshing: asyncio.Task | None = None
+        self._refreshing: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
 
     async def start(self) -> None:
@@ -506,7 +507,7 @@ class Announcer:
         self.sent = 0
         #: copies sent to listeners on this machine
         self.copies = 0
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._sock: socket.socket | None = None
         self._loopback: socket.socket | None = None
 

@@ -388,7 +388,7 @@ class Opener:
             return False
         return True
 
-    def open_fields(self, data: bytes) -> tuple:
+    def open_fields(self, data: bytes) -> tuple[Any, ...]:
         """(seq, ack, ack_bits, ack_delay, kind, body) of a sealed datagram whose
         type and sender were checked (the receive hot path).
 
@@ -462,9 +462,10 @@ def _check_data_body(body: Any) -> None:
 def encode_payload(payload: Any) -> bytes:
     """Application payload to bytes; only plain msgpack data is accepted."""
     try:
-        return _PACKER.pack(payload)
+        packed: bytes = _PACKER.pack(payload)
     except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(f"payload is not plain msgpack data: {exc}") from exc
+    return packed
 
 
 def decode_payload(data: bytes, max_size: int, decoder: Decoder | None = None) -> Any:

@@ -227,7 +227,7 @@ class Ledger:
     #: (seat, action wire) in the order applied
     actions: list[tuple[int, object]] = field(default_factory=list)
     #: the game's table options (plain data), revealed with the rest for the replay
-    options: dict = field(default_factory=dict)
+    options: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def commitment(self) -> bytes:
@@ -260,7 +260,7 @@ class Ledger:
         self.commitments.extend(fresh)
         return fresh
 
-    def public(self) -> dict:
+    def public(self) -> dict[Any, Any]:
         """What the final message reveals: the secret, nonces, notes and action log."""
         return {
             "secret": self.secret,
@@ -294,7 +294,7 @@ class Verifier:
     def nonce_commit(self) -> bytes:
         return nonce_commitment(self.table_id, self.nonce)
 
-    def receive(self, commits: Iterable[Sequence], openings: Iterable[Sequence], faces: Mapping[int, str]) -> list[str]:
+    def receive(self, commits: Iterable[Sequence[Any]], openings: Iterable[Sequence[Any]], faces: Mapping[int, str]) -> list[str]:
         """Take a snapshot's new commitments and openings and check its faces; returns new alarms."""
         alarms: list[str] = []
         for handle, commit in commits:

@@ -259,11 +259,12 @@ class PeerRunner:
         if aio is not None and endpoint is not None and not self.closed:
             if step.accept:
                 endpoint.accept_unknown = True
-            for peer_id, address in step.connects:
-                if peer_id not in endpoint.peers:
-                    endpoint.connect(peer_id, address, _now())
+            for joiner, address in step.connects:
+                if joiner not in endpoint.peers:
+                    endpoint.connect(joiner, address, _now())
             for peer_id, message in step.sends:
-                self._send(aio, peer_id, message)
+                # (the host's sends name the channel's peer ids: every seat of its own is local)
+                self._send(aio, peer_id, message)  # type: ignore[arg-type]
         if step.hosting is True:
             self._announce()
         elif step.hosting is False:

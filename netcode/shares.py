@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -53,11 +54,11 @@ class Share:
     index: int
     value: int
 
-    def to_wire(self) -> list:
+    def to_wire(self) -> list[Any]:
         return [self.index, scalar_bytes(self.value)]
 
     @classmethod
-    def from_wire(cls, raw: Sequence) -> Share:
+    def from_wire(cls, raw: Sequence[Any]) -> Share:
         """A share as a peer sent it; ``ValueError`` unless it is well formed."""
         if not (isinstance(raw, (list, tuple)) and len(raw) == 2):
             raise ValueError("not a share")
@@ -83,7 +84,7 @@ class Commitments:
         return [self.sealed, *(p.encode() for p in self.points)]
 
     @classmethod
-    def from_wire(cls, raw: Sequence) -> Commitments:
+    def from_wire(cls, raw: Sequence[Any]) -> Commitments:
         """Commitments as a peer sent them; ``ValueError`` unless each is a group element."""
         if not (isinstance(raw, (list, tuple)) and 3 <= len(raw) <= MAX_INDEX):
             raise ValueError("not a share's commitments")

@@ -26,7 +26,7 @@ in the connection's slots, listed in `STATE`.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from netcode.channel.config import INF
 from netcode.channel.events import (
@@ -36,6 +36,7 @@ from netcode.channel.events import (
     HandshakeCompleted,
     HandshakeFailed,
 )
+from netcode.channel.parts import ConnectionParts
 from netcode.envelope import (
     BUSY,
     REPLY,
@@ -55,11 +56,11 @@ if TYPE_CHECKING:
     from netcode.channel.handshake import Initiator, SessionKeys
 
 
-class Joining:
+class Joining(ConnectionParts):
     """INIT out, REPLY in, keys or a refusal (a `Connection` mixin)."""
 
     __slots__ = ()
-    STATE = (
+    STATE: ClassVar[tuple[str, ...]] = (
         "_initiator",
         "_init_packet",
         "_handshake_out",
@@ -99,6 +100,7 @@ class Joining:
                 self.local_id, self.peer_id, initiator.message, self.config.max_datagram
             )
         else:
+            assert keys is not None  # (one of the two, checked above)
             self._use_keys(keys)
 
     @property

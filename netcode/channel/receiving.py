@@ -17,10 +17,11 @@ the connection's slots, listed in `STATE`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from netcode.channel.config import ACK_BITS
 from netcode.channel.events import Delivered, Unreliable
+from netcode.channel.parts import ConnectionParts
 from netcode.envelope import (
     SEALED,
     Dropped,
@@ -74,11 +75,11 @@ class SeqWindow:
         return self.highest, (self.mask >> 1) & _ACK_MASK
 
 
-class Receiving:
+class Receiving(ConnectionParts):
     """Datagrams in, events out (a `Connection` mixin)."""
 
     __slots__ = ()
-    STATE = (
+    STATE: ClassVar[tuple[str, ...]] = (
         "_replay",
         "_acks",
         "_highest_at",
@@ -153,7 +154,7 @@ class Receiving:
             return
         self._accept(fields, address, now, len(data))
 
-    def _accept(self, fields: tuple, address: Address, now: float, size: int) -> None:
+    def _accept(self, fields: tuple[Any, ...], address: Address, now: float, size: int) -> None:
         """Intake of an authentic datagram: (seq, ack, ack_bits, ack_delay, kind, body)."""
         seq, ack, ack_bits, ack_delay, kind, body = fields
         replay = self._replay
@@ -246,7 +247,7 @@ class Receiving:
             elif self._ack_due > now + delay:
                 self._ack_due = now + delay
 
-    def _accept_unit(self, unit: tuple) -> bool | None:
+    def _accept_unit(self, unit: tuple[Any, ...]) -> bool | None:
         """Buffer one incoming unit: True if new, False if a duplicate, None if it
         could not be taken (then the packet must not be acked)."""
         uid = unit[0]

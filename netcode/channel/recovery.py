@@ -13,10 +13,11 @@ Must not touch: building or sealing datagrams (`sending`), intake
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from netcode.channel.config import ACK_BITS, INF
 from netcode.channel.events import RttUpdated
+from netcode.channel.parts import ConnectionParts
 
 if TYPE_CHECKING:
     from netcode.channel.config import Config
@@ -26,11 +27,11 @@ if TYPE_CHECKING:
 Sent = tuple[float, tuple[int, ...]]
 
 
-class LossRecovery:
+class LossRecovery(ConnectionParts):
     """Acks in, round trips and losses out (a `Connection` mixin)."""
 
     __slots__ = ()
-    STATE = (
+    STATE: ClassVar[tuple[str, ...]] = (
         "_sent",
         "_acks_in",
         "_largest_acked",

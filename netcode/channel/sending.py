@@ -17,12 +17,13 @@ in `STATE`.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgpack
 
 from netcode.channel.config import INF
 from netcode.channel.events import PeerClosed, SendQueueFull
+from netcode.channel.parts import ConnectionParts
 from netcode.envelope import (
     ACK_DELAY_LIMIT,
     MAX_FRAGMENTS,
@@ -78,11 +79,11 @@ class OutUnit:
         self.copy_at = INF
 
 
-class Sending:
+class Sending(ConnectionParts):
     """Queues in, sealed datagrams out (a `Connection` mixin)."""
 
     __slots__ = ()
-    STATE = (
+    STATE: ClassVar[tuple[str, ...]] = (
         "_next_seq",
         "_next_unit",
         "_pending",
@@ -293,7 +294,9 @@ class Sending:
             raise _PacketNumbersExhausted
         self._next_seq = seq + 1
         ack, bits = self._acks.ack_fields()
-        data = self._sealer.seal(seq, ack, bits, self._ack_delay(now), kind, body)
+        sealer = self._sealer
+        assert sealer is not None, "sealed before the keys were agreed"
+        data = sealer.seal(seq, ack, bits, self._ack_delay(now), kind, body)
         self._ack_pending = False
         self._ack_due = INF
         self._ack_eliciting = 0

@@ -139,7 +139,7 @@ class Candidacy:
             self.majority_at = now
         return True
 
-    def share_checks(self, raw: list) -> bool:
+    def share_checks(self, raw: list[Any]) -> bool:
         """Whether a ballot's share is one of the old host's split (checked on its own)."""
         if self.commitments is None:
             return False
@@ -166,7 +166,7 @@ class Takeover:
     """What a candidate with a majority takes the table over with."""
 
     secret: bytes
-    actions: list[list]
+    actions: list[list[Any]]
     voters: dict[Hashable, Ballot]
     watchers: dict[Hashable, Ballot]
 
@@ -176,7 +176,7 @@ def rejoin_token(secret: bytes, table_id: bytes, seat: int) -> bytes:
     return digest("rejoin", secret, table_id, seat)[:16]
 
 
-def checked_record(ballot: Ballot, table_id: bytes, keys: Mapping[int, bytes]) -> list[list] | None:
+def checked_record(ballot: Ballot, table_id: bytes, keys: Mapping[int, bytes]) -> list[list[Any]] | None:
     """The ballot's record of play, if the signature that covers it is one the candidate can
     check (a host key it knows for that term) and it holds."""
     signed, key = ballot.signed, keys.get(ballot.signed_term)

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from netcode.session.seats import SeatState
 
@@ -61,6 +61,7 @@ Check = Callable[[Any], Any]
 def _same(check: Check) -> Check:
     """Mark ``check`` as one that returns what it was given, unchanged (what it checks can then
     be checked in place, without building a copy)."""
+    # a mark on the function object itself (read back by ``getattr``): no type declares it
     check.same = True  # type: ignore[attr-defined]
     return check
 
@@ -120,12 +121,12 @@ def maybe(inner: Check) -> Check:
 
 
 def items(inner: Check, longest: int = MAX_ITEMS) -> Check:
-    def check(value: Any) -> list:
+    def check(value: Any) -> list[Any]:
         if type(value) is not list or len(value) > longest:
             raise BadMessage("bad_field", f"not a list of at most {longest} items")
         return [inner(item) for item in value]
 
-    def check_in_place(value: Any) -> list:
+    def check_in_place(value: Any) -> list[Any]:
         if type(value) is not list or len(value) > longest:
             raise BadMessage("bad_field", f"not a list of at most {longest} items")
         for item in value:
@@ -139,12 +140,12 @@ def row(*columns: Check) -> Check:
     """A fixed-length list whose items each have their own check."""
     width = len(columns)
 
-    def check(value: Any) -> list:
+    def check(value: Any) -> list[Any]:
         if type(value) is not list or len(value) != width:
             raise BadMessage("bad_field", f"not a row of {width}")
         return [column(item) for column, item in zip(columns, value, strict=True)]
 
-    def check_in_place(value: Any) -> list:
+    def check_in_place(value: Any) -> list[Any]:
         if type(value) is not list or len(value) != width:
             raise BadMessage("bad_field", f"not a row of {width}")
         for column, item in zip(columns, value, strict=True):
@@ -157,7 +158,7 @@ def row(*columns: Check) -> Check:
 _PLAIN_LEAVES = frozenset((str, int, float, bool, bytes, type(None)))
 
 
-def _plain(value: list | dict, depth: int) -> None:
+def _plain(value: list[Any] | dict[Any, Any], depth: int) -> None:
     """Check a list or map that sits ``depth`` deep: plain all the way down, and no deeper than
     ``MAX_DEPTH`` (which bounds the recursion too)."""
     if depth > MAX_DEPTH:
@@ -166,9 +167,11 @@ def _plain(value: list | dict, depth: int) -> None:
         for key in value:
             if type(key) is not str:
                 raise BadMessage("bad_field", "a map key is not text")
-        value = value.values()  # type: ignore[assignment]
+        children: Iterable[Any] = value.values()
+    else:
+        children = value
     deeper = depth + 1
-    for child in value:
+    for child in children:
         kind = type(child)
         if kind in _PLAIN_LEAVES:
             continue
@@ -199,7 +202,7 @@ def one_of(*allowed: str) -> Check:
 
 
 @_same
-def mapping(value: Any) -> dict:
+def mapping(value: Any) -> dict[Any, Any]:
     if type(value) is not dict:
         raise BadMessage("bad_field", "not a map")
     _plain(value, 1)
@@ -240,16 +243,16 @@ class Message:
     KIND: ClassVar[str] = ""
     CHECKS: ClassVar[tuple[Check, ...]] = ()
     FIELDS: ClassVar[tuple[str, ...]] = ()
-    _fields: ClassVar[Callable[[Message], tuple]] = staticmethod(lambda message: ())
+    _fields: ClassVar[staticmethod[[Message], tuple[Any, ...]]] = staticmethod(lambda message: ())
 
-    def to_wire(self) -> list:
+    def to_wire(self) -> list[Any]:
         return [self.KIND, *self._fields(self)]
 
 
 KINDS: dict[str, type[Message]] = {}
 
 
-def _field_getter(names: tuple[str, ...]) -> Callable[[Message], tuple]:
+def _field_getter(names: tuple[str, ...]) -> Callable[[Message], tuple[Any, ...]]:
     """The fields named, in order, as a tuple (whatever their number)."""
     if not names:
         return lambda message: ()
@@ -259,10 +262,14 @@ def _field_getter(names: tuple[str, ...]) -> Callable[[Message], tuple]:
     return operator.attrgetter(*names)
 
 
-def declare(kind: str, *checks: Check) -> Callable[[type], type[Message]]:
+_M = TypeVar("_M", bound=Message)
+
+
+@dataclass_transform(frozen_default=True)
+def declare(kind: str, *checks: Check) -> Callable[[type[_M]], type[_M]]:
     """Make ``cls`` a message of ``kind`` whose fields are checked by ``checks`` in order."""
 
-    def wrap(cls: type) -> type[Message]:
+    def wrap(cls: type[_M]) -> type[_M]:
         made = dataclass(frozen=True, slots=True)(cls)
         if len(dataclasses.fields(made)) != len(checks):
             raise TypeError(f"{kind}: {len(checks)} checks for {len(dataclasses.fields(made))} fields")
@@ -363,7 +370,7 @@ class Welcome(Message):
     host: str
     started: bool
     seed_commit: bytes
-    options: dict
+    options: dict[Any, Any]
     turn_time: float | None
     token: bytes | None
     term: int
@@ -391,7 +398,7 @@ class AskNonce(Message):
 class Lobby(Message):
     """Who sits where while the table waits for the deal."""
 
-    roster: list
+    roster: list[Any]
 
 
 @declare(
@@ -406,22 +413,22 @@ class Snap(Message):
     seconds each seat to act has left (turn timers, race windows)."""
 
     seat: int | None
-    legal: list
-    to_act: list
+    legal: list[Any]
+    to_act: list[Any]
     log_at: int
-    log: list
-    result: dict | None
-    view: dict | None
-    changes: dict | None
-    roster: list | None
-    commits: list
-    openings: list
-    clocks: list
+    log: list[Any]
+    result: dict[Any, Any] | None
+    view: dict[Any, Any] | None
+    changes: dict[Any, Any] | None
+    roster: list[Any] | None
+    commits: list[Any]
+    openings: list[Any]
+    clocks: list[Any]
     #: the record of play: its actions from ``actions_at`` (an action is added once nobody's
     #: choice in it is still sealed), and the host's signature over the record so far
     actions_at: int
-    actions: list
-    signed: list | None
+    actions: list[Any]
+    signed: list[Any] | None
 
 
 @declare("dealt", items(maybe(DIGEST), MAX_SEATS), items(maybe(DIGEST), MAX_SEATS), items(text(), MAX_SEATS),
@@ -432,12 +439,12 @@ class Dealt(Message):
     share), one of ``holders``, so that a new host can take over if this one goes; with the
     commitments every holder's share is checked against (the same for every peer)."""
 
-    nonce_commits: list
-    nonces: list
-    notes: list
-    share: list | None
+    nonce_commits: list[Any]
+    nonces: list[Any]
+    notes: list[Any]
+    share: list[Any] | None
     holders: int
-    share_commitments: list
+    share_commitments: list[Any]
 
 
 @declare("verdict", COUNT, maybe(text()))
@@ -454,10 +461,10 @@ class Final(Message):
     record (the secret, the nonces, every action) for every peer's audit, with the host's
     signature over the record and the result (``netcode.fairplay.final_message``)."""
 
-    public: dict
+    public: dict[Any, Any]
     digest: str
-    result: dict
-    fair: dict
+    result: dict[Any, Any]
+    fair: dict[Any, Any]
     signature: bytes
 
 
@@ -469,7 +476,7 @@ class Ping(Message):
 
     n: int
     at: float
-    echo: list | None
+    echo: list[Any] | None
 
 
 #: one member of the table, as the host sees it: a player at another machine, their seat,
@@ -484,7 +491,7 @@ class Members(Message):
 
     term: int
     host_seat: int | None
-    members: list
+    members: list[Any]
 
 
 @declare("handover", TERM, flag)
@@ -508,10 +515,10 @@ class Ballot(Message):
     seat: int | None
     name: str
     token: bytes | None
-    actions: list
-    signed: list | None
+    actions: list[Any]
+    signed: list[Any] | None
     signed_term: int
-    share: list | None
+    share: list[Any] | None
     watch: bool
 
 

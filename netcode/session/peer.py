@@ -444,8 +444,8 @@ class TablePeer:
         old = next((row.name for row in session.roster if row.seat == session.host_seat), None) or welcome.host
         note = host_changed(old, session.name, session.handover)
         if self.forgers:
-            names = " and ".join(sorted(set(self.forgers.values())))
-            note += f" {names}'s program sent a forged share of the old host's secret: it was refused."
+            forgers = " and ".join(sorted(set(self.forgers.values())))
+            note += f" {forgers}'s program sent a forged share of the old host's secret: it was refused."
         return HostSession.resume(
             settings, make_rules, ledger, self.signer or Signer(), term=term, names=names,
             bots=bots, actions=plan.actions, log=session.log if session.view is not None else None,

@@ -181,23 +181,23 @@ class SeatSession:
         self.watch = watch
         self.contribute = contribute and not watch
         self.token = token
-        self.verifier = Verifier(game, table_id, seed_commit or None,
-                                 **({"nonce": nonce} if nonce is not None else {}))
+        self.verifier = (Verifier(game, table_id, seed_commit or None) if nonce is None
+                         else Verifier(game, table_id, seed_commit or None, nonce=nonce))
         self.welcome: Welcome | None = None
         self.refused: str | None = None
-        self.view: dict | None = None
-        self.legal: list = []
+        self.view: dict[Any, Any] | None = None
+        self.legal: list[Any] = []
         self.to_act: list[int] = []
-        self.result: dict | None = None
-        self.log: list[list] = []
+        self.result: dict[Any, Any] | None = None
+        self.log: list[list[Any]] = []
         self.roster: list[RosterRow] = []
         #: seat -> the time (my clock) by which it must act (turn timers, race windows)
         self.clocks: dict[int, float] = {}
         self.final: Final | None = None
         #: the record of play as the host sent it: ``[seat, action]`` in the order applied,
         #: and the host's latest signature over it (``[count, chain, signature]``)
-        self.actions: list[list] = []
-        self.signed: list | None = None
+        self.actions: list[list[Any]] = []
+        self.signed: list[Any] | None = None
         #: what the host told of the deal (nonces, notes) and my share of its secret
         self.deal: Dealt | None = None
         #: what every share of the host's secret is checked against (None: no shares)
@@ -208,12 +208,12 @@ class SeatSession:
         self.signed_term = 0
         #: who could take over (``Members``): the host's seat, and the players at other machines
         self.host_seat: int | None = None
-        self.members: list[list] = []
+        self.members: list[list[Any]] = []
         self.gone: str | None = None
         #: the last host's ``Handover``, if it stopped hosting rather than going silent
         self.handover: Handover | None = None
         #: every host change I saw: ``[term, new host's name, actions recorded by then, why]``
-        self.handovers: list[list] = []
+        self.handovers: list[list[Any]] = []
         self.alarm: str | None = None
         self.revealed_nonce = False
         #: the host said my nonce is in: left out of the seed after that, it is caught

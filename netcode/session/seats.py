@@ -79,11 +79,11 @@ class RosterRow:
     #: seconds left of an away player's hold, when it was sent
     hold_left: float | None = None
 
-    def to_wire(self) -> list:
+    def to_wire(self) -> list[Any]:
         return [self.seat, self.name, self.state.value, self.ping_ms, self.hold_left]
 
     @classmethod
-    def from_wire(cls, raw: list) -> RosterRow:
+    def from_wire(cls, raw: list[Any]) -> RosterRow:
         seat, name, state, ping, hold = raw
         return cls(seat, name, SeatState(state), ping, hold)
 

@@ -149,7 +149,8 @@ class SimNetwork:
             self.stats["datagrams_duplicated"] += 1
         for when in times:
             self._order += 1
-            heapq.heappush(self._heap, (when, self._order, _Delivery(self, src, dst, data)))
+            delivery: Callable[[], None] = _Delivery(self, src, dst, data)
+            heapq.heappush(self._heap, (when, self._order, delivery))
 
     def _deliver(self, src: Address, dst: Address, data: bytes) -> None:
         node = self.nodes.get(dst)

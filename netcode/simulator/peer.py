@@ -118,12 +118,13 @@ class SimPeer:
             endpoint.accept_unknown = True
         if step.hosting is False:
             endpoint.accept_unknown = False
-        for peer_id, address in step.connects:
-            if peer_id not in endpoint.peers:
-                endpoint.connect(peer_id, address, now)
+        for joiner, address in step.connects:
+            if joiner not in endpoint.peers:
+                endpoint.connect(joiner, address, now)
         for peer_id, message in step.sends:
             try:
-                endpoint.send_reliable(peer_id, message.to_wire())
+                # (the host's sends name the channel's peer ids: every seat of its own is local)
+                endpoint.send_reliable(peer_id, message.to_wire())  # type: ignore[arg-type]
             except (PeerClosed, SendQueueFull):
                 self.peer.forget_sent(peer_id)
         if step.table and self.on_table is not None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import random
@@ -219,7 +220,7 @@ def run_sim(scenario: Scenario, messages: int, seed: int) -> dict[str, Any]:
     start = 0.5
     for i in range(messages):
         size = scenario.payload_size(rng)
-        net.call_at(start + i * scenario.interval, lambda i=i, s=size: send(i, s))
+        net.call_at(start + i * scenario.interval, functools.partial(send, i, size))
     end = start + messages * scenario.interval
     net.run(until=end + scenario.drain, stop=lambda: net.now >= end and tally.complete)
     net.run(until=net.now + 2.0)  # idle on: a disconnect would show up here

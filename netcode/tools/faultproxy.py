@@ -37,6 +37,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from netcode.arrival import ArrivalClock
 from netcode.simulator.faults import FaultyLink, LinkFaults
@@ -59,13 +60,14 @@ def require_loopback(address: Addr) -> Addr:
 class _Relay(asyncio.DatagramProtocol):
     """Receives on one socket and hands datagrams to a callback, with when each arrived."""
 
-    def __init__(self, on_datagram) -> None:  # noqa: ANN001 - a plain callable
+    def __init__(self, on_datagram: Callable[[bytes, Addr, float | None], None]) -> None:
         self.on_datagram = on_datagram
         self.transport: asyncio.DatagramTransport | None = None
         self.arrival = ArrivalClock(None)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        # (a datagram endpoint's: asyncio's own is one in all but its base class)
+        self.transport = cast(asyncio.DatagramTransport, transport)
         self.arrival = ArrivalClock.of_transport(transport)
 
     def datagram_received(self, data: bytes, addr: Addr) -> None:
@@ -118,7 +120,8 @@ class FaultProxy:
     @property
     def address(self) -> Addr:
         assert self._front is not None, "start() first"
-        return self._front.get_extra_info("sockname")[:2]
+        host, port = self._front.get_extra_info("sockname")[:2]
+        return host, port
 
     async def start(self) -> FaultProxy:
         self._loop = asyncio.get_running_loop()
@@ -172,7 +175,7 @@ class FaultProxy:
         seed = self.seed
         client = _Client(
             addr,
-            transport,  # type: ignore[arg-type]
+            transport,
             FaultyLink(self.up_faults, random.Random(f"{seed}|up|{index}")),
             FaultyLink(self.down_faults, random.Random(f"{seed}|down|{index}")),
         )

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import math
 import os
@@ -262,7 +263,7 @@ def simulate_table(peers: int, moves: int, pace: float, loss: float, seed: int, 
     for move in range(moves):
         seat_id = order[move % len(order)]
         when = 1.0 + move * pace + rng.uniform(0, pace / 4)
-        net.call_at(when, lambda s=seats[seat_id], m=move: s.send_reliable(1, {"move": m}))
+        net.call_at(when, functools.partial(seats[seat_id].send_reliable, 1, {"move": move}))
     started = time.perf_counter()
     net.run(1.0 + moves * pace + 30.0, lambda: all(n == moves for n in received.values()))
     wall = time.perf_counter() - started

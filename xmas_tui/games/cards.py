@@ -30,7 +30,7 @@ Must not touch: rules of any particular game, clocks, I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .rng import Rng
@@ -256,7 +256,7 @@ class Cards:
         bit = 1 << seat
         return {h: faces[h] for h, mask in self._seen.items() if mask & bit}
 
-    def snapshot(self) -> list:
+    def snapshot(self) -> list[Any]:
         """The full table (faces and visibility included) as plain data, for digests."""
         return [
             self._next,

@@ -399,7 +399,7 @@ More Challenging Game: play with higher-numbered puzzles (the option
         ignored = 0
         while len(drawn_puzzle_tiles(cards)) < MAX_DRAW and cards.zone("bag"):
             handle = cards.draw("bag", "drawn", visible=EVERYONE)
-            face = cards.face(handle)  # type: ignore[arg-type]
+            face = cards.face(handle)
             if face in SPECIALS:
                 ignored += 1
             else:

@@ -925,7 +925,7 @@ class ChristmasGame(TakingTurns):
         log.append(Event("over", f"{names} win{'s' if len(result.winners) == 1 else ''}!"))
 
 
-def _put(values: tuple, index: int, value: Any) -> tuple:
+def _put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*values[:index], value, *values[index + 1 :])
 
 

@@ -647,9 +647,9 @@ class State(BaseState):
     #: the seats ready for the next room (in the pause)
     ready: list[int] = dataclasses.field(default_factory=list)
     #: burned players still choosing what the dragon gets (``Choice`` as plain data), in the pause
-    choices: list[dict] = dataclasses.field(default_factory=list)
+    choices: list[dict[Any, Any]] = dataclasses.field(default_factory=list)
     #: The last round's ``RoundRecord``, as plain data (empty before the first round ends).
-    last_round: dict | None = None
+    last_round: dict[Any, Any] | None = None
 
 
 def pile_zone(seat: int) -> str:
@@ -826,7 +826,7 @@ When every pile is empty the game ends: most cards wins, then most chickens.
     @staticmethod
     def _in_time_order(codes: Sequence[int]) -> Presses:
         triples = sorted((tuple(codes[i : i + 3]) for i in range(0, len(codes), 3)), key=lambda t: t[2])
-        return Presses.of(*triples)  # type: ignore[arg-type]
+        return Presses.of(*triples)
 
     def heard(self, action: Action) -> list[tuple[int, Any]]:
         """Each input of the presses: ``(ms, [input, target])``; nothing of a ready or a feed."""

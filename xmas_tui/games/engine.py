@@ -119,7 +119,7 @@ class Action:
             parts.extend(str(a) for a in arg) if isinstance(arg, tuple) else parts.append(str(arg))
         return " ".join(parts)
 
-    def to_wire(self) -> list:
+    def to_wire(self) -> list[Any]:
         return [self.kind, *(list(a) if isinstance(a, tuple) else a for a in self.args())]
 
     def __str__(self) -> str:
@@ -176,7 +176,7 @@ class Event(NamedTuple):
     seat: int | None = None
     data: Mapping[str, Any] | None = None
 
-    def to_wire(self) -> list:
+    def to_wire(self) -> list[Any]:
         return [self.kind, self.text, self.seat, None if self.data is None else plain(self.data)]
 
     @classmethod
@@ -221,14 +221,14 @@ class View:
         faces = self.faces
         return [(h, faces.get(h)) for h in self.zones.get(name, ())]
 
-    def to_wire(self, common: tuple[Any, Any] | None = None) -> dict:
+    def to_wire(self, common: tuple[Any, Any] | None = None) -> dict[Any, Any]:
         """Plain data. ``common`` is `common_wire()` of any view of the same moment:
         the public fields and zones are the same for every seat, so a host making
         every seat's view converts them once."""
         return View.wire(self.game, self.seat, self.common_wire() if common is None else common, self.faces)
 
     @staticmethod
-    def wire(game: str, seat: int | None, common: tuple[Any, Any], faces: Mapping[int, str]) -> dict:
+    def wire(game: str, seat: int | None, common: tuple[Any, Any], faces: Mapping[int, str]) -> dict[Any, Any]:
         """`to_wire()` of a view put together from ``common`` (see `common_wire`) and the
         faces ``seat`` may see (`Game.view_faces`), for a host making every seat's view."""
         public, zones = common
@@ -266,7 +266,7 @@ class Result:
     #: the table was closed before the game's end: these are the scores as they stood
     closed: bool = False
 
-    def to_wire(self) -> dict:
+    def to_wire(self) -> dict[Any, Any]:
         return plain(self)
 
     @classmethod

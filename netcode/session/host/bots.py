@@ -12,13 +12,14 @@ rules' ``bot_action``).
 from __future__ import annotations
 
 from netcode.session.host.deadlines import UNKNOWN
+from netcode.session.host.parts import HostParts
 from netcode.session.seats import SeatState, bot_name
 from netcode.session.step import Step
 
 _INF = float("inf")
 
 
-class Bots:
+class Bots(HostParts):
     """The bots of a ``HostSession``."""
 
     #: seconds between two bot moves (in a game of turns)

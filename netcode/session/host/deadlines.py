@@ -15,6 +15,7 @@ Must not touch: sockets, clocks, asyncio, any particular game.
 
 from __future__ import annotations
 
+from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import Rules
 from netcode.session.seats import SeatState
 from netcode.session.step import Step
@@ -24,7 +25,7 @@ _INF = float("inf")
 UNKNOWN = object()
 
 
-class Deadlines:
+class Deadlines(HostParts):
     """The timers of a ``HostSession``."""
 
     #: the next deadline, once worked out (``UNKNOWN`` after any change)
@@ -83,11 +84,11 @@ class Deadlines:
             return self._take()
         if self.dealing and self._deal_by is not None and now >= self._deal_by:
             self._deal(now)
-        for i, seat in enumerate(self.seats):
-            if seat.hold_until is not None and now >= seat.hold_until:
-                seat.state, seat.hold_until, seat.changing_hands = SeatState.BOT, None, False
-                self._note(f"{seat.name} did not come back: a bot plays seat {i + 1}.", i)
-            if seat.act_by is not None and now >= seat.act_by:
+        for i, held in enumerate(self.seats):
+            if held.hold_until is not None and now >= held.hold_until:
+                held.state, held.hold_until, held.changing_hands = SeatState.BOT, None, False
+                self._note(f"{held.name} did not come back: a bot plays seat {i + 1}.", i)
+            if held.act_by is not None and now >= held.act_by:
                 self._timed_out(i, now)
         if self._roster_due is not None and now >= self._roster_due:
             self._roster_due = None

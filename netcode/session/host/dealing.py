@@ -20,6 +20,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from netcode.fairplay import NONCE_BYTES, Ledger
+from netcode.session.host.parts import HostParts
 from netcode.session.host.seating import AT_TABLE
 from netcode.session.messages import AskNonce, Dealt, Nonce, NonceTaken
 from netcode.session.seats import SeatState, bot_name
@@ -29,7 +30,7 @@ from netcode.shares import Commitments, Share, split
 Peer = Hashable
 
 
-class Dealing:
+class Dealing(HostParts):
     """The deal of a ``HostSession``, and the shares of its secret."""
 
     ledger: Ledger
@@ -73,8 +74,8 @@ class Dealing:
             if seat.state is SeatState.OPEN:
                 seat.state = SeatState.BOT
         seated = {g.seat for g in self.guests.values() if g.seat is not None}
-        for seat in set(self.ledger.nonce_commits) - seated:
-            del self.ledger.nonce_commits[seat]  # the player left before the deal
+        for gone in set(self.ledger.nonce_commits) - seated:
+            del self.ledger.nonce_commits[gone]  # the player left before the deal
         if not self.ledger.nonce_commits:
             self._deal(now)
         else:

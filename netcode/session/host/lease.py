@@ -38,6 +38,7 @@ from enum import Enum
 from netcode.channel.config import Config
 from netcode.session.election import EARLY_BALLOT, ELECTION_TIMEOUT
 from netcode.session.host.events import SteppedDown
+from netcode.session.host.parts import HostParts
 from netcode.session.messages import Handover
 from netcode.session.step import Step
 from netcode.shares import threshold
@@ -114,7 +115,7 @@ class Lease:
 Peer = Hashable
 
 
-class Leasing:
+class Leasing(HostParts):
     """The lease and the hand-over of a ``HostSession``."""
 
     #: paused while it cannot hear most players

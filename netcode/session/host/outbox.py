@@ -22,6 +22,7 @@ from typing import Any
 from netcode import delta
 from netcode.session.host.deadlines import UNKNOWN
 from netcode.session.host.events import GameOver, TableChanged
+from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import Rules
 from netcode.session.host.seating import Guest
 from netcode.session.messages import (
@@ -47,7 +48,7 @@ Peer = Hashable
 UNHELD = (Ping, Dealt, Members, Lobby, Handover, NonceTaken, Welcome, Refused)
 
 
-class Outbox:
+class Outbox(HostParts):
     """What a ``HostSession`` sends."""
 
     #: what this call produced so far
@@ -115,7 +116,7 @@ class Outbox:
         to_act = sorted(rules.to_act()) if result is None else []
         clocks = [[i, round(max(0.0, seat.act_by - now), 3)] for i, seat in enumerate(self.seats)
                   if seat.act_by is not None]
-        memo: dict = {}  # the views of one moment share parts: each is diffed once
+        memo: dict[Any, Any] = {}  # the views of one moment share parts: each is diffed once
         for peer, guest in self.guests.items():
             self._out.send(peer, self._snap_for(guest, rules, roster, to_act, result, clocks, memo))
         if result is None:
@@ -137,8 +138,8 @@ class Outbox:
                 self._out.send(peer, final)
                 guest.final_sent = True
 
-    def _snap_for(self, guest: Guest, rules: Rules, roster: list, to_act: list, result: Any,
-                  clocks: list, memo: dict) -> Snap:
+    def _snap_for(self, guest: Guest, rules: Rules, roster: list[Any], to_act: list[Any], result: Any,
+                  clocks: list[Any], memo: dict[Any, Any]) -> Snap:
         seat = guest.seat
         view = rules.view(seat)
         whole = changes = None

@@ -21,6 +21,7 @@ import msgpack
 
 from netcode.fairplay import CHAIN_START, Signer, chain_action
 from netcode.session.host.events import ActionApplied
+from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import RuleError, Rules, RulesFactory
 from netcode.session.messages import Act, Verdict
 from netcode.session.seats import SeatState
@@ -31,14 +32,14 @@ packb = msgpack.Packer().pack
 Peer = Hashable
 
 
-class Play:
+class Play(HostParts):
     """The game, the log and the record of play of a ``HostSession``."""
 
     make_rules: RulesFactory
     #: the game, once dealt
     rules: Rules | None
     #: the public log: ``[kind, text, seat, data]`` entries, in order
-    log: list[list]
+    log: list[list[Any]]
     #: signs the record of play (a key of this host's own)
     signer: Signer
     #: which host of the table this is (1: its creator)
@@ -127,7 +128,7 @@ class Play:
         """How many actions the record of play holds."""
         return len(self.chain) - 1
 
-    def signature(self) -> list:
+    def signature(self) -> list[Any]:
         """The host's signature over the record so far: ``[count, chain, signature]``."""
         count = self.recorded
         if self._signature is None or self._signature[0] != count:

@@ -76,6 +76,7 @@ import math
 from collections import deque
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 #: milliseconds allowed for a client's frame: from the room's instant to its drawing
 FRAME_MS = 15.0
@@ -175,7 +176,7 @@ class RaceClock:
         #: peer -> ping number -> [the time it is stamped with, the time it left]
         self._pings: dict[Peer, dict[int, list[float]]] = {}
         #: peer -> its last answered ping and round trip, echoed in the next ping
-        self._answered: dict[Peer, list] = {}
+        self._answered: dict[Peer, list[Any]] = {}
         self._ids = itertools.count(1)
         self._next_ping: float | None = None
 
@@ -228,7 +229,7 @@ class RaceClock:
     def next_ping(self) -> float | None:
         return self._next_ping
 
-    def pings(self, peers: Iterable[Peer], now: float) -> list[tuple[Peer, int, list | None]]:
+    def pings(self, peers: Iterable[Peer], now: float) -> list[tuple[Peer, int, list[Any] | None]]:
         """The pings due at ``now`` (one to each of ``peers``: its number, and the echo of the
         peer's last answered ping), or none before it is time: every ``PING_EVERY``, or every
         ``BURST_EVERY`` while a link is still bursting."""

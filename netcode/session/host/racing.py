@@ -24,6 +24,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from netcode.session.host.live import LiveRounds
+from netcode.session.host.parts import HostParts
 from netcode.session.host.races import RaceClock
 from netcode.session.host.rules import RuleError
 from netcode.session.messages import Message, Opens, Ping, Pong, Press, Shout, Snap, Verdict
@@ -32,7 +33,7 @@ from netcode.session.seats import SeatState
 Peer = Hashable
 
 
-class Racing:
+class Racing(HostParts):
     """The real-time rounds of a ``HostSession``."""
 
     #: pings, round trips and the bound on claims, per remote peer
@@ -124,7 +125,7 @@ class Racing:
         guest = self.guests[peer]
         return None if guest.local else self.races.earliest_ms(peer, self._arrived)
 
-    def _clamped(self, seat: int, peer: Peer, earliest: int | None, clamped: list) -> None:
+    def _clamped(self, seat: int, peer: Peer, earliest: int | None, clamped: list[Any]) -> None:
         """The public log says which claims were raised to the bound."""
         if not clamped:
             return

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netcode.fairplay import digest
+from netcode.session.host.parts import HostParts
 from netcode.session.lookalike import name_key
 from netcode.session.messages import VERSION, Hello, Opens, Refused, Welcome
 from netcode.session.seats import RosterRow, Seat, SeatState, bot_name, clean_name
@@ -39,14 +40,14 @@ class Guest:
     #: where this peer's datagrams come from, as the transport names it (members learn it)
     address: Any = None
     #: the members as last sent to this peer
-    members_sent: list | None = None
+    members_sent: list[Any] | None = None
     log_sent: int = 0
     commits_sent: int = 0
     opened: set[int] = field(default_factory=set)
     #: the roster as last sent: snapshots carry it only when it changed
-    roster_sent: list | None = None
+    roster_sent: list[Any] | None = None
     #: the view as last sent: later snapshots carry only what changed in it
-    view_sent: dict | None = None
+    view_sent: dict[Any, Any] | None = None
     #: the final message went to this peer
     final_sent: bool = False
     #: actions of the record of play sent, and up to where the host's signature was
@@ -54,7 +55,7 @@ class Guest:
     signed_sent: int = -1
 
 
-class Seating:
+class Seating(HostParts):
     """The seats and the guests of a ``HostSession``."""
 
     seats: list[Seat]
@@ -99,7 +100,7 @@ class Seating:
             self._dirty = True
         return self._settle(now)
 
-    def members(self) -> list[list]:
+    def members(self) -> list[list[Any]]:
         """The players at other machines who could take over: ``[seat, peer, address]``."""
         return sorted([guest.seat, peer, guest.address] for peer, guest in self.guests.items()
                       if guest.seat is not None and not guest.local and isinstance(peer, int)

@@ -113,7 +113,7 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
     @classmethod
     def resume(cls, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, signer: Signer, *,
                term: int, names: Sequence[str], bots: Sequence[bool], actions: Sequence[Sequence[Any]],
-               log: Sequence[list] | None, logged: int, now: float, note: str, gone: int | None = None) -> HostSession:
+               log: Sequence[list[Any]] | None, logged: int, now: float, note: str, gone: int | None = None) -> HostSession:
         """A table taken over from a host that went away, in ``term``: dealt again from the same
         secret and nonces (``ledger``: so the same seed, the same cards, the same handles),
         the record of play replayed, and the public log as the new host had it (``log``,
