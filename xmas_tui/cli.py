@@ -583,15 +583,12 @@ def run_adversary_simulation(args: argparse.Namespace, players: int) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures (or the
     log was changed), 2 if the file is not a game log that can be read at all."""
-    from .tables.audit import LogError, UnreadableLog, verify_file
+    from .tables.audit import FailedAudit, LogError, verify_file
 
     try:
         verdict = verify_file(args.logfile)
-    except UnreadableLog as exc:
-        raise UsageError(str(exc)) from None
     except LogError as exc:
-        print(plain(f"xmas-tui: refused: {exc}", lines=False), file=sys.stderr)
-        return 1
+        return refuse_log(exc)
     if args.json:
         print(json.dumps(verdict))
     else:
@@ -600,9 +597,19 @@ def run_verify(args: argparse.Namespace) -> int:
         for failure in verdict["failures"]:
             print(plain(f"  - {failure}", lines=False))
     if not verdict["ok"]:
-        print(plain(f"xmas-tui: {args.logfile} fails its audit: {verdict['failures'][0]}", lines=False), file=sys.stderr)
-        return 1
+        return refuse_log(FailedAudit(args.logfile, verdict))
     return 0
+
+
+def refuse_log(problem: Exception) -> int:
+    """A log refused, in one line (``verify`` and ``replay`` alike): exit 1; a file that is not
+    a game log that can be read at all is a usage error (exit 2)."""
+    from .tables.audit import UnreadableLog, refusal
+
+    if isinstance(problem, UnreadableLog):
+        raise UsageError(str(problem)) from None
+    print(plain(f"xmas-tui: {refusal(problem)}", lines=False), file=sys.stderr)
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
