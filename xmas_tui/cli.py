@@ -254,6 +254,12 @@ def build_parser() -> Parser:
     verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
     verify.add_argument("--json", action="store_true", help="print the verdict as one JSON line")
 
+    replay = verbs.add_parser("replay", help="step through a finished game's log on its board")
+    replay.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
+    replay.add_argument("--seat", type=positive_int, default=None, metavar="N",
+                        help="whose view to show first (seats count from 1; default: the log's own seat)")
+    add_theme(replay)
+
     rules = verbs.add_parser("rules", help="the rules and our rulings")
     rules.add_argument("game", type=game_arg, metavar="GAME", help=games)
 
@@ -435,6 +441,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.verb == "verify":
         return run_verify(args)
+    if args.verb == "replay":
+        return run_replay(args)
     if args.verb == "serve":
         return run_serve(args)
     if getattr(args, "log", None) is not None:
@@ -598,6 +606,24 @@ def run_verify(args: argparse.Namespace) -> int:
             print(plain(f"  - {failure}", lines=False))
     if not verdict["ok"]:
         return refuse_log(FailedAudit(args.logfile, verdict))
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Step through a finished game's log in the app; a log ``verify`` would refuse is refused
+    here with its line (exit 1, or 2 for a file that is no game log), before the app starts."""
+    from .tables.audit import LogError
+    from .tables.replay import Replay
+
+    try:
+        replay = Replay.open(args.logfile)
+    except LogError as exc:
+        return refuse_log(exc)
+    if args.seat is not None and args.seat > len(replay.players):
+        raise UsageError(f"--seat {args.seat}: the game had {len(replay.players)} seats")
+    from .ui.app import XmasApp
+
+    XmasApp(theme=getattr(args, "theme", None), replay=(replay, None if args.seat is None else args.seat - 1)).run()
     return 0
 
 
