@@ -52,7 +52,7 @@ class ReplayScreen(Screen[None], paint.Unscrolled):
         Binding("s", "seat", "Seat", priority=True, tooltip="Whose view: each seat, a spectator, every face",
                 id="replay.seat"),
         Binding("question_mark,f1", "help", "Rules", key_display="?", tooltip="The rules and our rulings", id="replay.help"),
-        Binding("escape", "leave", "Back", key_display="esc", priority=True, tooltip="Leave the replay", id="replay.leave"),
+        Binding("escape", "leave", "Leave", key_display="esc", priority=True, tooltip="Leave the replay", id="replay.leave"),
     ]
 
     def __init__(self, replay: Replay, seat: Shown = None, *, leave: Callable[[], object] | None = None,
