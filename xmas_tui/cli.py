@@ -254,6 +254,12 @@ def build_parser() -> Parser:
     verify.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
     verify.add_argument("--json", action="store_true", help="print the verdict as one JSON line")
 
+    replay = verbs.add_parser("replay", help="step through a finished game's log on its board")
+    replay.add_argument("logfile", metavar="LOGFILE", help="a game log written at the end of a game")
+    replay.add_argument("--seat", type=positive_int, default=None, metavar="N",
+                        help="whose view to show first (seats count from 1; default: the log's own seat)")
+    add_theme(replay)
+
     rules = verbs.add_parser("rules", help="the rules and our rulings")
     rules.add_argument("game", type=game_arg, metavar="GAME", help=games)
 
@@ -435,6 +441,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.verb == "verify":
         return run_verify(args)
+    if args.verb == "replay":
+        return run_replay(args)
     if args.verb == "serve":
         return run_serve(args)
     if getattr(args, "log", None) is not None:
@@ -583,15 +591,12 @@ def run_adversary_simulation(args: argparse.Namespace, players: int) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     """Re-run the audit of a log: exit 0 if every check passed, 1 with the failures (or the
     log was changed), 2 if the file is not a game log that can be read at all."""
-    from .tables.audit import LogError, UnreadableLog, verify_file
+    from .tables.audit import FailedAudit, LogError, verify_file
 
     try:
         verdict = verify_file(args.logfile)
-    except UnreadableLog as exc:
-        raise UsageError(str(exc)) from None
     except LogError as exc:
-        print(plain(f"xmas-tui: refused: {exc}", lines=False), file=sys.stderr)
-        return 1
+        return refuse_log(exc)
     if args.json:
         print(json.dumps(verdict))
     else:
@@ -600,9 +605,37 @@ def run_verify(args: argparse.Namespace) -> int:
         for failure in verdict["failures"]:
             print(plain(f"  - {failure}", lines=False))
     if not verdict["ok"]:
-        print(plain(f"xmas-tui: {args.logfile} fails its audit: {verdict['failures'][0]}", lines=False), file=sys.stderr)
-        return 1
+        return refuse_log(FailedAudit(args.logfile, verdict))
     return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Step through a finished game's log in the app; a log ``verify`` would refuse is refused
+    here with its line (exit 1, or 2 for a file that is no game log), before the app starts."""
+    from .tables.audit import LogError
+    from .tables.replay import Replay
+
+    try:
+        replay = Replay.open(args.logfile)
+    except LogError as exc:
+        return refuse_log(exc)
+    if args.seat is not None and args.seat > len(replay.players):
+        raise UsageError(f"--seat {args.seat}: the game had {len(replay.players)} seats")
+    from .ui.app import XmasApp
+
+    XmasApp(theme=getattr(args, "theme", None), replay=(replay, None if args.seat is None else args.seat - 1)).run()
+    return 0
+
+
+def refuse_log(problem: Exception) -> int:
+    """A log refused, in one line (``verify`` and ``replay`` alike): exit 1; a file that is not
+    a game log that can be read at all is a usage error (exit 2)."""
+    from .tables.audit import UnreadableLog, refusal
+
+    if isinstance(problem, UnreadableLog):
+        raise UsageError(str(problem)) from None
+    print(plain(f"xmas-tui: {refusal(problem)}", lines=False), file=sys.stderr)
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

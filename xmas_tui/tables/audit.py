@@ -87,6 +87,20 @@ class UnreadableLog(LogError):
     """A file that is not a game log this program can read (too big, too deep, malformed)."""
 
 
+class FailedAudit(LogError):
+    """A log that reads, but fails its audit (``verdict``): nothing to replay or trust."""
+
+    def __init__(self, path: str | Path, verdict: Mapping[str, Any]) -> None:
+        super().__init__(f"{path} fails its audit: {verdict['failures'][0]}")
+        self.verdict = verdict
+
+
+def refusal(problem: Exception) -> str:
+    """The one line that refuses a log: ``xmas-tui verify``, ``xmas-tui replay`` and the
+    screens say it alike."""
+    return str(problem) if isinstance(problem, (UnreadableLog, FailedAudit)) else f"refused: {problem}"
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -177,17 +191,20 @@ def _handovers(log: Mapping[str, Any]) -> list[str]:
     return []
 
 
-def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
-    failures: list[str] = []
+def dealt(log: Mapping[str, Any], failures: list[str]) -> tuple[Game, Any, Rng] | None:
+    """The game of a log, dealt again from its revealed seed: (game, state, rng); or None, with
+    why in ``failures``, when the seed cannot be trusted (the audit and the replay start here)."""
     game: Game = get_game(log["game"])
     table = _unhex(log["table"], "the table id") or b""
     secret = _unhex(log.get("secret"), "the secret")
     seed_commit = _unhex(log.get("seed_commit"), "the seed commitment")
     if secret is None:
-        return ["the host never revealed its secret"]
+        failures.append("the host never revealed its secret")
+        return None
     # 1. the secret is the one committed before the deal
     if seed_commit is None or seed_commitment(table, secret) != seed_commit:
-        return ["the host's revealed secret does not match the commitment it published before the deal"]
+        failures.append("the host's revealed secret does not match the commitment it published before the deal")
+        return None
     # 2. every nonce used matches its commitment; mine is in where it belongs
     nonces = [_unhex(n, "a nonce") for n in log["nonces"]]
     commits = [_unhex(c, "a nonce commitment") for c in log.get("nonce_commits") or []]
@@ -201,14 +218,48 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
         failures.append("the seed was made with a nonce for my seat that is not mine")
     if log.get("rng_seed") is not None:
         if any(n is not None for n in nonces):
-            return [*failures, "the log names a seed of its own, but players gave nonces: the seed must come from them"]
+            failures.append("the log names a seed of its own, but players gave nonces: the seed must come from them")
+            return None
         rng = Rng(log["rng_seed"])  # a local game: dealt from the seed the player chose
     else:
         rng = Rng(derive_seed(secret, nonces))
+    return game, game.setup(log.get("options") or {}, list(log["players"]), rng), rng
+
+
+def commitment_problem(log: Mapping[str, Any], handle: int, face: str | None, commit: bytes | None) -> str | None:
+    """What is wrong with the commitment received for card ``handle``, whose face the replayed
+    game says is ``face`` (None: it never made it), or None."""
+    if face is None:
+        return f"card #{handle} was committed but the replayed game never made it"
+    table = _unhex(log["table"], "the table id") or b""
+    secret = _unhex(log["secret"], "the secret") or b""
+    if commit is None:
+        return f"card #{handle} was never committed"
+    if card_commitment(get_game(log["game"]).id, table, handle, face, card_salt(secret, handle)) != commit:
+        return f"card #{handle}: its commitment does not match the replayed deal (it should be {face!r})"
+    return None
+
+
+def opening_problem(log: Mapping[str, Any], handle: int, face: str, salt: str, replayed: str | None) -> str | None:
+    """What is wrong with an opening the log's peer received (card ``handle`` shown as ``face``
+    with ``salt``), the replayed game saying the face is ``replayed``; or None."""
+    secret = _unhex(log["secret"], "the secret") or b""
+    if _unhex(salt, "a salt") != card_salt(secret, handle):
+        return f"card #{handle}: the salt I was given is not the one the secret makes"
+    if replayed != face:
+        return f"card #{handle} was shown to me as {face!r}, but the replayed game says {replayed!r}"
+    return None
+
+
+def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
+    failures: list[str] = []
+    deal = dealt(log, failures)
+    if deal is None:
+        return failures
+    game, state, rng = deal
+    seat = log.get("seat")
     checked["seed"] = 1
     # 3. replay the public log with the engine
-    players = list(log["players"])
-    state = game.setup(log.get("options") or {}, players, rng)
     faces: dict[int, str] = {}
     made, upto = made_since(state.cards, 1)
     faces.update(made)
@@ -226,21 +277,18 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
     received = {int(h): _unhex(c, "a commitment") for h, c in log["commitments"]}
     for handle, commit in sorted(received.items()):
         checked["commitments"] += 1
-        face = faces.get(handle)
-        if face is None:
-            failures.append(f"card #{handle} was committed but the replayed game never made it")
-        elif card_commitment(game.id, table, handle, face, card_salt(secret, handle)) != commit:
-            failures.append(f"card #{handle}: its commitment does not match the replayed deal (it should be {face!r})")
+        problem = commitment_problem(log, handle, faces.get(handle), commit)
+        if problem is not None:
+            failures.append(problem)
     missing = sorted(set(faces) - set(received))
     if missing:
         failures.append(f"{len(missing)} card(s) the game made were never committed (#{', #'.join(map(str, missing[:5]))})")
     # 5. every opening received
     for handle, face, salt in log["openings"]:
         checked["openings"] += 1
-        if _unhex(salt, "a salt") != card_salt(secret, handle):
-            failures.append(f"card #{handle}: the salt I was given is not the one the secret makes")
-        elif faces.get(handle) != face:
-            failures.append(f"card #{handle} was shown to me as {face!r}, but the replayed game says {faces.get(handle)!r}")
+        problem = opening_problem(log, handle, face, salt, faces.get(handle))
+        if problem is not None:
+            failures.append(problem)
     # 6. my last view and the result
     if log.get("last_view") is not None and not failures:
         checked["view"] = 1
@@ -396,3 +444,13 @@ def finish(log: Mapping[str, Any]) -> dict:
 def verify_file(path: str | Path) -> dict:
     """Read a log and re-run its audit; raises ``LogError`` for a changed or unreadable file."""
     return audit_log(read_log(path))
+
+
+def audited_file(path: str | Path) -> tuple[dict, dict]:
+    """A log that passes its audit, and the verdict; ``LogError`` for a changed or unreadable
+    file, ``FailedAudit`` for one that fails its audit."""
+    log = read_log(path)
+    verdict = audit_log(log)
+    if not verdict["ok"]:
+        raise FailedAudit(path, verdict)
+    return log, verdict

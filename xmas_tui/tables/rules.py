@@ -6,7 +6,8 @@ it, applies wire actions (a refusal becomes ``RuleError`` naming the rule),
 makes each seat's view (the parts every seat shares once per move), lists the
 cards made since it was last asked (for the fair-play commitments), and lets
 the bots of the seats bots play choose, each seeing only its own view; and
-``made_since``, the cards a move made (for the commitments). The one digest of
+``made_since``, the cards a move made (for the commitments); and ``opening``, the
+public log's first lines (a replay starts its log with them too). The one digest of
 a public view every peer compares is ``games.engine.public_digest``.
 
 Must not touch: sockets, clocks, Textual.
@@ -31,6 +32,11 @@ def made_since(cards: Any, upto: int) -> tuple[list[tuple[int, str]], int]:
     """
     top = cards.next_handle
     return [(h, cards.face(h)) for h in range(upto, top) if h in cards], top
+
+
+def opening(game: Game, players: Sequence[str], state: Any) -> list[Event]:
+    """The public log's first lines: the game and its players, then what the deal did."""
+    return [Event("start", f"{game.title}: {', '.join(players)}."), *game.opening_events(state)]
 
 
 class GameRules:
@@ -72,8 +78,7 @@ class GameRules:
         return fresh
 
     def opening(self) -> list[Any]:
-        start = Event("start", f"{self.game.title}: {', '.join(self.players)}.")
-        return [e.to_wire() for e in (start, *self.game.opening_events(self.state))]
+        return [e.to_wire() for e in opening(self.game, self.players, self.state)]
 
     def to_act(self) -> frozenset[int]:
         return frozenset() if self.closed else self.game.to_act(self.state)

@@ -224,6 +224,17 @@ def serving_lobby() -> XmasApp:
     return XmasApp()
 
 
+def replaying() -> XmasApp:
+    """A finished Chip 'n' Dale game of bots (seed 7), replayed from the log its seat 1 kept."""
+    from xmas_tui.tables.audit import seat_log, write_log
+    from xmas_tui.tables.replay import Replay
+    from xmas_tui.tables.simulation import play_in_memory
+
+    sessions = play_in_memory(get_game("chip-n-dale"), 3, secret=b"k" * 32, nonces=[b"n" * 32, None, None], seed=7)
+    path = write_log(seat_log(sessions[0]), Path(tempfile.mkdtemp(prefix="xmas-replay-")) / "chip-n-dale.json")
+    return XmasApp(replay=(Replay.open(path), None))
+
+
 def hosting() -> XmasApp:
     return XmasApp(host=dict(game=get_game("chip-n-dale"), players=4, code="SNOW-7315", name="Ann",
                              discovery=("127.0.0.1", 47474)))
@@ -464,6 +475,8 @@ SCENES: tuple[Scene, ...] = (
           big_screen("christmas-tree", 5, 3, midgame)),
     Scene("watch-small-end", "The big screen's end on an 80×24 terminal: who won, in its prompt; no dialog over the board",
           big_screen("christmas-tree", 5, 3, lambda s: False)),
+    Scene("replay", "Replay (xmas-tui replay LOG): a finished game on its board, step by step, with the audit's "
+          "word on each step", replaying, ("3", "right", "right"), snapshot=False),
     Scene("lobby-light", "The lobby in the light theme", XmasApp, theme="light"),
     Scene(
         "chip-n-dale-table-light",

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -125,6 +126,7 @@ class XmasApp(App[None]):
         join: dict | None = None,
         cards_file: Path | None = None,
         theme: str | None = None,
+        replay: tuple[Any, Any] | None = None,
     ) -> None:
         super().__init__()
         for look in THEMES:
@@ -136,6 +138,8 @@ class XmasApp(App[None]):
         self.cards_file = cards_file
         self.current: Table | None = table
         self.start_host, self.start_join = host, join
+        #: a finished game to step through, and whose view to show (``xmas-tui replay LOG``)
+        self.start_replay = replay
         self.pace = config.pace if config else 0.9
         self.hosting: NetTable | None = None
         self.joined: NetTable | None = None
@@ -162,6 +166,8 @@ class XmasApp(App[None]):
             self.push_screen(HostScreen(**self.start_host))
         elif self.start_join is not None:
             self.push_screen(JoinScreen(**self.start_join))
+        elif self.start_replay is not None:
+            self.open_replay(*self.start_replay, leave=self.exit)
         elif self.config is not None:
             self.start_game(self.config)
         else:
@@ -346,6 +352,13 @@ class XmasApp(App[None]):
     def choose_theme(self) -> None:
         """The themes to choose from: ours first (dark, light, projector), then Textual's."""
         self.push_screen(CommandPalette(providers=[ThemeChoices], placeholder="Search for themes…"))
+
+    def open_replay(self, replay: Any, seat: Any = None, *, leave: Callable[[], object] | None = None) -> None:
+        """Step through a finished game (a ``tables.replay.Replay``), over this screen; Esc
+        comes back to it (or does ``leave``)."""
+        from xmas_tui.ui.screens.replay import ReplayScreen
+
+        self.push_screen(ReplayScreen(replay, seat, leave=leave))
 
     def show_rules(self, game: Game) -> None:
         self.push_screen(RulesScreen(game))

@@ -186,7 +186,8 @@ class BotsFinishScreen(HandOverScreen):
 
 
 class EndScreen(ModalScreen[str]):
-    """Scores, winners, the tie-break used and the fair-play verdict. Returns "again", "lobby" or "quit".
+    """Scores, winners, the tie-break used and the fair-play verdict. Returns "again", "lobby" or "quit";
+    ``r`` replays the game just played from its log, over this screen.
 
     The verdict comes from the table being played (``app.current.audit()``): what
     the audit checked and where the game log went, or every failure, in red.
@@ -194,6 +195,7 @@ class EndScreen(ModalScreen[str]):
 
     BINDINGS = [
         Binding("n", "choose('again')", "New game", id="end.again"),
+        Binding("r", "replay", "Replay", tooltip="Step through the game just played, from its log", id="end.replay"),
         Binding("l,escape", "choose('lobby')", "Lobby", id="end.lobby"),
         Binding("q", "choose('quit')", "Quit", id="end.quit"),
     ]
@@ -204,6 +206,8 @@ class EndScreen(ModalScreen[str]):
         self.players = players
         self.result = result
         self.me = me
+        #: where the game's log was written (from the verdict), for a replay
+        self.log_path: str | None = None
 
     def compose(self) -> ComposeResult:
         ink = inks(self)
@@ -235,6 +239,7 @@ class EndScreen(ModalScreen[str]):
             yield Static(Text("Fair play: checking…", style="italic"), id="end-audit")
             with Horizontal(id="end-buttons"):
                 yield Button("New game (n)", id="again", variant="success")
+                yield Button("Replay (r)", id="replay")
                 yield Button("Lobby (l)", id="lobby")
                 yield Button("Quit (q)", id="quit", variant="error")
 
@@ -253,16 +258,29 @@ class EndScreen(ModalScreen[str]):
         if verdict is None and callable(audit) and self._verdict_tries < 50:
             return False
         line = verdict_text(verdict, inks(self)) if callable(audit) else Text("")
+        self.log_path = verdict.get("path") if verdict is not None else None
         self.query_one("#end-audit", Static).update(line)
         if getattr(self, "_verdict_timer", None) is not None:
             self._verdict_timer.stop()
         return True
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id or "lobby")
+        if event.button.id == "replay":
+            self.action_replay()
+        else:
+            self.dismiss(event.button.id or "lobby")
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+    def action_replay(self) -> None:
+        """The game just played, step by step, over this screen (Esc comes back here)."""
+        if self.log_path is None:
+            self.notify("This game's log was not written: there is nothing to replay.", title="Replay", markup=False)
+            return
+        from xmas_tui.ui.screens.replay import open_replay
+
+        open_replay(self.app, self.log_path)
 
 
 #: what the end screen adds when the host closed the table before the game's end

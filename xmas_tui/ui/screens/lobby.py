@@ -1,4 +1,5 @@
-"""The lobby: choose a game, the number of players, the bots and your name."""
+"""The lobby: choose a game, the number of players, the bots and your name (or replay one of
+the last games played here: ^g)."""
 
 from __future__ import annotations
 
@@ -147,6 +148,7 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join a table on the LAN", id="lobby.join"),
         Binding("ctrl+w", "watch", "Watch", key_display="^w", tooltip="The big-screen view of a table, for a projector", id="lobby.watch"),
         Binding("ctrl+r", "resume", "Resume", key_display="^r", tooltip="Go back to your unfinished game, where it stopped", id="lobby.resume"),
+        Binding("ctrl+g", "replays", "Replay", key_display="^g", tooltip="Step through one of the last games played here", id="lobby.replay"),
         Binding("question_mark,f1", "rules", "Rules", key_display="?", tooltip="Rules of the chosen game", id="lobby.rules"),
         Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="lobby.quit"),
     ]
@@ -346,6 +348,11 @@ class LobbyScreen(Screen[None]):
 
     def action_rules(self) -> None:
         self.app.show_rules(self.game)
+
+    def action_replays(self) -> None:
+        from xmas_tui.ui.screens.replay import LogsScreen
+
+        self.app.push_screen(LogsScreen())
 
     def _player_name(self) -> str:
         return (" ".join(self.query_one("#name", Input).value.split()) or default_name())[:16]

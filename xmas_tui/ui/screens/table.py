@@ -276,6 +276,13 @@ class GameLog(paint.ReusedLines, paint.Unscrolled, Static):
             self.back = 0
             self._show()
 
+    def show_all(self, lines: list[Text]) -> None:
+        """These lines instead of those shown (a replay that steps back)."""
+        self._entries, self._wrapped, self._total, self.back = [], [], 0, 0
+        self._drawn = self._window = None
+        self.add(lines)
+        self._show()
+
     def on_resize(self) -> None:
         width = self.content_size.width
         if width != self._width:
