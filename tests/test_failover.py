@@ -250,6 +250,7 @@ def test_a_forged_share_is_refused_named_and_the_honest_majority_takes_over() ->
     figures = healthy(t)  # (the simulator stops with an error if any timer re-fires without advancing)
     assert figures["failovers"] == 1
     assert t.peers[seat[1]].hosting
+    assert t.current_host.rules.players == t.host.rules.players, "the new host seats the same players"
     forger = t.sessions[seat[2]].name
     named = f"{forger}'s program sent a forged share of the old host's secret: it was refused."
     for honest in (seat[1], seat[3]):
