@@ -177,7 +177,7 @@ async def test_leaving_a_networked_game_asks_first_then_frees_the_seat(monkeypat
         host.start()
         await until((pilot,), lambda: isinstance(app.screen, TableScreen), 10)
         await pilot.press("escape")
-        await until((pilot,), lambda: isinstance(app.screen, ConfirmScreen))
+        await until((pilot,), lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-question"))
         assert "bot takes your seat" in str(app.screen.query_one("#confirm-question").render())
         await pilot.press("escape")  # Escape once too often keeps the game
         await until((pilot,), lambda: isinstance(app.screen, TableScreen))
@@ -200,7 +200,7 @@ async def test_a_host_who_closes_the_table_is_asked_and_the_joiner_is_told(monke
             await pilot.press("ctrl+s")
             await until((pilot,), lambda: isinstance(host.screen, TableScreen) and bob_table.ready, 10)
             await pilot.press("ctrl+q")  # quitting asks too
-            await until((pilot,), lambda: isinstance(host.screen, ConfirmScreen))
+            await until((pilot,), lambda: isinstance(host.screen, ConfirmScreen) and host.screen.query("#confirm-question"))
             assert "ends the game for everyone" in str(host.screen.query_one("#confirm-question").render())
             await pilot.press("n")
             await until((pilot,), lambda: isinstance(host.screen, TableScreen))

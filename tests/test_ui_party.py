@@ -175,7 +175,7 @@ async def test_when_the_host_closes_the_table_the_prompt_and_the_leave_question_
         await wait_for(pilot, lambda: "The host closed the table." in str(prompt.render()))
         assert "Esc" in str(prompt.render()) and "lobby" in str(prompt.render())
         await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-question"))
         question = str(app.screen.query_one("#confirm-question").render())
         assert "The host closed the table." in question and "bot takes your seat" not in question
         await pilot.press("y")
@@ -196,12 +196,12 @@ async def test_a_host_whose_waiting_room_seats_players_is_asked_before_closing(m
         try:
             await bob.join()
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-question"))
             assert "Bob already sits at your table" in str(app.screen.query_one("#confirm-question").render())
             await pilot.press("n")
             assert isinstance(app.screen, HostScreen)
             await pilot.press("ctrl+q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-question"))
             await pilot.press("y")
             await wait_for(pilot, lambda: not app.is_running)
         finally:
@@ -462,7 +462,7 @@ async def test_every_screen_of_a_closed_table_keeps_a_way_out(monkeypatch, who: 
         await wait_for(pilot, lambda: app.current is not None and app.current.host_gone is not None)
         if quit_from in ("dialog", "after staying"):
             await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-question"), 5)
             assert "The host closed the table." in str(app.screen.query_one("#confirm-question").render())
         if quit_from == "after staying":
             await pilot.press("n")

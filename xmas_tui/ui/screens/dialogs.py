@@ -112,9 +112,11 @@ class ConfirmScreen(ModalScreen[bool]):
         return cls("The host has gone", f"{why}\nThe game is over for this table. Go back to the lobby?",
                    "Lobby", "Stay here")
 
+    #: the answer that keeps things as they are has the focus (once the screen is up)
+    AUTO_FOCUS = "#no"
+
     def on_mount(self) -> None:
         self.query_one("#confirm-box").border_title = self.title_
-        self.query_one("#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -150,9 +152,10 @@ class HandOverScreen(ModalScreen[str | None]):
                 yield Button("Close (c)", id="close", variant="error")
                 yield Button("Stay (n)", id="stay", variant="primary")
 
+    AUTO_FOCUS = "#stay"
+
     def on_mount(self) -> None:
         self.query_one("#confirm-box").border_title = "Leave the table?"
-        self.query_one("#stay", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(None if event.button.id == "stay" else event.button.id)
