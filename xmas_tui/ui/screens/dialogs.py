@@ -93,8 +93,8 @@ class ConfirmScreen(ModalScreen[bool]):
         """The question before leaving a networked game in play, for its host or a joiner
         (``clock``: what its turn timer says meanwhile)."""
         if hosting:
-            return cls("Close the table?", "You host this table: closing it ends the game for everyone at it.", "Close it",
-                       clock=clock)
+            return cls("Close the table?", "You host this table: closing it ends the game for everyone at it, "
+                       "with the scores as they stand.", "Close it", clock=clock)
         return cls("Leave this game?", "A bot takes your seat soon. To take it back, join again with the same name.", "Leave",
                    clock=clock)
 
