@@ -235,3 +235,18 @@ def test_no_widget_of_ours_overrides_or_reaches_textual_private_names() -> None:
                 (seam_hits if str(path.relative_to(ROOT)) == SEAM else offenders.setdefault(where, [])).append(name)
     assert not offenders, f"only {SEAM} may override or reach Textual's private names: {offenders}"
     assert {"_size_updated", "_styles_cache"} <= set(seam_hits), seam_hits
+
+
+def test_the_lobby_loads_no_network_crypto_or_sessions() -> None:
+    """Issue 28.6: start-up imports what the lobby needs and nothing else; the channel, the
+    sessions, the runner and the cryptography load when a table is opened."""
+    import subprocess
+    import sys
+
+    heavy = ("netcode.runners", "netcode.channel", "netcode.session.seat", "netcode.session.host",
+             "netcode.dealing", "netcode.shares", "cryptography", "rbcl", "spake2", "xmas_tui.tables.audit",
+             "xmas_tui.tables.network", "xmas_tui.tables.local")
+    code = ("import sys, xmas_tui.ui.app, xmas_tui.ui.screens.lobby; "
+            f"print(sorted(m for m in sys.modules for h in {heavy!r} if m == h or m.startswith(h + '.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from xmas_tui import files
-from xmas_tui.tables.network import lan_address
 
 KINDS = ("ssh", "web")
 #: Addresses that mean "every interface".
@@ -36,6 +35,9 @@ def record_path(kind: str) -> Path:
 def public_host(bind: str) -> str:
     """The address a guest types: this machine's LAN address for every interface, else the
     bound one (``[v6]`` in brackets)."""
+    # (the tables load with a table, not with the lobby)
+    from xmas_tui.tables.network import lan_address
+
     host = lan_address() if bind in EVERYWHERE else bind
     return f"[{host}]" if ":" in host else host
 

@@ -21,22 +21,15 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from netcode.runners import Listeners, SeatLink
-from netcode.session.seat import (
-    Answered,
-    Ended,
-    HandedOver,
-    HostChanged,
-    HostLost,
-    HostSilent,
-    SeatEvent,
-    SeatSession,
-)
 from netcode.session.seats import RosterRow, SeatState
 from xmas_tui.games import Action, Event, Game, IllegalAction, Result, View
 from xmas_tui.outside import plain, plain_data
+
+if TYPE_CHECKING:  # (the sessions and the runner load with a table, not with the lobby's boards)
+    from netcode.runners import SeatLink
+    from netcode.session.seat import SeatEvent, SeatSession
 
 DEFAULT_PACE = 0.9
 MIN_PACE = 0.05
@@ -115,6 +108,8 @@ class Table(ABC):
     pace: float
 
     def __init__(self) -> None:
+        from netcode.runners import Listeners
+
         self._watchers = Listeners()
 
     def subscribe(self, callback: SnapshotCallback) -> None:
@@ -403,6 +398,14 @@ class SessionTable(Table):
             self.links[0].post(self.session.here())
 
     def _heard(self, index: int, events: list[SeatEvent]) -> None:
+        from netcode.session.seat import (
+            Answered,
+            Ended,
+            HandedOver,
+            HostChanged,
+            HostLost,
+            HostSilent,
+        )
         for event in events:
             if isinstance(event, Answered):
                 verdict = self._pending.get((index, event.id))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -25,9 +25,7 @@ from xmas_tui.names import default_name
 from xmas_tui.outside import escaped, plain
 from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
-from xmas_tui.tables.local import LocalTable
-from xmas_tui.tables.network import NetTable, SeatState
-from xmas_tui.tables.table import SessionTable, Snapshot, Table
+from xmas_tui.tables.table import SeatState, SessionTable, Snapshot, Table
 from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
     BotsFinishScreen,
@@ -38,7 +36,6 @@ from xmas_tui.ui.screens.dialogs import (
     TooSmallScreen,
 )
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
-from xmas_tui.ui.screens.network import HostScreen, JoinScreen, Watching
 from xmas_tui.ui.screens.table import TableScreen, leave_clock
 from xmas_tui.ui.screens.watch import WatchScreen
 from xmas_tui.ui.theme import (
@@ -49,6 +46,11 @@ from xmas_tui.ui.theme import (
     remember_theme,
     remembered_theme,
 )
+
+if TYPE_CHECKING:  # (a table's modules load with the first table, not with the lobby)
+    from xmas_tui.tables.local import LocalTable
+    from xmas_tui.tables.network import NetTable
+    from xmas_tui.ui.screens.network import Watching
 
 #: how long a thread may hold Python's lock before another (the terminal's writer) may run
 SWITCH_INTERVAL = 0.001
@@ -90,6 +92,8 @@ def seat_names(name: str, players: int, local: int = 1) -> list[str]:
 
 
 def make_local_table(config: GameConfig) -> LocalTable:
+    from xmas_tui.tables.local import LocalTable
+
     seed = config.seed if config.seed is not None else secrets.randbelow(10**9)
     table = LocalTable(
         config.game,
@@ -163,8 +167,12 @@ class XmasApp(App[None]):
         if self.current is not None:
             self.push_screen(TableScreen(self.current))
         elif self.start_host is not None:
+            from xmas_tui.ui.screens.network import HostScreen
+
             self.push_screen(HostScreen(**self.start_host))
         elif self.start_join is not None:
+            from xmas_tui.ui.screens.network import JoinScreen
+
             self.push_screen(JoinScreen(**self.start_join))
         elif self.start_replay is not None:
             self.open_replay(*self.start_replay, leave=self.exit)
@@ -195,11 +203,14 @@ class XmasApp(App[None]):
     def open_host(self, game: Game, players: int, name: str, bot: str, options: dict | None = None,
                   turn_time: float | None = None) -> None:
         from xmas_tui.tables.network import new_code
+        from xmas_tui.ui.screens.network import HostScreen
 
         self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot, options=options,
                                   turn_time=turn_time))
 
     def open_join(self, name: str) -> None:
+        from xmas_tui.ui.screens.network import JoinScreen
+
         self.switch_to(JoinScreen(name=name))
 
     def play_networked(self, table: Table, watching: Watching | None = None) -> None:
@@ -208,6 +219,8 @@ class XmasApp(App[None]):
         self.switch_to(TableScreen(table) if watching is None else WatchScreen(table, watching))
 
     def open_watch(self) -> None:
+        from xmas_tui.ui.screens.network import JoinScreen
+
         self.switch_to(JoinScreen(name="Big screen", watch=True))
 
     def close_network(self) -> None:
@@ -237,7 +250,9 @@ class XmasApp(App[None]):
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
         self.call_after_refresh(self.check_size)
-        if isinstance(self.screen, (LobbyScreen, TableScreen, HostScreen, JoinScreen)):  # (WatchScreen too)
+        network = sys.modules.get("xmas_tui.ui.screens.network")  # (no screen of it before it is loaded)
+        hosting_screens = (network.HostScreen, network.JoinScreen) if network is not None else ()
+        if isinstance(self.screen, (LobbyScreen, TableScreen, *hosting_screens)):  # (WatchScreen too)
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
@@ -277,7 +292,8 @@ class XmasApp(App[None]):
             question = ConfirmScreen.leaving(hosting=hosting is not None, clock=clock)  # (an elected host too)
             self.push_screen(question, lambda leave: self._leave_hosting("close", hosting, then) if leave else None)
             return
-        kept = isinstance(table, LocalTable) and table.keep is not None and in_play and table.keep.exists()
+        keep = getattr(table, "keep", None)  # (a local game kept on disk)
+        kept = keep is not None and in_play and keep.exists()
         then()
         if kept and self.is_running:
             self.notify("Your game is kept: Ctrl+R in the lobby resumes it.", title="Game kept")
@@ -314,6 +330,8 @@ class XmasApp(App[None]):
     def resume_game(self) -> None:
         """Go back to the unfinished local game kept on disk, where it stopped (the newest one
         that can be resumed: any other is set aside, with a notice)."""
+        from xmas_tui.tables.local import LocalTable
+
         kept = kept_game(self.tell_set_aside)
         if kept is None:
             self.notify("There is no unfinished game to resume.", severity="warning")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -27,13 +28,14 @@ from textual.widgets import Static
 
 from xmas_tui.games import Action, ActionError
 from xmas_tui.outside import plain
-from xmas_tui.tables.network import NetTable
 from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui import paint, quick
 from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
 from xmas_tui.ui.keybar import KeyBar
-from xmas_tui.ui.screens.network import failed_joins_line
 from xmas_tui.ui.theme import inks
+
+if TYPE_CHECKING:  # (the network's modules load with a networked table)
+    from xmas_tui.tables.network import NetTable
 
 #: how long after a move's frame has gone to the terminal its garbage is collected (seconds)
 TIDY_AFTER = 0.005
@@ -489,6 +491,8 @@ class TableScreen(Screen[None], paint.Unscrolled):
         if hosting is None or not self.is_attached:
             return
         line = self.query_one("#failed-joins", Static)
+        from xmas_tui.ui.screens.network import failed_joins_line  # (only a host's screen says it)
+
         said = failed_joins_line(hosting.failed_joins(), hosting.door())
         paint.show(line, said)
         line.display = bool(said)

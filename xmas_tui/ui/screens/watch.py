@@ -14,6 +14,7 @@ only, and a board shows a spectator no panel of a hand), the table's rules.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,9 +28,11 @@ from xmas_tui.ui import paint
 from xmas_tui.ui.boards import PlayerLine
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import CLOSED_EARLY, result_words, tiebreak_words
-from xmas_tui.ui.screens.network import Watching, big
 from xmas_tui.ui.screens.table import GameLog, PlayersPanel, TableScreen
 from xmas_tui.ui.theme import Inks, inks
+
+if TYPE_CHECKING:  # (the network's modules load with a networked table)
+    from xmas_tui.ui.screens.network import Watching
 
 #: lines a screen needs before the join code is also drawn in big letters
 BIG_CODE_HEIGHT = 30
@@ -49,6 +52,8 @@ def scoreboard(lines: list[PlayerLine], winners: tuple[int, ...] | None, width: 
     """Every player side by side: their name (▶ while they act, ★ if they won), their score's
     number in big digits, and its words under it. Too many for ``width`` in big digits: one
     line of names and scores."""
+    from xmas_tui.ui.screens.network import big  # (a networked table's module: loaded by now)
+
     columns: list[list[tuple[str, str]]] = []
     for line in lines:
         won = winners is not None and line.seat in winners
@@ -103,6 +108,8 @@ class WatchScreen(TableScreen):
                 yield self.make_board()
                 yield GameLog(id="watch-log")  # (a big screen's log: under the board, the width of it)
             with Vertical(id="side"):
+                from xmas_tui.ui.screens.network import big
+
                 yield paint.Words(Content.styled(big(self.watching.code), "bold $gold"), id="watch-code")
                 yield PlayersPanel(id="players-panel")
                 yield GameLog(id="log")
