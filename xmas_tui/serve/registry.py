@@ -32,12 +32,17 @@ def record_path(kind: str) -> Path:
     return data_root() / "serving" / f"{kind}.json"
 
 
+def lan_address() -> str:
+    """This machine's address on the LAN (the tables' own answer, loaded only when asked: the
+    tables load with a table, not with the lobby)."""
+    from xmas_tui.tables.network import lan_address as asked
+
+    return asked()
+
+
 def public_host(bind: str) -> str:
     """The address a guest types: this machine's LAN address for every interface, else the
     bound one (``[v6]`` in brackets)."""
-    # (the tables load with a table, not with the lobby)
-    from xmas_tui.tables.network import lan_address
-
     host = lan_address() if bind in EVERYWHERE else bind
     return f"[{host}]" if ":" in host else host
 
