@@ -140,15 +140,18 @@ class HandOverScreen(ModalScreen[str | None]):
         Binding("n,escape", "answer(None)", "Stay", id="handover.stay"),
     ]
 
+    #: the question, and the first answer's id and button (the others are Close and Stay)
+    QUESTION = ("You host this table. Hand it over, and the other players choose a new host among themselves "
+                "and play on (a bot takes your seat); or close it, and the game ends for everyone.")
+    FIRST = ("hand", "Hand over (h)")
+
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
-            yield Static("You host this table. Hand it over, and the other players choose a new host "
-                         "among themselves and play on (a bot takes your seat); or close it, and the "
-                         "game ends for everyone.", id="confirm-question")
+            yield Static(self.QUESTION, id="confirm-question")
             if self.clock is not None:
                 yield ClockLine(self.clock)
             with Horizontal(id="confirm-buttons"):
-                yield Button("Hand over (h)", id="hand", variant="success")
+                yield Button(self.FIRST[1], id=self.FIRST[0], variant="success")
                 yield Button("Close (c)", id="close", variant="error")
                 yield Button("Stay (n)", id="stay", variant="primary")
 
@@ -175,17 +178,9 @@ class BotsFinishScreen(HandOverScreen):
         Binding("n,escape", "answer(None)", "Stay", id="botsfinish.stay"),
     ]
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box", classes="dialog"):
-            yield Static("You are the last player at this table. Bots can finish the game now (you and "
-                         "anyone watching see its end); or close it, and it ends with the scores so far.",
-                         id="confirm-question")
-            if self.clock is not None:
-                yield ClockLine(self.clock)
-            with Horizontal(id="confirm-buttons"):
-                yield Button("Bots finish (b)", id="bots", variant="success")
-                yield Button("Close (c)", id="close", variant="error")
-                yield Button("Stay (n)", id="stay", variant="primary")
+    QUESTION = ("You are the last player at this table. Bots can finish the game now (you and anyone watching "
+                "see its end); or close it, and it ends with the scores so far.")
+    FIRST = ("bots", "Bots finish (b)")
 
 
 class EndScreen(ModalScreen[str]):
