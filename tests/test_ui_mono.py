@@ -11,6 +11,7 @@ import pytest
 
 from xmas_tui.games import get_game
 from xmas_tui.tables.table import Snapshot
+from xmas_tui.tools.screenshots import hold_rounds_still
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.screens.table import TableScreen
 
@@ -69,6 +70,7 @@ async def words_on_screen(moment: Moment, theme: str) -> str:
         for key in moment.keys:
             await pilot.press(key)
             await pilot.pause(0.1)
+        hold_rounds_still(app)  # (a round's countdown says the same in both pictures)
         await pilot.pause(0.3)
         return screen_text(app)
 

@@ -105,7 +105,8 @@ async def test_a_host_and_a_joiner_play_a_whole_game_from_their_own_terminals(mo
 async def test_a_join_with_address_and_code_on_the_command_line_sits_down_at_once(monkeypatch) -> None:
     async with bob_joins(monkeypatch, 3) as (host, app, pilot):
         await until((pilot,), lambda: any(r.state is SeatState.HERE and r.name == "Bob" for r in host.roster()), 10)
-        assert isinstance(app.screen, JoinScreen) and app.screen.joined is not None
+        # (the host seats Bob a moment before his screen hears it)
+        await until((pilot,), lambda: isinstance(app.screen, JoinScreen) and app.screen.joined is not None, 10)
 
 
 @contextlib.asynccontextmanager

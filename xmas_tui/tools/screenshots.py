@@ -85,11 +85,17 @@ class Scene:
             if host is None or not host.live.shouts_due:
                 break
             await pilot.pause(0.05)
-        for board in pilot.app.screen.query(DragonsChickensBoard):  # its countdown, as at a set moment
-            window = board.window
-            if window is not None:
-                board.clock = lambda at=window.opened_at + ROOM_SHOWN_FOR: at
+        hold_rounds_still(pilot.app)
         await pilot.pause(0.2)
+
+
+def hold_rounds_still(app: XmasApp) -> None:
+    """A real-time round's countdown, as at ``ROOM_SHOWN_FOR`` after its room was drawn, however
+    late the picture is taken."""
+    for board in app.screen.query(DragonsChickensBoard):
+        window = board.window
+        if window is not None:
+            board.clock = lambda at=window.opened_at + ROOM_SHOWN_FOR: at
 
 
 def table_at(
