@@ -95,7 +95,12 @@ def hold_rounds_still(app: XmasApp) -> None:
     for board in app.screen.query(DragonsChickensBoard):
         window = board.window
         if window is not None:
-            board.clock = lambda at=window.opened_at + ROOM_SHOWN_FOR: at
+            board.clock = _stopped_at(window.opened_at + ROOM_SHOWN_FOR)
+
+
+def _stopped_at(instant: float) -> Callable[[], float]:
+    """A clock that always reads ``instant``."""
+    return lambda: instant
 
 
 def table_at(
