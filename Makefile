@@ -86,7 +86,7 @@ failover-bench: $(STAMP)
 # One bad program at each of 1,000 seeded simulated tables, for every adversary strategy: hangs,
 # wrong results, spins and attacks named (about 40 minutes; --tables N for fewer).
 adversary-bench: $(STAMP)
-	$(BIN)/python -m xmas_tui.tools.adversary_bench --tables 1000
+	$(BIN)/python -m xmas_tui.tools.adversary_bench --tables 1000 --workers 2
 
 # Needs OpenSSH's client (ssh); takes about two minutes.
 serve-bench: $(STAMP)

@@ -11,7 +11,7 @@ from xmas_tui.cli import ADVERSARIES
 from xmas_tui.games import get_game
 from xmas_tui.tables.adversary import STRATEGIES, run_adversary
 
-TABLES = [("chip-n-dale", 4, 1), ("christmas-game", 3, 3)]
+TABLES = [("chip-n-dale", 4, 1), ("christmas-game", 3, 3), ("dragons-chickens", 3, 2)]
 
 
 def test_the_command_line_knows_every_adversary() -> None:
@@ -27,7 +27,8 @@ def test_one_bad_program_never_hangs_spins_or_bends_the_table(strategy: str, gam
     assert not verdict["hung"] and not verdict["spun"] and not verdict["wrong"], verdict
     assert verdict["named"], verdict  # (a harmful attack is named on every honest screen)
     assert verdict["finished"] + verdict["stopped"] == verdict["honest"] > 0
-    if STRATEGIES[strategy].harmless and not STRATEGIES[strategy].kills_host:
+    plan = STRATEGIES[strategy]
+    if plan.harmless and not plan.kills_host:
         assert verdict["finished"] == verdict["honest"], "a flood or a replay changes nothing"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,7 @@ from netcode.session.host.races import (
     JITTER_CAP_MS,
     MAX_LEAD,
     PING_EVERY,
+    ROUND_TRIP_CAP_MS,
     SETTLE,
     Link,
     RaceClock,
@@ -134,12 +136,16 @@ def answer_pings(host: HostSession, out, rtts: dict[str, float], now: float) -> 
             host.receive(peer, Pong(message.n, 0.0).to_wire(), now + rtts[peer])
 
 
-def measured_table(rtts_over_time: dict[str, list[float]], *, bots: int = 0) -> tuple[HostSession, float]:
+def measured_table(rtts_over_time: dict[str, list[float]], *, bots: int = 0,
+                   acked: dict[str, tuple[float, float]] | None = None) -> tuple[HostSession, float]:
     """A dealt table (two remote seats, then ``bots`` bots) whose host has pinged each peer once
-    per listed round trip; returns it and the time it is then."""
+    per listed round trip; returns it and the time it is then. ``acked`` gives, per peer, the
+    least round trip and the spread the channel's acks of all traffic showed."""
     host = race_host(2 + bots, bots)
     hello(host, "p1", "Ann", 0.0)
     hello(host, "p2", "Bob", 0.0)
+    for peer, (least, spread) in (acked or {}).items():
+        host.peer_rtt(peer, least + spread / 2, 0.0, least, spread, least)
     out = host.start(0.0)
     now = 0.0
     for i in range(max(len(r) for r in rtts_over_time.values())):
@@ -422,6 +428,79 @@ def test_a_liar_who_waits_two_seconds_and_claims_zero_is_counted_from_what_the_h
     link = host.races.links["p1"]
     assert 2000 - bound <= 2 * link.spread * 1000 + FRAME_MS + 3 + 1, "twice its jitter, a frame, 3 ms"
     assert 2000 - bound <= 25, "on a steady 2 ms link, under 25 ms"
+
+
+@pytest.mark.parametrize("late_ms", [0, 50, 200, 500])
+def test_a_liar_who_answers_pings_late_gains_no_more_than_an_honest_link_allows(late_ms) -> None:
+    """Issue 26.2's forger: its pongs leave ``late_ms`` late saying it held them 0 ms, so its
+    link looks slow and the host used to send it its room early and believe its claims less
+    (223 ms gained at 200 ms). The channel's acks of all other traffic show the 2 ms link: the
+    host takes the smaller round trip, so the room leaves on time and the bound holds."""
+    trip = 0.004 + late_ms / 1000
+    host, now = measured_table({"p1": [trip] * SETTLE, "p2": [0.004] * SETTLE},
+                               acked={"p1": (0.004, 0.001), "p2": (0.004, 0.001)})
+    at, sent = open_room(host, now + 1)
+    assert at - sent["p1"] <= 0.004 / 2 + 0.001 / 2 + AHEAD + 1e-9, "its room leaves no earlier than the honest one's"
+    arrived = sent["p1"] + 0.002 + 2.0 + 0.002  # knew the room on arrival, waited 2 s, claims 0
+    press(host, "p1", Presses.of((NAME, 1, 0)), arrived)
+    assert 2000 - clamp_notes(host)[-1]["bound_ms"] <= 25, "a gain of at most 25 ms"
+    named = [e for e in host.log if e[0] == "table" and "answers the host's pings" in e[1]]
+    if late_ms > 20:
+        assert len(named) == 1 and named[0][2] == 0 and f"{late_ms} ms slower" in named[0][1]
+    else:
+        assert named == []
+
+
+def test_a_liar_who_answers_some_pings_late_widens_no_spread_the_acks_do_not_show() -> None:
+    host, now = measured_table({"p1": [0.004, 0.064, 0.004, 0.064] * 3, "p2": [0.004] * SETTLE},
+                               acked={"p1": (0.004, 0.002), "p2": (0.004, 0.002)})
+    assert host.races.links["p1"].spread == pytest.approx(0.002)
+    at, sent = open_room(host, now + 1)
+    press(host, "p1", Presses.of((NAME, 1, 0)), sent["p1"] + 0.002 + 2.0 + 0.002)
+    assert 2000 - clamp_notes(host)[-1]["bound_ms"] <= 25
+
+
+def test_an_honest_jittery_link_keeps_its_spread_and_is_not_named() -> None:
+    """The acks of a 50 ± 10 ms link spread as its pings do: the smaller of the two is the pings'."""
+    trips = [0.080, 0.120, 0.100, 0.095, 0.110, 0.085, 0.118, 0.09]
+    host, now = measured_table({"p1": [0.004] * SETTLE, "p2": trips}, acked={"p2": (0.079, 0.042)})
+    link = host.races.links["p2"]
+    assert link.least == pytest.approx(0.079) and link.spread == pytest.approx(0.118 - 0.079)
+    assert not [e for e in host.log if e[0] == "table" and "answers the host's pings" in e[1]]
+
+
+def test_a_link_takes_the_least_round_trip_of_pings_and_acks_and_the_smaller_spread() -> None:
+    link = Link()
+    for trip in [0.08, 0.1, 0.085, 0.08, 0.13, 0.09, 0.08, 0.08]:
+        link.add(trip)
+    assert link.least == pytest.approx(0.08) and link.spread == pytest.approx(0.02)
+    link.acked_least, link.acked_spread, link.acked_recent = 0.003, 0.004, 0.003
+    assert link.least == 0.003 and link.spread == 0.004
+    assert link.slow_pongs() == pytest.approx(0.077)
+    link.acked_least, link.acked_spread, link.acked_recent = 0.1, 0.1, 0.1  # acks slower than pings
+    assert link.least == pytest.approx(0.08) and link.spread == pytest.approx(0.02)
+    assert link.slow_pongs() is None and link.jumped() is None
+
+
+def test_no_link_is_credited_with_more_than_the_cap() -> None:
+    """A program that delays all it sends from its first datagram is a slow link to anyone who
+    measures it: what it can be credited is capped."""
+    link = Link()
+    for trip in [0.4] * SETTLE:
+        link.add(trip)
+    link.acked_least = link.acked_recent = 0.4
+    assert link.least == ROUND_TRIP_CAP_MS / 1000
+
+
+def test_a_round_trip_that_jumps_is_said_in_the_public_log_and_credits_nothing() -> None:
+    host, now = measured_table({"p1": [0.004] * SETTLE, "p2": [0.004] * SETTLE},
+                               acked={"p1": (0.004, 0.001), "p2": (0.004, 0.001)})
+    host.peer_rtt("p1", 0.2, now, 0.204, 0.001, 0.204)  # it now delays everything by 200 ms
+    assert host.races.links["p1"].least == 0.004
+    said = [e for e in host.log if e[0] == "table" and "round trip rose" in e[1]]
+    assert len(said) == 1 and said[0][2] == 0 and "from 4 ms to 204 ms" in said[0][1]
+    host.peer_rtt("p1", 0.2, now + 1, 0.204, 0.001, 0.204)
+    assert len([e for e in host.log if e[0] == "table" and "round trip rose" in e[1]]) == 1, "once"
 
 
 def test_the_public_log_says_when_a_claim_was_clamped() -> None:

@@ -303,7 +303,8 @@ def build_parser() -> Parser:
 
 
 #: the adversaries ``simulate --network --adversary`` knows (``xmas_tui.tables.adversary``)
-ADVERSARIES = ("forge-share", "forge-share-stall", "withhold-ballot", "forge-ballot", "flood", "replay")
+ADVERSARIES = ("forge-share", "forge-share-stall", "withhold-ballot", "forge-ballot", "flood", "replay", "late-pongs",
+               "forged-pongs")
 
 
 def adversary_arg(text: str) -> tuple[str, int]:

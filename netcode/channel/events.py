@@ -54,12 +54,16 @@ class PeerGone:
 
 @dataclass(slots=True)
 class RttUpdated:
-    """New smoothed round-trip estimate for `peer` (seconds)."""
+    """New smoothed round-trip estimate for `peer` (seconds), with the least raw round trip seen,
+    the recent ones' spread above it (None until enough are known) and the least recent one."""
 
     peer: int
     rtt: float
     rttvar: float
     rto: float
+    least: float = float("inf")
+    spread: float | None = None
+    recent_least: float = float("inf")
 
 
 @dataclass(slots=True)

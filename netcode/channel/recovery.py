@@ -13,6 +13,7 @@ Must not touch: building or sealing datagrams (`sending`), intake
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING, ClassVar
 
 from netcode.channel.config import ACK_BITS, INF
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 
 #: What we remember of a sent packet: (time sent, ids of the units it carried).
 Sent = tuple[float, tuple[int, ...]]
+#: raw round trips kept to tell the link's spread (``RttUpdated.spread``)
+RECENT = 32
+#: raw round trips needed before a spread is told: fewer tell too little of a jittery link
+SPREAD_AFTER = 8
 
 
 class LossRecovery(ConnectionParts):
@@ -42,6 +47,7 @@ class LossRecovery(ConnectionParts):
         "srtt",
         "latest_rtt",
         "min_rtt",
+        "recent_rtts",
         "rttvar",
         "rto",
     )
@@ -54,6 +60,8 @@ class LossRecovery(ConnectionParts):
         self.srtt: float | None = None
         self.latest_rtt: float | None = None
         self.min_rtt = INF
+        #: the latest round trips, less the ack delay the peer says it added (never below the least)
+        self.recent_rtts: deque[float] = deque(maxlen=RECENT)
         self._reorder_window = config.min_reorder_window
         self._copy_interval = config.initial_rto / 4
         # packets declared lost recently -> how much earlier than the newest
@@ -169,6 +177,7 @@ class LossRecovery(ConnectionParts):
             self.min_rtt = sample
         if ack_delay and sample - ack_delay >= self.min_rtt:
             sample -= ack_delay
+        self.recent_rtts.append(sample)
         srtt = self.srtt
         if srtt is None:
             srtt = sample
@@ -188,6 +197,28 @@ class LossRecovery(ConnectionParts):
         self.rto = rto
         interval = srtt * cfg.copy_spacing
         self._copy_interval = interval if interval > cfg.min_copy_spacing else cfg.min_copy_spacing
-        if now - self._last_rtt_event >= cfg.rtt_event_interval:
+        if now - self._last_rtt_event >= cfg.rtt_event_interval or len(self.recent_rtts) == SPREAD_AFTER:
             self._last_rtt_event = now
-            self._push(RttUpdated(self.peer_id, self.srtt, self.rttvar, self.rto))
+            self._push(RttUpdated(self.peer_id, self.srtt, self.rttvar, self.rto, self.min_rtt, self.spread,
+                                  min(self.recent_rtts)))
+
+    @property
+    def spread(self) -> float | None:
+        """How far the recent round trips reach above the least one ever seen, once
+        ``SPREAD_AFTER`` are known: their second largest (one resent datagram does not count),
+        but never more than twice their median's distance (so a peer that delays the acks of
+        some moments it picks, say while a room is open, widens nothing: it would have to delay
+        most of them).
+
+        A peer's word on how long it held an ack can only narrow this (a delay it did not add
+        makes its link look steadier than it is, which costs it, in a race); it widens it only
+        by delaying most acks of all the traffic it gets, which is being a jittery link, not
+        looking like one to a probe it can pick out (the fair races' bound takes the smaller of
+        this and the spread of its pings, and at most a cap)."""
+        recent = self.recent_rtts
+        if len(recent) < SPREAD_AFTER:
+            return None
+        ordered = sorted(recent)
+        least = self.min_rtt
+        median = ordered[len(ordered) // 2]
+        return max(0.0, min(ordered[-2] - least, 2 * (median - least)))

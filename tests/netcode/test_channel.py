@@ -187,6 +187,40 @@ def test_the_ack_delay_is_taken_off_the_round_trip(code: str) -> None:
     assert a.srtt == pytest.approx(0.002, abs=2e-5)  # the link, without the wait
 
 
+def _trips(a: Connection, b: Connection, held: list[float], start: float = 0.0) -> None:
+    """``a`` sends ``len(held)`` messages, 10 ms apart, over a 1 ms link each way; ``b`` answers
+    each after holding it ``held[i]`` seconds (saying it held it 0 s: a modified program)."""
+    for i, extra in enumerate(held):
+        t = start + i * 0.01
+        a.send_reliable(i)
+        (data, _), = a.datagrams_to_send(t)
+        b.receive_datagram(data, "a", t + 0.001)
+        b.send_reliable(i)
+        (reply, _), = b.datagrams_to_send(t + 0.001)
+        a.receive_datagram(reply, "b", t + 0.002 + extra)
+        a.datagrams_to_send(t + 0.002 + extra)
+
+
+def test_the_spread_is_told_once_enough_round_trips_are_known(code: str) -> None:
+    a, b = _one_way()
+    _trips(a, b, [i / 1000 for i in range(7)])  # 0-6 ms more than the least
+    assert a.spread is None
+    _trips(a, b, [0.003, 0.004], start=0.1)
+    assert a.spread == pytest.approx(0.005)  # the second largest above the least (twice the median's: 6 ms)
+    told = [e for e in iter(a.next_event, None) if isinstance(e, RttUpdated)]
+    assert told and told[-1].least == pytest.approx(0.002) and told[-1].spread is not None, "told at once"
+
+
+def test_acks_held_back_at_moments_a_peer_picks_widen_no_spread(code: str) -> None:
+    """Issue 26.2's room-ack liar: it holds back its acks for 200 ms at a few moments (while a
+    room is open, say). The spread stays the link's; only holding most of them would widen it."""
+    a, b = _one_way()
+    _trips(a, b, [0.2 if i % 8 == 0 else 0.0 for i in range(32)])
+    assert a.min_rtt == pytest.approx(0.002) and a.spread == pytest.approx(0.0)
+    _trips(a, b, [0.02 * (i % 3) for i in range(32)], start=1.0)  # a jittery link: 0, 20, 40 ms
+    assert a.spread == pytest.approx(0.04)
+
+
 def test_the_timeout_has_a_lan_floor(code: str) -> None:
     pair = make_pair(code, LinkFaults(delay=0.0001))
     send_all(pair, list(range(20)))

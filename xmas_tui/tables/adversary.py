@@ -22,9 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from netcode.dealing.group import random_scalar
+from netcode.session.messages import Pong
 from netcode.session.peer import TablePeer
+from netcode.session.step import Step
 from netcode.shares import Share
 from netcode.simulator.faults import LinkFaults
+from netcode.simulator.network import SimNetwork
 from xmas_tui.games import Game
 
 from .simulation import SimTable
@@ -35,19 +38,24 @@ KILL_AT = 7.0
 LIMIT = 1800.0
 #: datagrams a flooding program sends each virtual second
 FLOOD_RATE = 200
+#: how late (virtual seconds) a lying program answers the host's pings
+LATE_PONG = 0.2
 
 
 @dataclass(frozen=True)
 class Strategy:
     """One way a program can misbehave: ``arm(table, index)`` makes the program at peer
     ``index`` of ``table`` behave so; ``kills_host``: the host dies at ``KILL_AT`` (the attack is
-    on the failover); ``harmless``: the table provably shrugs it off, so it need not be named."""
+    on the failover); ``harmless``: the table provably shrugs it off, so it need not be named;
+    ``real_time``: see below."""
 
     name: str
     what: str
     arm: Callable[[SimTable, int], None]
     kills_host: bool = False
     harmless: bool = False
+    #: it attacks real-time rounds only: at a game without them it changes nothing (harmless)
+    real_time: bool = False
 
 
 def _forge_shares(table: SimTable, index: int, *, stand: bool = True) -> None:
@@ -76,6 +84,31 @@ def _forge_ballot(table: SimTable, index: int) -> None:
     peer = table.peers[index]
     honest = peer.session.ballot
     peer.session.ballot = lambda term: dataclasses.replace(honest(term), token=bytes(16))  # type: ignore[method-assign]
+
+
+def _lie_in_pongs(table: SimTable, index: int, *, forge: bool) -> None:
+    """Answers the host's pings ``LATE_PONG`` late saying it held them 0 s (its link looks slower,
+    so its race claims would be believed more); ``forge``: and sends answers to pings never sent,
+    with absurd holding times, at once."""
+    sim, net = table.nodes[index].endpoint, table.net
+    apply = sim.apply  # type: ignore[attr-defined]  # (a SimPeer)
+
+    def lying(step: Step, now: float) -> None:
+        pongs = [(peer, m) for peer, m in step.sends if isinstance(m, Pong)]
+        if pongs:
+            step.sends = [(peer, m) for peer, m in step.sends if not isinstance(m, Pong)]
+            for peer, pong in pongs:
+                net.call_later(LATE_PONG, _later(apply, Step(sends=[(peer, Pong(pong.n, 0.0))]), net))
+                if forge:
+                    step.sends += [(peer, Pong(pong.n + 7, 60.0)), (peer, Pong(-pong.n, -5.0))]
+        apply(step, now)
+
+    sim.apply = lying  # type: ignore[attr-defined]  # (the adversary's own program)
+
+
+def _later(apply: Callable[[Step, float], None], step: Step, net: SimNetwork) -> Callable[[], None]:
+    """Apply ``step`` when called, at the network's time then."""
+    return lambda: apply(step, net.now)
 
 
 def _flood(table: SimTable, index: int) -> None:
@@ -126,10 +159,15 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              kills_host=True, harmless=True),
     Strategy("flood", f"it sends the host {FLOOD_RATE} junk datagrams a second", _flood, harmless=True),
     Strategy("replay", "it sends the host every datagram it sent again, later", _replay, harmless=True),
+    Strategy("late-pongs", f"it answers the host's pings {LATE_PONG * 1000:.0f} ms late, saying it held them 0 ms",
+             lambda t, i: _lie_in_pongs(t, i, forge=False), real_time=True),
+    Strategy("forged-pongs", "late answers to pings, and answers to pings never sent",
+             lambda t, i: _lie_in_pongs(t, i, forge=True), real_time=True),
 )}  # fmt: skip
 
 #: what every honest peer must read when each harmful strategy is caught
-NAMED_BY = {"forge-share": "sent a forged share", "forge-share-stall": "sent a forged share"}
+NAMED_BY = {"forge-share": "sent a forged share", "forge-share-stall": "sent a forged share",
+            "late-pongs": "answers the host's pings", "forged-pongs": "answers the host's pings"}
 
 
 def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, seat: int = 2,
@@ -172,7 +210,8 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
         said = [entry[1] for entry in session.log] + [session.gone or ""]
         return any(adversary in line and word in line for line in said)
 
-    named = plan.harmless or (word is not None and all(names(s) for s in honest))
+    harmless = plan.harmless or (plan.real_time and game.race_window is None)
+    named = harmless or (word is not None and all(names(s) for s in honest))
     return {
         "strategy": strategy, "seed": seed, "game": game.id, "players": players, "adversary": adversary,
         "hung": not ended and not spun, "spun": spun, "wrong": wrong, "named": named,

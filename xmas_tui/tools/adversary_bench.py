@@ -6,7 +6,9 @@ wrong (0) or spun (0), and the share in which every honest screen named the atta
 attack is not provably harmless), beside the same tables with no adversary (the baseline, measured
 in the same run: how long an honest table takes). The last line is one JSON object.
 
-    python -m xmas_tui.tools.adversary_bench --tables 1000
+    python -m xmas_tui.tools.adversary_bench --tables 1000 --workers 2
+
+``--workers`` spreads the tables over processes (each table is seeded: the figures do not change).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 from xmas_tui.games import GAMES, get_game
 from xmas_tui.tables.adversary import STRATEGIES, run_adversary
@@ -31,12 +34,19 @@ def tables(count: int) -> list[tuple[str, int, int]]:
     return out
 
 
+def _run(job: tuple[str, int, str, int]) -> dict:
+    game_id, players, name, seed = job
+    return run_adversary(get_game(game_id), players, name, seed=seed)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="adversary-bench", description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=40, help="seeded tables for each strategy")
     parser.add_argument("--strategy", choices=sorted(STRATEGIES), action="append",
                         help="only these strategies (default: all)")
+    parser.add_argument("--workers", type=int, default=1, help="processes to spread the tables over")
     args = parser.parse_args(argv)
+    pool = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
     chosen = args.strategy or list(STRATEGIES)
     plan = tables(args.tables)
     started = time.perf_counter()
@@ -47,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     figures = {}
     for name in chosen:
         started = time.perf_counter()
-        runs = [run_adversary(get_game(g), p, name, seed=s) for g, p, s in plan]
-        took = (time.perf_counter() - started) / len(runs)
+        jobs = [(g, p, name, s) for g, p, s in plan]
+        runs = list(pool.map(_run, jobs, chunksize=8)) if pool is not None else [_run(job) for job in jobs]
+        took = (time.perf_counter() - started) / len(runs) * args.workers  # (one process's time a table)
         row = {
             "tables": len(runs),
             "hangs": sum(r["hung"] for r in runs),
@@ -67,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
               f"spins {row['spins']}, named {row['named_pct']} %{' (harmless)' if row['harmless'] else ''}, "
               f"{row['attacked_in_play']} attacked in play, "
               f"{row['stopped_tables']} stopped cleanly, {took:.2f} s a table")
-    print(json.dumps({"tables_per_strategy": args.tables, "baseline_s_per_table": round(baseline, 2),
+    if pool is not None:
+        pool.shutdown()
+    print(json.dumps({"tables_per_strategy": args.tables, "workers": args.workers, "baseline_s_per_table": round(baseline, 2),
                       "strategies": figures}))
     bad = any(r["hangs"] or r["wrong"] or r["spins"] or r["named_pct"] < 100 for r in figures.values())
     return 1 if bad else 0

@@ -13,6 +13,14 @@ waits from the room's arrival (always longer than both) and then claims 0 ms. A
 second table seats the fast seat with a stalled one that never seals, for a
 few rounds.
 
+The forger lies about its link as well, a way per table in turn (``LIARS``): it
+answers the host's pings at once, or 50, 200 or 500 ms late saying it held them
+0 ms; it answers pings before they come (guessing their numbers) on top of the
+real answers; it forges answers (unknown numbers, absurd holding times) and
+answers 200 ms late; or it holds back every datagram (the room's acks
+among them) for 200 ms after each room arrives. ``liars`` gives, per way, the
+races it played, its largest gain and whether the host named it.
+
 Figures: ``races`` (rooms both honest seats raced), ``true_first_wins`` (the
 share in which the honest seat that truly reacted first was counted first),
 ``honest_clamped`` (honest claims the host raised), ``max_forger_gain_ms``
@@ -55,6 +63,17 @@ from xmas_tui.games.dragons_chickens import (
 )
 
 DC = get_game("dragons-chickens")
+#: the forger's ways of lying about its link, one per table in turn: (name, pongs delayed (ms),
+#: what else). Each also claims 0 ms for a press it made well after its room arrived.
+LIARS = (
+    ("pongs at once", 0, None),
+    ("pongs 50 ms late", 50, None),
+    ("pongs 200 ms late", 200, None),
+    ("pongs 500 ms late", 500, None),
+    ("pongs early", 0, "early"),
+    ("pongs forged", 200, "forged"),
+    ("room acks 200 ms late", 0, "room-acks"),
+)
 CODE = "RACE-BNCH"
 LINKS = {"fast": ["--delay", "0.002"], "slow": ["--delay", "0.05", "--jitter", "0.01"]}
 SEATS = (("fast", "fast"), ("slow", "slow"), ("forger", "fast"), ("watcher", "slow"))
@@ -91,7 +110,48 @@ def answer(view: dict) -> tuple[int, int]:
 # ---------------------------------------------------------------- one seat (a process of its own)
 
 
-async def seat_main(role: str, address: tuple[str, int], code: str, name: str, seed: int) -> None:
+def lie(runner: Any, liar: int, loop: asyncio.AbstractEventLoop) -> dict[str, float]:
+    """Make this seat's program lie about its link as ``LIARS[liar]`` says; returns the state the
+    room-acks liar keeps (until when its datagrams are held back)."""
+    from netcode.session.messages import Pong
+
+    _, late_ms, how = LIARS[liar]
+    holding = {"until": 0.0}
+    send_message = runner._send
+    rng = random.Random(liar)
+
+    def send(aio: Any, peer: int, message: Any) -> None:
+        if not isinstance(message, Pong):
+            send_message(aio, peer, message)
+            return
+        answer = Pong(message.n, 60.0 if how == "forged" else 0.0)  # "I held it for a minute"
+        if late_ms:
+            loop.call_later(late_ms / 1000, send_message, aio, peer, answer)
+        else:
+            send_message(aio, peer, answer)
+        if how == "early":  # the next pings' answers, before they come
+            for ahead in (1, 2, 3, 5, 8):
+                send_message(aio, peer, Pong(message.n + ahead, 0.0))
+        elif how == "forged":
+            send_message(aio, peer, Pong(rng.randrange(1 << 30), -5.0))
+
+    runner._send = send
+    if how == "room-acks":
+        aio = runner.aio
+        send_datagrams = aio._send
+
+        def hold(datagrams: list) -> None:
+            late = holding["until"] - time.monotonic()
+            if late > 0:
+                loop.call_later(late, send_datagrams, list(datagrams))
+            else:
+                send_datagrams(datagrams)
+
+        aio._send = hold
+    return holding
+
+
+async def seat_main(role: str, address: tuple[str, int], code: str, name: str, seed: int, liar: int = 0) -> None:
     from xmas_tui.tables.network import NetTable
 
     joined = NetTable.joined(address, code, name, bind_host="127.0.0.1")
@@ -100,6 +160,7 @@ async def seat_main(role: str, address: tuple[str, int], code: str, name: str, s
     runner = joined.runner
     assert runner is not None
     loop = asyncio.get_running_loop()
+    holding = lie(runner, liar, loop) if role == "forger" else {"until": 0.0}
     done = asyncio.Event()
     records: dict[int, dict] = {}  # round -> what this seat saw and did
     state = {"round": 0, "ready_for": 0}
@@ -143,6 +204,8 @@ async def seat_main(role: str, address: tuple[str, int], code: str, name: str, s
         if phase == "race" and rnd != state["round"] and session.seat in session.to_act:
             state["round"] = rnd
             arrived = min(time.monotonic(), session._arrived)  # (when its datagram came, where known)
+            if LIARS[liar][2] == "room-acks" and role == "forger":
+                holding["until"] = arrived + 0.2
             planned = session.room_at if session.room_at is not None else arrived
             loop.call_at(max(planned, arrived), drawn, rnd, arrived, planned)
             if role == "forger":  # a modified program: it reacts from the room's arrival
@@ -152,7 +215,7 @@ async def seat_main(role: str, address: tuple[str, int], code: str, name: str, s
             state["ready_for"] = rnd  # ready (or, burned with a chicken, the cheaper offer)
             runner.post(session.act(session.legal[0]))
 
-    runner.listeners.add(heard)
+    joined.subscribe(heard)
     await done.wait()
     await joined.close()
     print(json.dumps({"role": role, "records": list(records.values())}), flush=True)
@@ -180,9 +243,9 @@ def start_proxy(upstream: int, args: list[str], seed: int) -> tuple[subprocess.P
     return proc, int(line[2])
 
 
-def start_seat(role: str, port: int, seed: int) -> subprocess.Popen:
+def start_seat(role: str, port: int, seed: int, liar: int) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "xmas_tui.tools.race_bench", "seat", role, f"127.0.0.1:{port}", str(seed)],
+        [sys.executable, "-m", "xmas_tui.tools.race_bench", "seat", role, f"127.0.0.1:{port}", str(seed), str(liar)],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
 
@@ -201,10 +264,12 @@ class Game:
     least_rtt_ms: dict[str, float] = field(default_factory=dict)
     #: every bound the host set, and what from (for ``--details``)
     bounds: list[dict] = field(default_factory=list)
+    #: the host's notes naming a program that answers pings slower than its link
+    named: list[str] = field(default_factory=list)
 
 
 async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed: int,
-                     *, rounds: int | None = None) -> tuple[Game, dict[str, dict]]:
+                     *, rounds: int | None = None, liar: int = 0) -> tuple[Game, dict[str, dict]]:
     """Host one table on ``port`` and seat ``seats`` (role, the port it joins through); returns what
     the host saw and each seat's own records."""
     from xmas_tui.tables.network import NetTable
@@ -251,7 +316,7 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
         return result
 
     races.earliest_ms = earliest_ms
-    procs = [start_seat(role, through, seed) for role, through in seats]
+    procs = [start_seat(role, through, seed, liar) for role, through in seats]
     try:
         await asyncio.wait_for(enough.wait(), timeout=900)
         measured()
@@ -279,6 +344,7 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
             if len(pressed) == players:
                 rnd, pressed = rnd + 1, set()
     game.clamps = [e[3] for e in hosted.host.log if e[0] == "table" and e[3] and "clamped" in e[3]]
+    game.named = [e[1] for e in hosted.host.log if e[0] == "table" and "answers the host's pings" in str(e[1])]
     game.seat_of = {(s.name or "").lower(): i for i, s in enumerate(hosted.host.seats)}
     return game, outputs
 
@@ -298,14 +364,20 @@ async def bench(races_wanted: int, seed: int, details: dict | None = None) -> di
     order = [role for role, _ in SEATS]
     races = firsts = honest_clamped = 0
     gains: list[int] = []
+    liars: list[dict[str, Any]] = [{"strategy": name, "races": 0, "max_gain_ms": None, "named": False}
+                                   for name, _, _ in LIARS]
     spreads: list[float] = []  # the rooms' drawing across the 4 peers
     arrivals_spread: list[float] = []  # the rooms' arrival across the 4 peers
     late: list[float] = []  # how far after the instant each room was drawn
     baseline: list[float] = []
     try:
         game_seed = seed
-        while races < races_wanted:
-            game, outputs = await host_table(4, port, [(role, through[link]) for role, link in SEATS], game_seed)
+        while races < races_wanted or game_seed - seed < len(LIARS):  # every liar gets a table
+            liar = (game_seed - seed) % len(LIARS)
+            game, outputs = await host_table(4, port, [(role, through[link]) for role, link in SEATS], game_seed,
+                                             liar=liar)
+            told = liars[liar]
+            told["named"] = bool(told["named"] or any(name.startswith("Forger") for name in game.named))
             seat_of = game.seat_of
             least = game.least_rtt_ms
             if "slow" in least and "fast" in least:  # the links' own difference of one way
@@ -329,6 +401,8 @@ async def bench(races_wanted: int, seed: int, details: dict | None = None) -> di
                 ms = game.counted.get(rnd, {}).get(seat_of["forger"])
                 if ms is not None and "true_ms" in record:
                     gains.append(record["true_ms"] - ms)
+                    told["races"] += 1
+                    told["max_gain_ms"] = max(told["max_gain_ms"] or -10**9, record["true_ms"] - ms)
                     if details is not None:
                         details.setdefault("gains", []).append([game_seed, rnd, record["true_ms"], ms])
             drawn: dict[int, list[float]] = {}
@@ -359,6 +433,7 @@ async def bench(races_wanted: int, seed: int, details: dict | None = None) -> di
         "true_first_wins": round(firsts / races, 4) if races else 0.0,
         "honest_clamped": honest_clamped,
         "max_forger_gain_ms": max(gains) if gains else None,
+        "liars": liars,
         "stalled_round_s": round(stalled_round, 2),
         "tie_window_ms": TIE_MS,
         "reveal_spread_p99_ms": round(percentile(spreads, 99), 1),
@@ -374,13 +449,14 @@ async def bench(races_wanted: int, seed: int, details: dict | None = None) -> di
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "seat":
-        role, address, seed = argv[1], argv[2], int(argv[3])
+        role, address, seed, liar = argv[1], argv[2], int(argv[3]), int(argv[4])
         host, _, port = address.rpartition(":")
-        asyncio.run(seat_main(role, (host, int(port)), CODE, role.capitalize(), seed))
+        asyncio.run(seat_main(role, (host, int(port)), CODE, role.capitalize(), seed, liar))
         return
     parser = argparse.ArgumentParser(prog="python -m xmas_tui.tools.race_bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--races", type=int, default=200, help="rooms raced by both honest seats, at least")
+    parser.add_argument("--races", type=int, default=200,
+                        help="rooms raced by both honest seats, at least (the forger lies a way per table in turn)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--details", metavar="PATH", help="write every clamp and every forger's gain here (JSON)")
     args = parser.parse_args(argv)

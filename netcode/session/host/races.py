@@ -39,7 +39,13 @@ seat's clock, only its own:
   terminal's delay, not the link's); the spread is taken without it, the
   smallest round trip with it. Until the pings have answered (the first room
   is dealt at once) the host takes the channel's estimate of the round trip,
-  and the widest spread.
+  and the widest spread;
+* the channel's acks of all the traffic to that seat: the least round trip
+  they ever showed, and the spread of the recent ones (less the ack delay each
+  says it added). ``r`` is the smaller of the pings' and the acks' least round
+  trip, ``j`` the smaller of their spreads: a ping is one datagram a modified
+  program can pick out and answer late, while its acks cover everything the
+  host sends it, the rooms among them.
 
 An honest seat draws the room at ``T`` (its estimate of it, off by at most
 ``e``), or when the room arrives if that is later, then a frame ``f`` later
@@ -61,10 +67,14 @@ arrival (``R`` plus the way down) and claims less than it took gains at most
 spread, a frame and three milliseconds**, whatever it claims (on a steady 2 ms
 link, about 20 ms). It cannot learn the room sooner (it is sent at ``R``), nor shrink
 ``r`` (a ping cannot come back before it was sent; ``held`` only ever lowers
-the spread). It can make its link look more jittery by answering some pings
-late, or saying it held them less than it did: that is why the spread counts
-at most ``JITTER_CAP_MS``. A press that arrives after a lost datagram was
-resent is clamped like a late shout.
+the spread). Answering pings late, all of them or some, or saying it held them
+less than it did, moves neither ``r`` nor ``j``: the acks set them (and a seat
+whose every recent answer trails its acks by over ``SLOW_PONGS_MS`` is named in
+the public log). Delaying its acks too, of everything, makes its link *be* a
+slower or more jittery one as far as anyone can measure: a steady delay moves
+the room's sending with it (no gain beyond the above), a varying one widens
+``j``, which is why the spread counts at most ``JITTER_CAP_MS``. A press that
+arrives after a lost datagram was resent is clamped like a late shout.
 
 Must not touch: sockets, clocks, games. Times are handed in by the host session.
 """
@@ -97,6 +107,16 @@ BURST_EVERY = 0.1
 BURST_MOST = 2 * SETTLE
 #: a ping unanswered for this long is forgotten (seconds)
 PING_LOST = 5.0
+#: the most round trip (milliseconds) the bound credits a link with: beyond it a program could
+#: delay all it sends from its first datagram on and be credited as a slow link (a LAN's, even
+#: a poor Wi-Fi's, are well under it); a link slower than this is clamped as if it were this fast
+ROUND_TRIP_CAP_MS = 120.0
+#: milliseconds by which the channel's recent least round trip may exceed its least ever before
+#: the host says so in the public log (the bound keeps the least ever)
+JUMP_MS = 50.0
+#: milliseconds by which a peer's fastest answer to a ping may trail the channel's fastest ack
+#: before the host names it (a busy terminal answers late now and then, never every time)
+SLOW_PONGS_MS = 20.0
 #: seconds a room is sent ahead of its instant beyond the way down and half the spread
 AHEAD = 0.001
 #: the least seconds from a round's opening to its instant when a remote peer races: the host
@@ -122,6 +142,14 @@ class Link:
     asked: int = 0
     #: the channel's smoothed estimate, until the host's own pings have answered
     channel: float | None = None
+    #: the least raw round trip the channel's acks of all traffic have shown, and their recent
+    #: spread above it (None until enough are known): what the peer cannot delay for one probe
+    acked_least: float = math.inf
+    acked_spread: float | None = None
+    #: the least of the channel's recent round trips (the same stretch of time as ``recent``)
+    acked_recent: float = math.inf
+    #: what the peer was named for in the public log (each once): "pongs", "jump"
+    named: set[str] = field(default_factory=set)
 
     def add(self, rtt: float, held: float = 0.0) -> None:
         """One ping's round trip, of which the peer says it held it ``held`` (never trusted to
@@ -131,27 +159,37 @@ class Link:
 
     @property
     def measured(self) -> bool:
-        return bool(self.recent) or self.channel is not None
+        return bool(self.recent) or self.channel is not None or self.acked_least < math.inf
 
     @property
     def least(self) -> float:
-        """The smallest round trip known: the pings', else the channel's estimate."""
-        return self.smallest if self.recent else self.channel or 0.0
+        """The smallest round trip known: the pings' or the channel's acks', whichever is less
+        (a peer can delay its answers to pings, never make a round trip shorter than it was);
+        before either, the channel's smoothed estimate. Never over ``ROUND_TRIP_CAP_MS``."""
+        least = min(self.smallest, self.acked_least)
+        least = least if least < math.inf else self.channel or 0.0
+        return min(least, ROUND_TRIP_CAP_MS / 1000)
 
     @property
     def spread(self) -> float:
         """How far above the smallest round trip the recent ones go, capped at ``JITTER_CAP_MS``:
         the second largest, so one resent datagram does not count, once ``SETTLE`` have
-        answered; the largest before (the second largest of two is the smallest)."""
+        answered; the largest before (the second largest of two is the smallest). Never more
+        than the channel's acks show of the same link (once they show it): answering some
+        pings late widens nothing."""
+        cap = JITTER_CAP_MS / 1000
+        if self.acked_spread is not None:
+            cap = min(cap, self.acked_spread)
         if len(self.recent) < 2:
-            return JITTER_CAP_MS / 1000
+            return cap
         high = sorted(self.recent)[-2 if self.settled else -1]
-        return min(JITTER_CAP_MS / 1000, max(0.0, high - self.smallest))
+        return min(cap, max(0.0, high - self.least))
 
     @property
     def settled(self) -> bool:
-        """Whether the host's own pings have answered often enough to tell a spread."""
-        return len(self.recent) >= SETTLE
+        """Whether the host's own pings have answered often enough to tell a spread, and the
+        channel's acks too where the channel has told anything of this link."""
+        return len(self.recent) >= SETTLE and (self.acked_spread is not None or self.acked_least == math.inf)
 
     @property
     def bursting(self) -> bool:
@@ -162,6 +200,22 @@ class Link:
     def lead(self) -> float:
         """How long before a room's instant it must leave to arrive just in time (seconds)."""
         return self.least / 2 + self.spread / 2 + AHEAD
+
+    def slow_pongs(self) -> float | None:
+        """How much slower (seconds) than its link the peer has answered every recent ping, if
+        by more than ``SLOW_PONGS_MS`` and its pings have settled: a program holding its answers
+        back (less what it said it held them: an honest busy terminal says so)."""
+        if not self.settled or self.acked_recent == math.inf:
+            return None
+        slower = min(self.recent) - self.acked_recent
+        return slower if slower * 1000 > SLOW_PONGS_MS else None
+
+    def jumped(self) -> tuple[float, float] | None:
+        """(the least round trip ever, the least recent one), if the recent one is over
+        ``JUMP_MS`` more: the link got slower, or a program started delaying all it sends."""
+        if self.acked_recent == math.inf or self.acked_recent - self.acked_least <= JUMP_MS / 1000:
+            return None
+        return self.acked_least, self.acked_recent
 
 
 class RaceClock:
@@ -252,9 +306,16 @@ class RaceClock:
         self._next_ping = now + (BURST_EVERY if bursting else PING_EVERY)
         return out
 
-    def channel_rtt(self, peer: Peer, rtt: float) -> None:
-        """The channel's own estimate of ``peer``'s round trip: the bound's until pings answer."""
-        self._link(peer).channel = rtt
+    def channel_rtt(self, peer: Peer, rtt: float, least: float = math.inf, spread: float | None = None,
+                    recent_least: float = math.inf) -> None:
+        """The channel's own estimate of ``peer``'s round trip (the bound's until pings answer),
+        the least raw round trip its acks have shown, their recent spread and least."""
+        link = self._link(peer)
+        link.channel = rtt
+        link.acked_least = min(link.acked_least, least)
+        link.acked_recent = recent_least
+        if spread is not None:
+            link.acked_spread = spread
 
     def ping_left(self, peer: Peer, n: int, now: float) -> None:
         """Ping ``n`` actually left for ``peer`` at ``now`` (the host's program may have been kept

@@ -55,8 +55,31 @@ class Racing(HostParts):
         """A peer's answer to a ping: its round trip, and, if its room waits, when it leaves."""
         if not self.races.pong(peer, message.n, self._arrived, message.held):
             self.drops["unasked_pong"] += 1
-        elif self.live.holding(peer):  # its room leaves as its link is now known
+            return
+        self._name_liars(peer)
+        if self.live.holding(peer):  # its room leaves as its link is now known
             self.live.retime(peer, self.races.send_at(peer, now))
+
+    def _name_liars(self, peer: Peer) -> None:
+        """Say in the public log, once each, that a seat's program answers pings slower than its
+        link carries everything else, or that its link's round trip jumped (neither gains it
+        anything: the bound takes the link's least round trip ever)."""
+        link = self.races.links.get(peer)
+        guest = self.guests.get(peer)
+        if link is None or guest is None or guest.seat is None or not self.real_time:
+            return
+        slower = link.slow_pongs() if "pongs" not in link.named else None
+        if slower is not None:
+            link.named.add("pongs")
+            self._note(f"{guest.name}'s program answers the host's pings {round(slower * 1000)} ms slower than "
+                       "its link carries everything else: its races are timed by its link, not by its answers.",
+                       guest.seat)
+        jumped = link.jumped() if "jump" not in link.named else None
+        if jumped is not None:
+            link.named.add("jump")
+            least, now_least = (round(t * 1000) for t in jumped)
+            self._note(f"{guest.name}'s round trip rose from {least} ms to {now_least} ms: their races are "
+                       f"still timed by the {least} ms their link showed before.", guest.seat)
 
     def sent(self, peer: Peer, message: Message, now: float) -> None:
         """``message`` actually left for ``peer`` at ``now`` (the runner says so, for the messages

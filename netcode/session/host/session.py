@@ -27,6 +27,7 @@ come in through ``Rules`` (plain data in and out).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -185,11 +186,14 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
         self._left(peer, now)
         return self._settle(now)
 
-    def peer_rtt(self, peer: Peer, rtt: float, now: float) -> Step:
-        """A new round-trip estimate: the roster shows it within a second."""
+    def peer_rtt(self, peer: Peer, rtt: float, now: float, least: float = math.inf,
+                 spread: float | None = None, recent_least: float = math.inf) -> Step:
+        """A new round-trip estimate (with the least raw one, the recent spread and least, for the
+        races): the roster shows it within a second."""
         guest = self.guests.get(peer)
         if guest is not None:
-            self.races.channel_rtt(peer, rtt)
+            self.races.channel_rtt(peer, rtt, least, spread, recent_least)
+            self._name_liars(peer)
             if guest.rtt is None or round(guest.rtt * 1000) != round(rtt * 1000):
                 if self._roster_due is None:
                     self._roster_due = now + 1.0
