@@ -250,3 +250,56 @@ def test_the_lobby_loads_no_network_crypto_or_sessions() -> None:
             f"print(sorted(m for m in sys.modules for h in {heavy!r} if m == h or m.startswith(h + '.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+#: the app, started as ``xmas-tui`` starts it (the command line first), until its lobby is drawn;
+#: then the modules it loaded, one a line
+LOBBY_DRAWN = """
+import sys
+import xmas_tui.cli
+from xmas_tui.ui.app import XmasApp
+from xmas_tui.ui.screens.lobby import LobbyScreen
+app = XmasApp()
+async def drawn(pilot):
+    while not isinstance(app.screen, LobbyScreen):
+        await pilot.pause(0.01)
+    await pilot.pause()
+    app.exit()
+app.run(headless=True, size=(80, 24), auto_pilot=drawn)
+print("\\n".join(sorted(sys.modules)))
+"""
+
+
+def test_the_lobby_loads_no_board_no_other_game_and_no_markdown() -> None:
+    """Issue 28.6: the lobby draws no board, shows one game and no rules, so start-up loads no
+    board module (each loads with its first table), no rules module but the game on show's (a
+    game's rules load when the lobby shows it), and no Markdown widget or parser (they load
+    with the rules screen). The lobby's list of games comes from the registries' listings."""
+    from xmas_tui.games import LISTINGS
+
+    loaded = set(subprocess.run([sys.executable, "-c", LOBBY_DRAWN], capture_output=True, text=True, check=True,
+                                timeout=120).stdout.split())
+    assert "xmas_tui.ui.screens.lobby" in loaded  # (the lobby was drawn)
+    boards = sorted(m for m in loaded if m.startswith("xmas_tui.ui.boards."))
+    shown = next(iter(LISTINGS.values()))
+    others = sorted(f"xmas_tui.games.{listing.module}" for listing in LISTINGS.values() if listing is not shown)
+    markdown = sorted(m for m in loaded if m.split(".")[0] in ("markdown_it", "mdurl", "linkify_it")
+                      or m == "textual.widgets._markdown")
+    assert boards == [], "the lobby loads boards"
+    assert sorted(loaded & set(others)) == [], "the lobby loads the rules of games it does not show"
+    assert markdown == [], "the lobby loads the Markdown widget"
+
+
+def test_the_listings_say_what_their_games_and_boards_say() -> None:
+    """The registries stand in for the modules they load late: each listing's title and player
+    counts are its game's, and a board's ``local_players`` is what the lobby reads of it."""
+    from xmas_tui.games import GAMES, LISTINGS
+    from xmas_tui.ui.boards import BOARDS, local_players
+
+    assert list(GAMES) == list(LISTINGS) and list(BOARDS) == list(LISTINGS)
+    for game_id, listing in LISTINGS.items():
+        game = GAMES[game_id]
+        assert (listing.id, listing.title, listing.min_players, listing.max_players) == (
+            game.id, game.title, game.min_players, game.max_players)
+        assert BOARDS[game_id].game is game
+        assert local_players(game_id) == getattr(BOARDS[game_id], "local_players", 1)

@@ -396,10 +396,10 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     from .simulate import with_bots
     from .tables.local import LocalTable
     from .ui.app import XmasApp
-    from .ui.boards import BOARDS
+    from .ui.boards import local_players
 
     local = args.local_players
-    limit = getattr(BOARDS.get(args.game.id), "local_players", 1)
+    limit = local_players(args.game.id)
     if local > limit:
         if limit == 1:
             raise UsageError(f"{args.game.id} is played by one person at a terminal")

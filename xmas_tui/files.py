@@ -30,8 +30,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from .games.personal_cards import normal_cards
-
 KIB = 1024
 MIB = 1024 * KIB
 KEPT_BYTES = 2 * MIB
@@ -160,6 +158,9 @@ def read_cards(path: str | Path) -> list[dict[str, Any]]:
     """The personal cards of a TOML file, checked and written out in full (the value of The
     Christmas Game's table option ``cards``). ``FileProblem`` if the file cannot be read;
     ``CardsProblem``, a line per problem, if its cards cannot be played."""
+    # (their rules are The Christmas Game's: they load with it, not with the lobby)
+    from .games.personal_cards import normal_cards
+
     data = load_toml(path, CARDS_BYTES, "a personal cards file")
     return normal_cards(data, Path(path).name)
 

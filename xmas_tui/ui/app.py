@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -36,8 +36,6 @@ from xmas_tui.ui.screens.dialogs import (
     TooSmallScreen,
 )
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
-from xmas_tui.ui.screens.table import TableScreen, leave_clock
-from xmas_tui.ui.screens.watch import WatchScreen
 from xmas_tui.ui.theme import (
     THEME_NAMES,
     THEMES,
@@ -47,10 +45,11 @@ from xmas_tui.ui.theme import (
     remembered_theme,
 )
 
-if TYPE_CHECKING:  # (a table's modules load with the first table, not with the lobby)
+if TYPE_CHECKING:  # (a table's modules, and its screens and boards, load with the first table, not with the lobby)
     from xmas_tui.tables.local import LocalTable
     from xmas_tui.tables.network import NetTable
     from xmas_tui.ui.screens.network import Watching
+    from xmas_tui.ui.screens.table import TableScreen
 
 #: how long a thread may hold Python's lock before another (the terminal's writer) may run
 SWITCH_INTERVAL = 0.001
@@ -89,6 +88,25 @@ def seat_names(name: str, players: int, local: int = 1) -> list[str]:
     """You at seat 0, then anyone sharing your keyboard ("Player 2"...), then bots,
     every name different."""
     return with_bots([name] + [f"Player {i + 1}" for i in range(1, local)], players)
+
+
+def loaded_screens(module: str, *names: str) -> tuple[type[Screen], ...]:
+    """The screen classes ``names`` of ``module`` if it is loaded, else none: no screen of a
+    module not loaded yet can be on show (a table's screens load with the first table, the
+    network's with the first host, join or watch)."""
+    loaded = sys.modules.get(module)
+    return tuple(getattr(loaded, name) for name in names) if loaded is not None else ()
+
+
+def on_a_table(screen: Screen) -> TypeGuard[TableScreen]:
+    """Whether ``screen`` is a table's (the big-screen view is one)."""
+    return isinstance(screen, loaded_screens("xmas_tui.ui.screens.table", "TableScreen"))
+
+
+def table_screen(table: Table) -> TableScreen:
+    from xmas_tui.ui.screens.table import TableScreen
+
+    return TableScreen(table)
 
 
 def make_local_table(config: GameConfig) -> LocalTable:
@@ -165,7 +183,7 @@ class XmasApp(App[None]):
         self.theme = self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
         if self.current is not None:
-            self.push_screen(TableScreen(self.current))
+            self.push_screen(table_screen(self.current))
         elif self.start_host is not None:
             from xmas_tui.ui.screens.network import HostScreen
 
@@ -215,8 +233,10 @@ class XmasApp(App[None]):
 
     def play_networked(self, table: Table, watching: Watching | None = None) -> None:
         """The host dealt: show my seat's table (or, ``watching``, the big-screen view)."""
+        from xmas_tui.ui.screens.watch import WatchScreen
+
         self.current = table
-        self.switch_to(TableScreen(table) if watching is None else WatchScreen(table, watching))
+        self.switch_to(table_screen(table) if watching is None else WatchScreen(table, watching))
 
     def open_watch(self) -> None:
         from xmas_tui.ui.screens.network import JoinScreen
@@ -242,7 +262,7 @@ class XmasApp(App[None]):
         self.close_network()
         self.config = config
         self.current = make_local_table(config)
-        self.switch_to(TableScreen(self.current))
+        self.switch_to(table_screen(self.current))
 
     def switch_to(self, screen: Screen) -> None:
         """Replace the lobby or table with ``screen``, closing any dialog over it (a notice
@@ -250,9 +270,8 @@ class XmasApp(App[None]):
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
         self.call_after_refresh(self.check_size)
-        network = sys.modules.get("xmas_tui.ui.screens.network")  # (no screen of it before it is loaded)
-        hosting_screens = (network.HostScreen, network.JoinScreen) if network is not None else ()
-        if isinstance(self.screen, (LobbyScreen, TableScreen, *hosting_screens)):  # (WatchScreen too)
+        hosting_screens = loaded_screens("xmas_tui.ui.screens.network", "HostScreen", "JoinScreen")
+        if isinstance(self.screen, (LobbyScreen, *hosting_screens)) or on_a_table(self.screen):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
@@ -280,6 +299,8 @@ class XmasApp(App[None]):
             self.push_screen(ConfirmScreen.host_gone(table.host_gone), lambda leave: then() if leave else None)
             return
         if table is not None and table.networked and in_play and table.seat is not None:  # (a spectator just goes)
+            from xmas_tui.ui.screens.table import leave_clock
+
             clock = partial(leave_clock, table)  # (the turn timer runs on under the question: it says so)
             handing = next((t for t in (self.hosting, self.joined) if t is not None and t.can_hand_over), None)
             if handing is not None:  # the others can play on without this machine: ask how to go
@@ -347,7 +368,7 @@ class XmasApp(App[None]):
         self.config = GameConfig(table.game, len(table.players), table.players[table.seat], table.bot,
                                  None, table.pace, table.options, len(table.humans))  # fmt: skip
         self.current = table
-        self.switch_to(TableScreen(table))
+        self.switch_to(table_screen(table))
 
     def tell_set_aside(self, notice: str) -> None:
         """A kept game that cannot be resumed was set aside: say so, once, and go on."""
@@ -414,7 +435,7 @@ class XmasApp(App[None]):
                 lambda: self.leave_game(lambda: self.start_game(replace(config, seed=None))),
             )
             yield SystemCommand("Rules", f"The rules and rulings of {config.game.title}", lambda: self.show_rules(config.game))
-        if isinstance(screen, TableScreen):
+        if on_a_table(screen):
             yield SystemCommand("Faster bots", "Bots wait less between moves", lambda: screen.action_pace(-1))
             yield SystemCommand("Slower bots", "Bots wait longer between moves", lambda: screen.action_pace(1))
         yield from self.seat_commands()

@@ -30,7 +30,8 @@ from xmas_tui.outside import plain, words
 from xmas_tui.tables.audit import LogError, refusal
 from xmas_tui.tables.replay import Replay, Shown, recent_logs
 from xmas_tui.ui import paint
-from xmas_tui.ui.boards import BOARDS, Board
+from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.boards.base import Board
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import result_words
 from xmas_tui.ui.screens.table import GameLog

@@ -30,7 +30,8 @@ from xmas_tui.games import Action, ActionError
 from xmas_tui.outside import plain
 from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui import paint, quick
-from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.boards.base import Board, PlayerLine
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.theme import inks
 
