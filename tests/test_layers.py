@@ -253,33 +253,42 @@ def test_the_lobby_loads_no_network_crypto_or_sessions() -> None:
 
 
 #: the app, started as ``xmas-tui`` starts it (the command line first), until its lobby is drawn;
-#: then the modules it loaded, one a line
+#: then the modules it loaded and the stylesheets it read (JSON)
 LOBBY_DRAWN = """
-import sys
+import json, sys
 import xmas_tui.cli
 from xmas_tui.ui.app import XmasApp
 from xmas_tui.ui.screens.lobby import LobbyScreen
 app = XmasApp()
+css = []
 async def drawn(pilot):
     while not isinstance(app.screen, LobbyScreen):
         await pilot.pause(0.01)
     await pilot.pause()
+    css.extend(path for path, _ in app.stylesheet.source)
     app.exit()
 app.run(headless=True, size=(80, 24), auto_pilot=drawn)
-print("\\n".join(sorted(sys.modules)))
+print(json.dumps({"modules": sorted(sys.modules), "css": css}))
 """
 
 
-def test_the_lobby_loads_no_board_no_other_game_and_no_markdown() -> None:
+def test_the_lobby_loads_no_board_no_other_game_no_markdown_and_no_table_stylesheet() -> None:
     """Issue 28.6: the lobby draws no board, shows one game and no rules, so start-up loads no
     board module (each loads with its first table), no rules module but the game on show's (a
     game's rules load when the lobby shows it), and no Markdown widget or parser (they load
-    with the rules screen). The lobby's list of games comes from the registries' listings."""
+    with the rules screen); and it reads app.tcss but not a table's or the network screens'
+    stylesheet (each loads with its first screen: fewer rules to parse and to match). The
+    lobby's list of games comes from the registries' listings."""
+    import json
+
     from xmas_tui.games import LISTINGS
 
-    loaded = set(subprocess.run([sys.executable, "-c", LOBBY_DRAWN], capture_output=True, text=True, check=True,
-                                timeout=120).stdout.split())
+    child = subprocess.run([sys.executable, "-c", LOBBY_DRAWN], capture_output=True, text=True, check=True, timeout=120)
+    drawn = json.loads(child.stdout.splitlines()[-1])
+    loaded = set(drawn["modules"])
     assert "xmas_tui.ui.screens.lobby" in loaded  # (the lobby was drawn)
+    stylesheets = sorted(pathlib.Path(path).name for path in drawn["css"] if path.endswith(".tcss"))
+    assert stylesheets == ["app.tcss"]
     boards = sorted(m for m in loaded if m.startswith("xmas_tui.ui.boards."))
     shown = next(iter(LISTINGS.values()))
     others = sorted(f"xmas_tui.games.{listing.module}" for listing in LISTINGS.values() if listing is not shown)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -416,6 +417,8 @@ def leave_clock(table: Table) -> str:
 class TableScreen(Screen[None], paint.Unscrolled):
     """A game in progress. The board is the game's; the rest is shared."""
 
+    #: a table's rules, and its boards' (loaded with the first table, not with the lobby)
+    CSS_PATH = Path(__file__).parent.parent / "table.tcss"
     BINDINGS = [
         Binding("question_mark,f1", "help", "Rules", key_display="?", tooltip="The rules and our rulings", id="table.help"),
         Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", show=False, tooltip="Bots move faster (+) or slower (-)", id="table.faster"),
