@@ -252,23 +252,27 @@ def test_the_lobby_loads_no_network_crypto_or_sessions() -> None:
     assert loaded == "[]"
 
 
-#: the app, started as ``xmas-tui`` starts it (the command line first), until its lobby is drawn;
-#: then the modules it loaded and the stylesheets it read (JSON)
+#: the app, started as ``xmas-tui`` starts it (its command line, with no arguments; Textual's run
+#: made headless), until its lobby is drawn; then the modules it loaded, the stylesheets it
+#: read, and Python's collection thresholds before and once the lobby was drawn (JSON)
 LOBBY_DRAWN = """
-import json, sys
-import xmas_tui.cli
-from xmas_tui.ui.app import XmasApp
-from xmas_tui.ui.screens.lobby import LobbyScreen
-app = XmasApp()
-css = []
+import gc, json, sys
+from textual.app import App
+rule = gc.get_threshold()
+seen = {}
 async def drawn(pilot):
-    while not isinstance(app.screen, LobbyScreen):
+    from xmas_tui.ui.screens.lobby import LobbyScreen
+    while not isinstance(pilot.app.screen, LobbyScreen):
         await pilot.pause(0.01)
     await pilot.pause()
-    css.extend(path for path, _ in app.stylesheet.source)
-    app.exit()
-app.run(headless=True, size=(80, 24), auto_pilot=drawn)
-print(json.dumps({"modules": sorted(sys.modules), "css": css}))
+    seen.update(css=[path for path, _ in pilot.app.stylesheet.source], rule=gc.get_threshold(),
+                frozen=gc.get_freeze_count())
+    pilot.app.exit()
+run = App.run
+App.run = lambda app, **_: run(app, headless=True, size=(80, 24), auto_pilot=drawn)
+from xmas_tui.cli import main
+main([])
+print(json.dumps({"modules": sorted(sys.modules), "rule_before": rule, **seen}))
 """
 
 
@@ -278,7 +282,8 @@ def test_the_lobby_loads_no_board_no_other_game_no_markdown_and_no_table_stylesh
     game's rules load when the lobby shows it), and no Markdown widget or parser (they load
     with the rules screen); and it reads app.tcss but not a table's or the network screens'
     stylesheet (each loads with its first screen: fewer rules to parse and to match). The
-    lobby's list of games comes from the registries' listings."""
+    lobby's list of games comes from the registries' listings. Python's collections, held
+    while the app starts, run again once the lobby is drawn."""
     import json
 
     from xmas_tui.games import LISTINGS
@@ -289,6 +294,8 @@ def test_the_lobby_loads_no_board_no_other_game_no_markdown_and_no_table_stylesh
     assert "xmas_tui.ui.screens.lobby" in loaded  # (the lobby was drawn)
     stylesheets = sorted(pathlib.Path(path).name for path in drawn["css"] if path.endswith(".tcss"))
     assert stylesheets == ["app.tcss"]
+    # (start-up held Python's collections; the drawn lobby let go, and set aside what it made)
+    assert drawn["rule"] == drawn["rule_before"] and drawn["frozen"] > 0
     boards = sorted(m for m in loaded if m.startswith("xmas_tui.ui.boards."))
     shown = next(iter(LISTINGS.values()))
     others = sorted(f"xmas_tui.games.{listing.module}" for listing in LISTINGS.values() if listing is not shown)

@@ -26,6 +26,7 @@ from xmas_tui.outside import escaped, plain
 from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.tables.table import SeatState, SessionTable, Snapshot, Table
+from xmas_tui.ui.memory import started
 from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
     BotsFinishScreen,
@@ -180,6 +181,7 @@ class XmasApp(App[None]):
         # The terminal's writer is a thread: after a frame it waited up to Python's 5 ms switch
         # interval for the main thread to let it write (ui-bench: p99 fell 1-3 ms on 1 ms).
         sys.setswitchinterval(SWITCH_INTERVAL)
+        self.call_after_refresh(started)  # (collections were held while the app started: ui.memory)
         self.theme = self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
         if self.current is not None:
