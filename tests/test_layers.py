@@ -280,7 +280,8 @@ def test_the_lobby_loads_no_board_no_other_game_no_markdown_and_no_table_stylesh
     """Issue 28.6: the lobby draws no board, shows one game and no rules, so start-up loads no
     board module (each loads with its first table), no rules module but the game on show's (a
     game's rules load when the lobby shows it), and no Markdown widget or parser (they load
-    with the rules screen); and it reads app.tcss but not a table's or the network screens'
+    with the rules screen), no table or screen of one (nor the TOML parser of a cards file);
+    and it reads app.tcss but not a table's or the network screens'
     stylesheet (each loads with its first screen: fewer rules to parse and to match). The
     lobby's list of games comes from the registries' listings. Python's collections, held
     while the app starts, run again once the lobby is drawn."""
@@ -304,6 +305,9 @@ def test_the_lobby_loads_no_board_no_other_game_no_markdown_and_no_table_stylesh
     assert boards == [], "the lobby loads boards"
     assert sorted(loaded & set(others)) == [], "the lobby loads the rules of games it does not show"
     assert markdown == [], "the lobby loads the Markdown widget"
+    later = {"xmas_tui.ui.screens.table", "xmas_tui.ui.screens.watch", "xmas_tui.ui.screens.network",
+             "xmas_tui.ui.screens.replay", "xmas_tui.tables.table", "tomllib"}
+    assert sorted(loaded & later) == [], "the lobby loads a table's screens, a table or a TOML parser"
 
 
 def test_the_listings_say_what_their_games_and_boards_say() -> None:

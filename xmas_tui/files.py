@@ -24,7 +24,6 @@ import json
 import math
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from itertools import accumulate
 from pathlib import Path
@@ -112,6 +111,8 @@ def load_json(path: str | Path, limit: int, what: str) -> tuple[Any, str]:
 
 def load_toml(path: str | Path, limit: int, what: str) -> dict[str, Any]:
     """A TOML file read and parsed safely; ``FileProblem`` otherwise."""
+    import tomllib  # (only a personal cards file is TOML: the parser loads with the first one read)
+
     name = Path(path).name
     text = read_text(path, limit, what)
     check_shape(text, name, TOML_SKIP)

@@ -7,7 +7,6 @@ screens see snapshots only).
 
 from __future__ import annotations
 
-import secrets
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -25,7 +24,6 @@ from xmas_tui.names import default_name
 from xmas_tui.outside import escaped, plain
 from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
-from xmas_tui.tables.table import SeatState, SessionTable, Snapshot, Table
 from xmas_tui.ui.memory import started
 from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
@@ -49,6 +47,7 @@ from xmas_tui.ui.theme import (
 if TYPE_CHECKING:  # (a table's modules, and its screens and boards, load with the first table, not with the lobby)
     from xmas_tui.tables.local import LocalTable
     from xmas_tui.tables.network import NetTable
+    from xmas_tui.tables.table import Snapshot, Table
     from xmas_tui.ui.screens.network import Watching
     from xmas_tui.ui.screens.table import TableScreen
 
@@ -111,6 +110,8 @@ def table_screen(table: Table) -> TableScreen:
 
 
 def make_local_table(config: GameConfig) -> LocalTable:
+    import secrets
+
     from xmas_tui.tables.local import LocalTable
 
     seed = config.seed if config.seed is not None else secrets.randbelow(10**9)
@@ -332,6 +333,8 @@ class XmasApp(App[None]):
             table.close_game()  # (its end reaches this machine's own seat at once)
             if then != self.exit:
                 return  # the end screen shows the scores so far, here as on every screen
+            from xmas_tui.tables.table import SessionTable
+
             if isinstance(self.current, SessionTable):
                 self.current.audit()  # quitting: the game's log is written first
         if table is not None and choice == "hand":
@@ -347,6 +350,8 @@ class XmasApp(App[None]):
         hosting = self.hosting
         if hosting is None or hosting.started or hosting.table is None:
             return []
+        from xmas_tui.tables.table import SeatState
+
         return [row.name for row in hosting.roster()
                 if row.seat != hosting.table.seat and row.state is SeatState.HERE and row.name]
 
@@ -447,6 +452,8 @@ class XmasApp(App[None]):
         hosting = self.hosting
         if hosting is None or not hosting.started:
             return
+        from xmas_tui.tables.table import SeatState
+
         for row in hosting.roster():
             who = escaped(row.name) if row.name else f"seat {row.seat + 1}"  # (the palette reads markup)
             if row.state in (SeatState.HERE, SeatState.AWAY):
