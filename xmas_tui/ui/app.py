@@ -169,6 +169,30 @@ class XmasApp(App[None]):
         self.joined: NetTable | None = None
         #: a line for the terminal once the app has quit (after a hand-over, say)
         self.farewell: str | None = None
+        self.open_in_theme(self.start_theme())
+
+    def start_theme(self) -> str:
+        """The theme to open with (a name the app knows)."""
+        return self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
+
+    def open_in_theme(self, name: str) -> None:
+        """Open in the theme ``name``, set before anything is styled, so that the stylesheet is
+        parsed once, in its colours. (Setting ``theme`` on mount parsed it in Textual's default
+        colours first, then again in these, then once more for the lobby's widgets: some 9 ms
+        of the start.) What Textual's own change of theme does to a running app is done here to
+        one not running yet: the reactive, the app's classes, the stylesheet's variables, and
+        for a light theme the mapping of ANSI colours (that one asks for the stylesheet again,
+        as Textual's does: a light theme starts as it did). The snapshot tests hold that an app
+        opened in a theme draws exactly as one whose theme is changed to it on mount."""
+        self.set_reactive(App.theme, name)
+        dark = self.current_theme.dark
+        self.set_class(dark, "-dark-mode", update=False)
+        self.set_class(not dark, "-light-mode", update=False)
+        self.add_class(f"-theme-{name}", update=False)
+        self.stylesheet.set_variables(self.get_css_variables())
+        if not dark:
+            _ = self.ansi_theme_light  # (a reactive is made when first read; then it can be mutated)
+            self.mutate_reactive(App.ansi_theme_light)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Every ink for a stock Textual theme chosen in the palette: the dark theme's, or, in
@@ -183,8 +207,9 @@ class XmasApp(App[None]):
         # interval for the main thread to let it write (ui-bench: p99 fell 1-3 ms on 1 ms).
         sys.setswitchinterval(SWITCH_INTERVAL)
         self.call_after_refresh(started)  # (collections were held while the app started: ui.memory)
-        self.theme = self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
+        self.theme = self.start_theme()  # (nothing to do unless chosen_theme changed since: the screenshots')
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
+        remember_theme(self.theme)  # (the theme opened with is the one to open with next time: --theme too)
         if self.current is not None:
             self.push_screen(table_screen(self.current))
         elif self.start_host is not None:
