@@ -250,3 +250,76 @@ def test_the_lobby_loads_no_network_crypto_or_sessions() -> None:
             f"print(sorted(m for m in sys.modules for h in {heavy!r} if m == h or m.startswith(h + '.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+#: the app, started as ``xmas-tui`` starts it (its command line, with no arguments; Textual's run
+#: made headless), until its lobby is drawn; then the modules it loaded, the stylesheets it
+#: read, and Python's collection thresholds before and once the lobby was drawn (JSON)
+LOBBY_DRAWN = """
+import gc, json, sys
+from textual.app import App
+rule = gc.get_threshold()
+seen = {}
+async def drawn(pilot):
+    from xmas_tui.ui.screens.lobby import LobbyScreen
+    while not isinstance(pilot.app.screen, LobbyScreen):
+        await pilot.pause(0.01)
+    await pilot.pause()
+    seen.update(css=[path for path, _ in pilot.app.stylesheet.source], rule=gc.get_threshold(),
+                frozen=gc.get_freeze_count())
+    pilot.app.exit()
+run = App.run
+App.run = lambda app, **_: run(app, headless=True, size=(80, 24), auto_pilot=drawn)
+from xmas_tui.cli import main
+main([])
+print(json.dumps({"modules": sorted(sys.modules), "rule_before": rule, **seen}))
+"""
+
+
+def test_the_lobby_loads_no_board_no_other_game_no_markdown_and_no_table_stylesheet() -> None:
+    """Issue 28.6: the lobby draws no board, shows one game and no rules, so start-up loads no
+    board module (each loads with its first table), no rules module but the game on show's (a
+    game's rules load when the lobby shows it), and no Markdown widget or parser (they load
+    with the rules screen), no table or screen of one (nor the TOML parser of a cards file);
+    and it reads app.tcss but not a table's or the network screens'
+    stylesheet (each loads with its first screen: fewer rules to parse and to match). The
+    lobby's list of games comes from the registries' listings. Python's collections, held
+    while the app starts, run again once the lobby is drawn."""
+    import json
+
+    from xmas_tui.games import LISTINGS
+
+    child = subprocess.run([sys.executable, "-c", LOBBY_DRAWN], capture_output=True, text=True, check=True, timeout=120)
+    drawn = json.loads(child.stdout.splitlines()[-1])
+    loaded = set(drawn["modules"])
+    assert "xmas_tui.ui.screens.lobby" in loaded  # (the lobby was drawn)
+    stylesheets = sorted(pathlib.Path(path).name for path in drawn["css"] if path.endswith(".tcss"))
+    assert stylesheets == ["app.tcss"]
+    # (start-up held Python's collections; the drawn lobby let go, and set aside what it made)
+    assert drawn["rule"] == drawn["rule_before"] and drawn["frozen"] > 0
+    boards = sorted(m for m in loaded if m.startswith("xmas_tui.ui.boards."))
+    shown = next(iter(LISTINGS.values()))
+    others = sorted(f"xmas_tui.games.{listing.module}" for listing in LISTINGS.values() if listing is not shown)
+    markdown = sorted(m for m in loaded if m.split(".")[0] in ("markdown_it", "mdurl", "linkify_it")
+                      or m == "textual.widgets._markdown")
+    assert boards == [], "the lobby loads boards"
+    assert sorted(loaded & set(others)) == [], "the lobby loads the rules of games it does not show"
+    assert markdown == [], "the lobby loads the Markdown widget"
+    later = {"xmas_tui.ui.screens.table", "xmas_tui.ui.screens.watch", "xmas_tui.ui.screens.network",
+             "xmas_tui.ui.screens.replay", "xmas_tui.tables.table", "tomllib"}
+    assert sorted(loaded & later) == [], "the lobby loads a table's screens, a table or a TOML parser"
+
+
+def test_the_listings_say_what_their_games_and_boards_say() -> None:
+    """The registries stand in for the modules they load late: each listing's title and player
+    counts are its game's, and a board's ``local_players`` is what the lobby reads of it."""
+    from xmas_tui.games import GAMES, LISTINGS
+    from xmas_tui.ui.boards import BOARDS, local_players
+
+    assert list(GAMES) == list(LISTINGS) and list(BOARDS) == list(LISTINGS)
+    for game_id, listing in LISTINGS.items():
+        game = GAMES[game_id]
+        assert (listing.id, listing.title, listing.min_players, listing.max_players) == (
+            game.id, game.title, game.min_players, game.max_players)
+        assert BOARDS[game_id].game is game
+        assert local_players(game_id) == getattr(BOARDS[game_id], "local_players", 1)

@@ -62,6 +62,29 @@ async def test_a_board_redraws_in_the_light_theme_and_the_choice_is_remembered()
         assert again.theme == "xmas-light"
 
 
+@pytest.mark.parametrize("word", ["dark", "light", "projector"])
+async def test_an_app_opened_in_a_theme_draws_as_one_changed_to_it(word: str) -> None:
+    """The app opens in its theme before anything is styled (its stylesheet parsed once, in
+    its colours), doing itself what Textual does on a change of theme: its lobby is drawn
+    exactly as that of an app opened in another theme and changed to this one on mount, as
+    Textual changes it (the screenshots' way), with the same classes; and the theme opened
+    with is remembered."""
+    from xmas_tui.ui.theme import THEME_NAMES
+
+    pictures, classes = [], []
+    for app in (XmasApp(theme=word), XmasApp(theme="dark" if word != "dark" else "light")):
+        app.chosen_theme = THEME_NAMES[word]  # (the second changes on mount)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda app=app: isinstance(app.screen, LobbyScreen))
+            await pilot.pause(0.1)
+            assert app.theme == THEME_NAMES[word]
+            pictures.append(app.export_screenshot())
+            classes.append(sorted(app.classes))
+        assert remembered_theme() == THEME_NAMES[word]
+    assert classes[0] == classes[1]
+    assert pictures[0] == pictures[1]
+
+
 async def test_the_command_palette_has_one_theme_entry_with_ours_first() -> None:
     """One "Theme" command (Textual's own is left out): it lists dark, light and projector,
     said in words, then Textual's themes; choosing one changes the colours."""

@@ -342,6 +342,33 @@ def test_while_a_game_is_shown_garbage_is_collected_between_moves() -> None:
         assert gc.get_threshold() == before
 
 
+def test_start_up_holds_collections_until_the_first_screen_says_started() -> None:
+    """The command line loads and runs the app inside ``starting``: Python collects nothing by
+    itself until the app's first screen is drawn (``started``: what start-up made is then set
+    aside, frozen); and leaving ``starting`` lets go whatever happened, so an app that never
+    started (a refused argument, a test's) leaves Python's rule as it was."""
+    import gc
+
+    from xmas_tui.ui import memory
+
+    if paint.holding():
+        pytest.skip("another holder is on (a screen of a test on this worker)")
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    try:
+        with memory.starting():
+            assert gc.get_threshold()[0] == max(memory.YOUNG_HELD, before[0]) and min(gc.get_threshold()[1:]) > 10**6
+        assert gc.get_threshold() == before and gc.get_freeze_count() == frozen  # (never started: nothing set aside)
+        with memory.starting():
+            memory.started()
+            assert gc.get_threshold() == before and gc.get_freeze_count() > frozen
+            memory.started()  # (once only)
+        assert gc.get_threshold() == before
+        memory.started()  # (nothing held: nothing done)
+        assert gc.get_threshold() == before
+    finally:
+        gc.unfreeze()
+
+
 def _cells(strips: list, width: int) -> list[list[tuple]]:
     """Each cell of ``strips`` as (character, colour, ground, bold, dim, italic, underline, strike,
     reverse); a blank cell's colour is left out (a space looks the same in any colour)."""

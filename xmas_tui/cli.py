@@ -3,7 +3,8 @@
 Owns: parsing the command line and turning a bad argument into one clear
 line on stderr and exit code 2 (never a traceback). Starting the UI is
 deferred to ``xmas_tui.ui`` so that ``rules`` and ``simulate`` never load
-Textual.
+Textual; it is loaded and run with Python's collections held until its first
+screen is drawn (``ui.memory.starting``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .bots import BOT_KINDS, LEGACY
 from .games import GAMES, Game, count, get_game
 from .names import default_name
 from .outside import plain
+from .ui.memory import starting
 
 EXIT_USAGE = 2
 OPTION_HELP = (
@@ -396,11 +398,10 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
 
     from .simulate import with_bots
     from .tables.local import LocalTable
-    from .ui.app import XmasApp
-    from .ui.boards import BOARDS
+    from .ui.boards import local_players
 
     local = args.local_players
-    limit = getattr(BOARDS.get(args.game.id), "local_players", 1)
+    limit = local_players(args.game.id)
     if local > limit:
         if limit == 1:
             raise UsageError(f"{args.game.id} is played by one person at a terminal")
@@ -411,7 +412,10 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(10**9)
     table = LocalTable(args.game, names, 0, humans=range(local), bot=args.bot, seed=seed, pace=args.pace,
                        options=options or None, keep=True)
-    XmasApp(table=table, theme=getattr(args, "theme", None)).run()
+    with starting():
+        from .ui.app import XmasApp
+
+        XmasApp(table=table, theme=getattr(args, "theme", None)).run()
     return 0
 
 
@@ -456,22 +460,27 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.verb in ("host", "join"):
         return run_network(args)
     if args.verb == "watch":
-        from .ui.app import run_app
+        with starting():
+            from .ui.app import run_app
 
-        return run_app(join=dict(address=args.address, code=args.code, name="Big screen", discovery=args.discovery,
-                                 game=args.game.id if args.game else None, watch=True),
-                       theme=getattr(args, "theme", None))
-    from .ui.app import run_app
-
+            return run_app(join=dict(address=args.address, code=args.code, name="Big screen", discovery=args.discovery,
+                                     game=args.game.id if args.game else None, watch=True),
+                           theme=getattr(args, "theme", None))
     if args.verb == "play":
         n = players_for(args.game, args.players)
         options = options_for(args.game, n, args.option, args.cards)
         if args.local_players > 1:
             return run_shared(args, n, options)
         name = local_names(args.name, 1)[0]
-        return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace, options=options,
-                       cards_file=args.cards, theme=getattr(args, "theme", None))  # fmt: skip
-    return run_app(theme=getattr(args, "theme", None))
+        with starting():
+            from .ui.app import run_app
+
+            return run_app(game=args.game, players=n, seed=args.seed, name=name, bot=args.bot, pace=args.pace,
+                           options=options, cards_file=args.cards, theme=getattr(args, "theme", None))  # fmt: skip
+    with starting():  # (the lobby: xmas-tui with no verb)
+        from .ui.app import run_app
+
+        return run_app(theme=getattr(args, "theme", None))
 
 
 def run_network(args: argparse.Namespace) -> int:
@@ -488,12 +497,13 @@ def run_network(args: argparse.Namespace) -> int:
         code = args.code or new_code()
         options = options_for(args.game, n, args.option, args.cards)
         if not args.headless:
-            from .ui.app import run_app
+            with starting():
+                from .ui.app import run_app
 
-            return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
-                                     bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                     options=options, turn_time=args.turn_time), cards_file=args.cards,
-                           theme=getattr(args, "theme", None))
+                return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
+                                         bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
+                                         options=options, turn_time=args.turn_time), cards_file=args.cards,
+                               theme=getattr(args, "theme", None))
         try:
             outcome = asyncio.run(headless.headless_host(
                 args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
@@ -512,10 +522,11 @@ def run_network(args: argparse.Namespace) -> int:
         raise UsageError("join needs --code CODE (it is shown on the host's screen)")
     name = args.name or ("Player" if args.headless else default_name())
     if not args.headless:
-        from .ui.app import run_app
+        with starting():
+            from .ui.app import run_app
 
-        return run_app(join=dict(address=args.address, code=args.code, name=name, discovery=args.discovery,
-                                 game=args.game.id if args.game else None), theme=getattr(args, "theme", None))
+            return run_app(join=dict(address=args.address, code=args.code, name=name, discovery=args.discovery,
+                                     game=args.game.id if args.game else None), theme=getattr(args, "theme", None))
     try:
         outcome = asyncio.run(headless.headless_join(
             args.game.id if args.game else None, address=args.address, code=args.code, name=name,
@@ -622,9 +633,10 @@ def run_replay(args: argparse.Namespace) -> int:
         return refuse_log(exc)
     if args.seat is not None and args.seat > len(replay.players):
         raise UsageError(f"--seat {args.seat}: the game had {len(replay.players)} seats")
-    from .ui.app import XmasApp
+    with starting():
+        from .ui.app import XmasApp
 
-    XmasApp(theme=getattr(args, "theme", None), replay=(replay, None if args.seat is None else args.seat - 1)).run()
+        XmasApp(theme=getattr(args, "theme", None), replay=(replay, None if args.seat is None else args.seat - 1)).run()
     return 0
 
 

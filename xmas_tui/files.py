@@ -24,13 +24,10 @@ import json
 import math
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
-
-from .games.personal_cards import normal_cards
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -114,6 +111,8 @@ def load_json(path: str | Path, limit: int, what: str) -> tuple[Any, str]:
 
 def load_toml(path: str | Path, limit: int, what: str) -> dict[str, Any]:
     """A TOML file read and parsed safely; ``FileProblem`` otherwise."""
+    import tomllib  # (only a personal cards file is TOML: the parser loads with the first one read)
+
     name = Path(path).name
     text = read_text(path, limit, what)
     check_shape(text, name, TOML_SKIP)
@@ -160,6 +159,9 @@ def read_cards(path: str | Path) -> list[dict[str, Any]]:
     """The personal cards of a TOML file, checked and written out in full (the value of The
     Christmas Game's table option ``cards``). ``FileProblem`` if the file cannot be read;
     ``CardsProblem``, a line per problem, if its cards cannot be played."""
+    # (their rules are The Christmas Game's: they load with it, not with the lobby)
+    from .games.personal_cards import normal_cards
+
     data = load_toml(path, CARDS_BYTES, "a personal cards file")
     return normal_cards(data, Path(path).name)
 

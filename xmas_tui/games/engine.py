@@ -299,6 +299,9 @@ class TableOption:
 
 #: The table option that names who takes the first turn.
 FIRST = "first"
+#: The table option that carries a party's own cards (The Christmas Game's; ``personal_cards``
+#: checks them), named here so that asking whether a game takes them loads no other game.
+CARDS_OPTION = "cards"
 
 
 def first_seat_option(question: str) -> TableOption:

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .christmas_game import DECKS, EIGHT_UP, EVEN, ODD, SEVEN_UP, SQUARE_NAMES, Card
+from .engine import CARDS_OPTION
 
 #: The most a fine or a reward may be, as the rulebook says; a card paid to or by each of
 #: up to 5 other players names at most $4, so that it too stays within $20.
@@ -71,7 +72,7 @@ TARGETS: dict[str, str] = {
 LUCKY: dict[str, tuple[int, ...]] = {"7 or more": SEVEN_UP, "8 or more": EIGHT_UP, "even": EVEN, "odd": ODD}
 FIELDS = ("deck", "title", "text", "effect", "amount", "to", "lucky_on", "unlucky", "unlucky_amount")
 #: The table option that carries them.
-OPTION = "cards"
+OPTION = CARDS_OPTION
 
 
 class CardsProblem(ValueError):

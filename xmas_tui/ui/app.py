@@ -7,13 +7,12 @@ screens see snapshots only).
 
 from __future__ import annotations
 
-import secrets
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -25,7 +24,7 @@ from xmas_tui.names import default_name
 from xmas_tui.outside import escaped, plain
 from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
-from xmas_tui.tables.table import SeatState, SessionTable, Snapshot, Table
+from xmas_tui.ui.memory import started
 from xmas_tui.ui.screens.dialogs import (
     MIN_SIZE,
     BotsFinishScreen,
@@ -36,8 +35,6 @@ from xmas_tui.ui.screens.dialogs import (
     TooSmallScreen,
 )
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
-from xmas_tui.ui.screens.table import TableScreen, leave_clock
-from xmas_tui.ui.screens.watch import WatchScreen
 from xmas_tui.ui.theme import (
     THEME_NAMES,
     THEMES,
@@ -47,10 +44,12 @@ from xmas_tui.ui.theme import (
     remembered_theme,
 )
 
-if TYPE_CHECKING:  # (a table's modules load with the first table, not with the lobby)
+if TYPE_CHECKING:  # (a table's modules, and its screens and boards, load with the first table, not with the lobby)
     from xmas_tui.tables.local import LocalTable
     from xmas_tui.tables.network import NetTable
+    from xmas_tui.tables.table import Snapshot, Table
     from xmas_tui.ui.screens.network import Watching
+    from xmas_tui.ui.screens.table import TableScreen
 
 #: how long a thread may hold Python's lock before another (the terminal's writer) may run
 SWITCH_INTERVAL = 0.001
@@ -91,7 +90,28 @@ def seat_names(name: str, players: int, local: int = 1) -> list[str]:
     return with_bots([name] + [f"Player {i + 1}" for i in range(1, local)], players)
 
 
+def loaded_screens(module: str, *names: str) -> tuple[type[Screen], ...]:
+    """The screen classes ``names`` of ``module`` if it is loaded, else none: no screen of a
+    module not loaded yet can be on show (a table's screens load with the first table, the
+    network's with the first host, join or watch)."""
+    loaded = sys.modules.get(module)
+    return tuple(getattr(loaded, name) for name in names) if loaded is not None else ()
+
+
+def on_a_table(screen: Screen) -> TypeGuard[TableScreen]:
+    """Whether ``screen`` is a table's (the big-screen view is one)."""
+    return isinstance(screen, loaded_screens("xmas_tui.ui.screens.table", "TableScreen"))
+
+
+def table_screen(table: Table) -> TableScreen:
+    from xmas_tui.ui.screens.table import TableScreen
+
+    return TableScreen(table)
+
+
 def make_local_table(config: GameConfig) -> LocalTable:
+    import secrets
+
     from xmas_tui.tables.local import LocalTable
 
     seed = config.seed if config.seed is not None else secrets.randbelow(10**9)
@@ -149,6 +169,30 @@ class XmasApp(App[None]):
         self.joined: NetTable | None = None
         #: a line for the terminal once the app has quit (after a hand-over, say)
         self.farewell: str | None = None
+        self.open_in_theme(self.start_theme())
+
+    def start_theme(self) -> str:
+        """The theme to open with (a name the app knows)."""
+        return self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
+
+    def open_in_theme(self, name: str) -> None:
+        """Open in the theme ``name``, set before anything is styled, so that the stylesheet is
+        parsed once, in its colours. (Setting ``theme`` on mount parsed it in Textual's default
+        colours first, then again in these, then once more for the lobby's widgets: some 9 ms
+        of the start.) What Textual's own change of theme does to a running app is done here to
+        one not running yet: the reactive, the app's classes, the stylesheet's variables, and
+        for a light theme the mapping of ANSI colours (that one asks for the stylesheet again,
+        as Textual's does: a light theme starts as it did). The snapshot tests hold that an app
+        opened in a theme draws exactly as one whose theme is changed to it on mount."""
+        self.set_reactive(App.theme, name)
+        dark = self.current_theme.dark
+        self.set_class(dark, "-dark-mode", update=False)
+        self.set_class(not dark, "-light-mode", update=False)
+        self.add_class(f"-theme-{name}", update=False)
+        self.stylesheet.set_variables(self.get_css_variables())
+        if not dark:
+            _ = self.ansi_theme_light  # (a reactive is made when first read; then it can be mutated)
+            self.mutate_reactive(App.ansi_theme_light)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Every ink for a stock Textual theme chosen in the palette: the dark theme's, or, in
@@ -162,10 +206,12 @@ class XmasApp(App[None]):
         # The terminal's writer is a thread: after a frame it waited up to Python's 5 ms switch
         # interval for the main thread to let it write (ui-bench: p99 fell 1-3 ms on 1 ms).
         sys.setswitchinterval(SWITCH_INTERVAL)
-        self.theme = self.chosen_theme if self.chosen_theme in self.available_themes else THEME_NAMES["dark"]
+        self.call_after_refresh(started)  # (collections were held while the app started: ui.memory)
+        self.theme = self.start_theme()  # (nothing to do unless chosen_theme changed since: the screenshots')
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
+        remember_theme(self.theme)  # (the theme opened with is the one to open with next time: --theme too)
         if self.current is not None:
-            self.push_screen(TableScreen(self.current))
+            self.push_screen(table_screen(self.current))
         elif self.start_host is not None:
             from xmas_tui.ui.screens.network import HostScreen
 
@@ -215,8 +261,10 @@ class XmasApp(App[None]):
 
     def play_networked(self, table: Table, watching: Watching | None = None) -> None:
         """The host dealt: show my seat's table (or, ``watching``, the big-screen view)."""
+        from xmas_tui.ui.screens.watch import WatchScreen
+
         self.current = table
-        self.switch_to(TableScreen(table) if watching is None else WatchScreen(table, watching))
+        self.switch_to(table_screen(table) if watching is None else WatchScreen(table, watching))
 
     def open_watch(self) -> None:
         from xmas_tui.ui.screens.network import JoinScreen
@@ -242,7 +290,7 @@ class XmasApp(App[None]):
         self.close_network()
         self.config = config
         self.current = make_local_table(config)
-        self.switch_to(TableScreen(self.current))
+        self.switch_to(table_screen(self.current))
 
     def switch_to(self, screen: Screen) -> None:
         """Replace the lobby or table with ``screen``, closing any dialog over it (a notice
@@ -250,9 +298,8 @@ class XmasApp(App[None]):
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
         self.call_after_refresh(self.check_size)
-        network = sys.modules.get("xmas_tui.ui.screens.network")  # (no screen of it before it is loaded)
-        hosting_screens = (network.HostScreen, network.JoinScreen) if network is not None else ()
-        if isinstance(self.screen, (LobbyScreen, TableScreen, *hosting_screens)):  # (WatchScreen too)
+        hosting_screens = loaded_screens("xmas_tui.ui.screens.network", "HostScreen", "JoinScreen")
+        if isinstance(self.screen, (LobbyScreen, *hosting_screens)) or on_a_table(self.screen):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
@@ -280,6 +327,8 @@ class XmasApp(App[None]):
             self.push_screen(ConfirmScreen.host_gone(table.host_gone), lambda leave: then() if leave else None)
             return
         if table is not None and table.networked and in_play and table.seat is not None:  # (a spectator just goes)
+            from xmas_tui.ui.screens.table import leave_clock
+
             clock = partial(leave_clock, table)  # (the turn timer runs on under the question: it says so)
             handing = next((t for t in (self.hosting, self.joined) if t is not None and t.can_hand_over), None)
             if handing is not None:  # the others can play on without this machine: ask how to go
@@ -309,6 +358,8 @@ class XmasApp(App[None]):
             table.close_game()  # (its end reaches this machine's own seat at once)
             if then != self.exit:
                 return  # the end screen shows the scores so far, here as on every screen
+            from xmas_tui.tables.table import SessionTable
+
             if isinstance(self.current, SessionTable):
                 self.current.audit()  # quitting: the game's log is written first
         if table is not None and choice == "hand":
@@ -324,6 +375,8 @@ class XmasApp(App[None]):
         hosting = self.hosting
         if hosting is None or hosting.started or hosting.table is None:
             return []
+        from xmas_tui.tables.table import SeatState
+
         return [row.name for row in hosting.roster()
                 if row.seat != hosting.table.seat and row.state is SeatState.HERE and row.name]
 
@@ -347,7 +400,7 @@ class XmasApp(App[None]):
         self.config = GameConfig(table.game, len(table.players), table.players[table.seat], table.bot,
                                  None, table.pace, table.options, len(table.humans))  # fmt: skip
         self.current = table
-        self.switch_to(TableScreen(table))
+        self.switch_to(table_screen(table))
 
     def tell_set_aside(self, notice: str) -> None:
         """A kept game that cannot be resumed was set aside: say so, once, and go on."""
@@ -414,7 +467,7 @@ class XmasApp(App[None]):
                 lambda: self.leave_game(lambda: self.start_game(replace(config, seed=None))),
             )
             yield SystemCommand("Rules", f"The rules and rulings of {config.game.title}", lambda: self.show_rules(config.game))
-        if isinstance(screen, TableScreen):
+        if on_a_table(screen):
             yield SystemCommand("Faster bots", "Bots wait less between moves", lambda: screen.action_pace(-1))
             yield SystemCommand("Slower bots", "Bots wait longer between moves", lambda: screen.action_pace(1))
         yield from self.seat_commands()
@@ -424,6 +477,8 @@ class XmasApp(App[None]):
         hosting = self.hosting
         if hosting is None or not hosting.started:
             return
+        from xmas_tui.tables.table import SeatState
+
         for row in hosting.roster():
             who = escaped(row.name) if row.name else f"seat {row.seat + 1}"  # (the palette reads markup)
             if row.state in (SeatState.HERE, SeatState.AWAY):

@@ -7,21 +7,20 @@ a layout only when the widget's size follows its content.
 
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
 tooltip), ``wear`` and ``wear_edge`` (colours of a look that comes and goes), ``same``
-(whether two contents draw alike), ``settle_memory`` (no frame waits for a full garbage
-collection), ``hold_collections`` and ``tidy_memory`` (nor for a collection of the older
-generations), ``Panel`` (a box of widgets whose own lines are drawn quickly), ``text_strip``,
-``wrapped`` and ``Words`` (rich words drawn by Rich), ``line_region`` (one line to repaint) and
-``LineStrips`` (each line of a widget of lines rendered once). ``Unscrolled``, ``QuickLines``
-and ``ReusedLines`` are the quick renderer's (``quick``), named here too for the boards. Must not
+(whether two contents draw alike), ``Panel`` (a box of widgets whose own lines are drawn
+quickly), ``text_strip``, ``wrapped`` and ``Words`` (rich words drawn by Rich), ``line_region``
+(one line to repaint) and ``LineStrips`` (each line of a widget of lines rendered once).
+``Unscrolled``, ``QuickLines`` and ``ReusedLines`` are the quick renderer's (``quick``), named
+here too for the boards; ``settle_memory``, ``hold_collections`` and ``tidy_memory`` (when the
+garbage collector may stop a frame) are ``memory``'s, named here too for the screens. Must not
 touch: what is drawn (the screens and boards decide that), tables, games, and any private part
 of Textual (only ``quick`` does, and only where it was checked).
 """
 
 from __future__ import annotations
 
-import gc
 from typing import Any
-from weakref import WeakKeyDictionary, WeakSet
+from weakref import WeakKeyDictionary
 
 from rich.segment import Segment
 from rich.text import Text
@@ -36,6 +35,15 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from xmas_tui.ui import quick
+
+# (named here too, for the screens: the collector's timing is ``memory``'s, which loads no Textual)
+from xmas_tui.ui.memory import OLDER_EVERY as OLDER_EVERY
+from xmas_tui.ui.memory import YOUNG_HELD as YOUNG_HELD
+from xmas_tui.ui.memory import hold_collections as hold_collections
+from xmas_tui.ui.memory import holding as holding
+from xmas_tui.ui.memory import release_collections as release_collections
+from xmas_tui.ui.memory import settle_memory as settle_memory
+from xmas_tui.ui.memory import tidy_memory as tidy_memory
 from xmas_tui.ui.quick import QuickLines, Unscrolled
 from xmas_tui.ui.quick import ReusedLines as ReusedLines  # (named here too, for the boards)
 
@@ -180,66 +188,6 @@ def wear(widget: Widget, ground: str | None = None, ink: str | None = None, styl
             styles.clear_rule("auto_color")
         else:
             styles.auto_color = False
-
-
-def settle_memory() -> None:
-    """Collect garbage once, now, and set aside what is left (the app, its screens, the game
-    just dealt): Python's full collections then walk only what is made after, instead of
-    stopping a frame for 50 ms to walk everything. What was set aside at the last game is
-    looked at again first, so a party playing game after game leaks nothing. For a moment
-    nobody waits on, such as the first frame of a game."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-#: Python's own rule: a generation is collected after this many collections of the one below
-OLDER_EVERY = 10
-#: while a game is shown, the youngest generation is collected by Python itself only after this
-#: many new objects (a move makes a few thousand; ``tidy_memory`` collects it between moves)
-YOUNG_HELD = 100_000
-#: the screens that hold collections back (a screen that goes without saying so lets go too)
-_holders: WeakSet[object] = WeakSet()
-_thresholds: tuple[int, int, int] | None = None
-
-
-def hold_collections(holder: object) -> None:
-    """While a game is shown, Python collects nothing by itself in the middle of a move: its
-    youngest generation (a few tenths of a millisecond, three to five times a move) waits until
-    ``YOUNG_HELD`` objects have been made, its two older ones (1 to 7 ms) wait for ever; and
-    ``tidy_memory`` collects each between moves instead, as often as Python would have (a
-    keypress waited for them when they fell in its move). ``release_collections`` undoes it
-    once every holder has let go."""
-    global _thresholds
-    if not _holders:
-        _thresholds = gc.get_threshold()
-        gc.set_threshold(max(YOUNG_HELD, _thresholds[0]), 1 << 30, 1 << 30)
-    _holders.add(holder)
-
-
-def release_collections(holder: object | None = None) -> None:
-    if holder is not None:
-        _holders.discard(holder)
-    if not _holders and _thresholds is not None and gc.get_threshold()[1] == 1 << 30:
-        gc.set_threshold(*_thresholds)
-
-
-def holding() -> int:
-    """How many screens hold collections back now."""
-    return len(_holders)
-
-
-def tidy_memory() -> None:
-    """Collect the generations that are due (by Python's count): for a moment between moves,
-    such as just after a move's frame has gone out."""
-    release_collections()  # (if every holder has gone)
-    made, young, older = gc.get_count()
-    if older >= OLDER_EVERY:
-        gc.collect(2)
-    elif young >= OLDER_EVERY:
-        gc.collect(1)
-    elif _thresholds is not None and made >= _thresholds[0]:
-        gc.collect(0)
 
 
 class Panel(Vertical, QuickLines):

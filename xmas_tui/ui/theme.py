@@ -1,7 +1,7 @@
 """The app's colours: three themes (dark, light, projector) and the inks boards draw with.
 
 Owns: the ``Theme`` objects the app registers, every colour the screens use by name (an
-*ink*: ``gold``, ``leaf``, ``felt-line``…, the same names in ``app.tcss`` as ``$gold``…),
+*ink*: ``gold``, ``leaf``, ``felt-line``…, the same names in the ``.tcss`` files as ``$gold``…),
 ``inks(node)`` for text styled in Python (it reads the app's current theme, so a board
 redrawn after a change of theme takes the new colours), and the remembered choice.
 

@@ -1,4 +1,9 @@
-"""Dialogs over the table: the rules and rulings, leaving a game, and the end of a game."""
+"""Dialogs over the table: the rules and rulings, leaving a game, and the end of a game.
+
+The rules are Markdown: Textual's Markdown widget (and its parser) load when the rules
+are first opened, not with the lobby. Must not touch: a table or an engine's state (a dialog is given what it
+shows, and answers the app).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Markdown, Static
+from textual.widgets import Button, Static
 
 from xmas_tui.games import Game, Result
 from xmas_tui.outside import words
@@ -30,6 +35,8 @@ class RulesScreen(ModalScreen[None]):
         self.game = game
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown  # (its parser loads with the first rules shown)
+
         with Vertical(id="rules-box", classes="dialog"):
             with VerticalScroll(id="rules-scroll"):
                 yield Markdown(rules_markdown(self.game), id="rules-text")

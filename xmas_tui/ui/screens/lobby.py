@@ -1,5 +1,12 @@
 """The lobby: choose a game, the number of players, the bots and your name (or replay one of
-the last games played here: ^g)."""
+the last games played here: ^g).
+
+Owns: the lobby's form and what it says. It draws no board and reads only the game on show:
+the list of games comes from the registries' listings (``xmas_tui.games.LISTINGS``,
+``xmas_tui.ui.boards``), so starting the app loads no board, no other game's rules and no
+dialog's Markdown (tests/test_layers.py holds it). Must not touch: engine states; a table
+(the app opens one: ``start_game``, ``open_host``).
+"""
 
 from __future__ import annotations
 
@@ -18,14 +25,12 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from xmas_tui.bots import BOT_KINDS
 from xmas_tui.files import FileProblem, default_cards_file, set_aside, table_cards
-from xmas_tui.games import GAMES, Game, TableOption, count
-from xmas_tui.games.christmas_game import DECK_NAMES, DECKS
-from xmas_tui.games.personal_cards import OPTION, CardsProblem
+from xmas_tui.games import CARDS_OPTION, GAMES, LISTINGS, Game, Listing, TableOption, count
 from xmas_tui.names import default_name
 from xmas_tui.outside import plain, words
 from xmas_tui.serve.registry import join_hints, join_line
 from xmas_tui.tables.kept import KeptGameError, kept_games, read_kept
-from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.boards import BOARDS, local_players
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.theme import Inks, inks
 
@@ -77,7 +82,7 @@ def kept_game(tell: Callable[[str], None]) -> KeptGame | None:
             tell(set_aside_notice(path, problem))
             continue
         moves = len(record["actions"])
-        return KeptGame(path, f"{GAMES[record['game']].title} ({count(moves, 'move')} in)")
+        return KeptGame(path, f"{LISTINGS[record['game']].title} ({count(moves, 'move')} in)")
     return None
 
 
@@ -105,6 +110,8 @@ class PersonalCards:
             more = len(self.problems) - 1
             rest = f" (and {more} more)" if more else ""
             return words(f"✗ {self.problems[0]}{rest}: fix it to play", f"bold {ink.berry}", lines=False)
+        from xmas_tui.games.christmas_game import DECK_NAMES, DECKS  # (the game that takes them)
+
         decks = Counter(card["deck"] for card in self.cards)
         counts = ", ".join(f"{decks[d]} {DECK_NAMES[d]}" for d in DECKS if decks[d])
         return Text.assemble(("Own cards: ", f"bold {ink.leaf}"), f"{self.path.name}, {len(self.cards)} card{'s' * (len(self.cards) != 1)} ({counts})")
@@ -112,6 +119,9 @@ class PersonalCards:
 
 def personal_cards(given: Path | None) -> PersonalCards:
     """Read the cards file (``given``, or the data folder's ``cards.toml``) now."""
+    # (their rules load with The Christmas Game, which takes them)
+    from xmas_tui.games.personal_cards import CardsProblem
+
     path = given if given is not None else default_cards_file()
     try:
         found, cards = table_cards(given)
@@ -133,8 +143,9 @@ def asked(game: Game) -> list[TableOption]:
     return [option for option in game.table_options if option.choices]
 
 
-def playable_games() -> list[Game]:
-    return [GAMES[gid] for gid in GAMES if gid in BOARDS]
+def playable_games() -> list[Listing]:
+    """The games the lobby offers (those with a board), as listed: no game's rules load here."""
+    return [listing for gid, listing in LISTINGS.items() if gid in BOARDS]
 
 
 def default_players(game: Game) -> int:
@@ -161,7 +172,7 @@ class LobbyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         games = playable_games()
-        first = self.last.game if self.last else games[0]
+        first = self.last.game if self.last else GAMES[games[0].id]  # (the one game whose rules load)
         with Vertical(id="lobby-box"):
             yield Static(Content.styled(BANNER, "bold $gold"), id="banner")
             yield Static("Play against bots here, or host or join a table on the LAN.", id="lobby-sub")
@@ -223,11 +234,11 @@ class LobbyScreen(Screen[None]):
             if isinstance(shown, str):  # (blank only for a moment, while the row is mounted)
                 chosen.update(option.options(shown))
         cards = self._cards.cards if self._cards is not None else []
-        return {**chosen, OPTION: cards} if cards else chosen
+        return {**chosen, CARDS_OPTION: cards} if cards else chosen
 
     def _read_cards(self) -> PersonalCards | None:
         """The party's own cards, read from their file now (for a game that takes them)."""
-        self._cards = personal_cards(self.app.cards_file) if OPTION in self.game.option_names else None
+        self._cards = personal_cards(self.app.cards_file) if CARDS_OPTION in self.game.option_names else None
         return self._cards
 
     def _show_cards(self) -> None:
@@ -251,7 +262,7 @@ class LobbyScreen(Screen[None]):
     @staticmethod
     def _keyboard_row(game: Game, local: int) -> ComposeResult:
         """For a game several people can play at one keyboard (each with their own keys)."""
-        most = getattr(BOARDS.get(game.id), "local_players", 1)
+        most = local_players(game.id)
         if most > 1:
             yield Label("Keyboard", classes="game-option")
             yield Select([("just you", 1), *[(f"{k} people, each with their own keys", k) for k in range(2, most + 1)]],

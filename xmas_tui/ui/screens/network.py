@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.table import Table as RichTable
@@ -131,9 +132,14 @@ def failed_joins_line(lines: list[str], door: str = "") -> str:
     return f"⚠ {' · '.join(said)}" if said else ""
 
 
+#: the host's and the joiner's rules (loaded with the first host or join screen, not with the lobby)
+NETWORK_CSS = Path(__file__).parent.parent / "network.tcss"
+
+
 class HostScreen(Screen[None]):
     """The host's waiting room: the code, the address, the seats, and Start."""
 
+    CSS_PATH = NETWORK_CSS
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", key_display="^s", tooltip="Start now: bots take the empty seats", id="host.start"),
         Binding("escape", "leave", "Lobby", key_display="esc", tooltip="Close the table", id="host.leave"),
@@ -223,6 +229,7 @@ class HostScreen(Screen[None]):
 class JoinScreen(Screen[None]):
     """Tables heard on the LAN, the join code, and a typed address where needed."""
 
+    CSS_PATH = NETWORK_CSS
     BINDINGS = [
         Binding("ctrl+t", "join", "Join", key_display="^t", tooltip="Join the chosen table", id="join.join"),
         Binding("escape", "leave", "Lobby", key_display="esc", id="join.leave"),

@@ -30,7 +30,8 @@ from xmas_tui.outside import plain, words
 from xmas_tui.tables.audit import LogError, refusal
 from xmas_tui.tables.replay import Replay, Shown, recent_logs
 from xmas_tui.ui import paint
-from xmas_tui.ui.boards import BOARDS, Board
+from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.boards.base import Board
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import result_words
 from xmas_tui.ui.screens.table import GameLog
@@ -40,6 +41,8 @@ from xmas_tui.ui.theme import inks
 class ReplayScreen(Screen[None], paint.Unscrolled):
     """One step of a finished game: its board as a seat saw it, and what the audit says."""
 
+    #: a table's rules: the replay is laid out as a table is (loaded with the first table or replay)
+    CSS_PATH = Path(__file__).parent.parent / "table.tcss"
     AUTO_FOCUS = None  # (the board's own keys play nothing here: it is never focused)
     BINDINGS = [
         Binding("right", "step(1)", "Next", key_display="→", priority=True, tooltip="One action on", id="replay.next"),
@@ -169,6 +172,7 @@ class ReplayScreen(Screen[None], paint.Unscrolled):
 class LogsScreen(ModalScreen[None]):
     """The last games' logs in this user's data folder: Enter opens one in a replay."""
 
+    CSS_PATH = ReplayScreen.CSS_PATH  # (the list's rules are the replay's)
     BINDINGS = [Binding("escape", "dismiss", "Back", key_display="esc", id="logs.back")]
 
     def __init__(self) -> None:

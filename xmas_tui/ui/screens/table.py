@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -30,7 +31,8 @@ from xmas_tui.games import Action, ActionError
 from xmas_tui.outside import plain
 from xmas_tui.tables.table import SeatState, Snapshot, Table
 from xmas_tui.ui import paint, quick
-from xmas_tui.ui.boards import BOARDS, Board, PlayerLine
+from xmas_tui.ui.boards import BOARDS
+from xmas_tui.ui.boards.base import Board, PlayerLine
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.theme import inks
 
@@ -415,6 +417,8 @@ def leave_clock(table: Table) -> str:
 class TableScreen(Screen[None], paint.Unscrolled):
     """A game in progress. The board is the game's; the rest is shared."""
 
+    #: a table's rules, and its boards' (loaded with the first table, not with the lobby)
+    CSS_PATH = Path(__file__).parent.parent / "table.tcss"
     BINDINGS = [
         Binding("question_mark,f1", "help", "Rules", key_display="?", tooltip="The rules and our rulings", id="table.help"),
         Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", show=False, tooltip="Bots move faster (+) or slower (-)", id="table.faster"),

@@ -25,7 +25,7 @@ from textual.content import Content
 from xmas_tui.games import Result
 from xmas_tui.tables.table import Snapshot, Table
 from xmas_tui.ui import paint
-from xmas_tui.ui.boards import PlayerLine
+from xmas_tui.ui.boards.base import PlayerLine
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import CLOSED_EARLY, result_words, tiebreak_words
 from xmas_tui.ui.screens.table import GameLog, PlayersPanel, TableScreen
