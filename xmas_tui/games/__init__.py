@@ -3,7 +3,8 @@
 Owns: ``LISTINGS``, what is said of each game before its rules are loaded (its title and
 player counts: the lobby's list, a kept game's line), and ``GAMES``, every game by id,
 whose rules module is imported the first time the game is asked for, so the lobby of the
-app loads no game it does not show.
+app loads no game it does not show (through ``Imported``, the lazy mapping the boards' registry
+uses too).
 
 Must not import Textual, asyncio, the network layer, or read clocks or files.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .engine import (
     CARDS_OPTION,
@@ -29,6 +31,8 @@ from .engine import (
     count,
 )
 from .rng import Rng
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -56,31 +60,33 @@ LISTINGS: dict[str, Listing] = {
 }
 
 
-class Registry(Mapping[str, Game]):
-    """Every listed game by id; a game's module is imported when the game is first asked for
-    (iterating, ``in`` and ``len`` load none)."""
+class Imported(Mapping[str, T]):
+    """Things by id, each imported the first time it is asked for (iterating, ``in`` and
+    ``len`` import none): ``places`` gives each id's module in ``package`` and its name there.
+    Every game here; every board in the UI."""
 
-    def __init__(self) -> None:
-        self._loaded: dict[str, Game] = {}
+    def __init__(self, package: str, places: Mapping[str, tuple[str, str]]) -> None:
+        self._package, self._places = package, places
+        self._loaded: dict[str, T] = {}
 
-    def __getitem__(self, game_id: str) -> Game:
-        game = self._loaded.get(game_id)
-        if game is None:
-            module = importlib.import_module(f"{__name__}.{LISTINGS[game_id].module}")
-            game = self._loaded[game_id] = module.GAME
-        return game
+    def __getitem__(self, key: str) -> T:
+        found = self._loaded.get(key)
+        if found is None:
+            module, name = self._places[key]
+            found = self._loaded[key] = getattr(importlib.import_module(f"{self._package}.{module}"), name)
+        return found
 
-    def __contains__(self, game_id: object) -> bool:
-        return game_id in LISTINGS
+    def __contains__(self, key: object) -> bool:
+        return key in self._places
 
     def __iter__(self) -> Iterator[str]:
-        return iter(LISTINGS)
+        return iter(self._places)
 
     def __len__(self) -> int:
-        return len(LISTINGS)
+        return len(self._places)
 
 
-GAMES: Mapping[str, Game] = Registry()
+GAMES: Mapping[str, Game] = Imported(__name__, {id: (listing.module, "GAME") for id, listing in LISTINGS.items()})
 
 
 def get_game(game_id: str) -> Game:

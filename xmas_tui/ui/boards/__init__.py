@@ -8,9 +8,10 @@ engines' states (a board sees snapshots), the network.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from xmas_tui.games import Imported
 
 if TYPE_CHECKING:  # (a board's module, and the base it stands on, load with the first table)
     from .base import Board
@@ -34,30 +35,6 @@ def local_players(game_id: str) -> int:
     return LOCAL_PLAYERS.get(game_id, 1)
 
 
-class Boards(Mapping[str, "type[Board]"]):
-    """Every game's board class by game id; a board's module is imported when the board is
-    first asked for (iterating, ``in`` and ``len`` load none)."""
-
-    def __init__(self) -> None:
-        self._loaded: dict[str, type[Board]] = {}
-
-    def __getitem__(self, game_id: str) -> type[Board]:
-        board = self._loaded.get(game_id)
-        if board is None:
-            module, name = _BOARD_CLASSES[game_id]
-            board = self._loaded[game_id] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        return board
-
-    def __contains__(self, game_id: object) -> bool:
-        return game_id in _BOARD_CLASSES
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_BOARD_CLASSES)
-
-    def __len__(self) -> int:
-        return len(_BOARD_CLASSES)
-
-
-BOARDS: Mapping[str, type[Board]] = Boards()
+BOARDS: Mapping[str, type[Board]] = Imported(__name__, _BOARD_CLASSES)
 
 __all__ = ["BOARDS", "LOCAL_PLAYERS", "local_players"]
