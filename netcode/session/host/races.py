@@ -202,12 +202,13 @@ class Link:
         return self.least / 2 + self.spread / 2 + AHEAD
 
     def slow_pongs(self) -> float | None:
-        """How much slower (seconds) than its link the peer has answered every recent ping, if
-        by more than ``SLOW_PONGS_MS`` and its pings have settled: a program holding its answers
-        back (less what it said it held them: an honest busy terminal says so)."""
+        """How much slower (seconds) than its link the peer has answered each of its last
+        ``SETTLE`` pings, if by more than ``SLOW_PONGS_MS`` and its pings have settled: a program
+        holding its answers back (less what it said it held them: an honest busy terminal says
+        so)."""
         if not self.settled or self.acked_recent == math.inf:
             return None
-        slower = min(self.recent) - self.acked_recent
+        slower = min(list(self.recent)[-SETTLE:]) - self.acked_recent  # (a liar is named within 4 s)
         return slower if slower * 1000 > SLOW_PONGS_MS else None
 
     def jumped(self) -> tuple[float, float] | None:
