@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
@@ -36,6 +37,9 @@ from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import result_words
 from xmas_tui.ui.screens.table import GameLog
 from xmas_tui.ui.theme import inks
+
+if TYPE_CHECKING:  # (the app imports this screen when a replay opens)
+    from xmas_tui.ui.app import XmasApp
 
 
 class ReplayScreen(Screen[None], paint.Unscrolled):
@@ -154,7 +158,7 @@ class ReplayScreen(Screen[None], paint.Unscrolled):
         self.show_step()
 
     def action_help(self) -> None:
-        self.app.show_rules(self.replay.game)  # type: ignore[attr-defined]
+        cast("XmasApp", self.app).show_rules(self.replay.game)
 
     def action_leave(self) -> None:
         if self.leave is not None:
@@ -198,13 +202,13 @@ class LogsScreen(ModalScreen[None]):
         open_replay(self.app, path)
 
 
-def open_replay(app: object, path: Path | str, seat: Shown = None) -> bool:
+def open_replay(app: App[Any], path: Path | str, seat: Shown = None) -> bool:
     """Open the replay of the log at ``path`` over the current screen; a log that cannot be
     replayed is refused in a notice, with the line ``xmas-tui verify`` says. True if opened."""
     try:
         replay = Replay.open(path)
     except LogError as problem:
-        app.notify(plain(refusal(problem), lines=False), title="Replay", severity="error", markup=False)  # type: ignore[attr-defined]
+        app.notify(plain(refusal(problem), lines=False), title="Replay", severity="error", markup=False)
         return False
-    app.open_replay(replay, seat)  # type: ignore[attr-defined]
+    cast("XmasApp", app).open_replay(replay, seat)
     return True
