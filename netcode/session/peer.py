@@ -238,9 +238,10 @@ class TablePeer:
         return LocalPeer(f"local-{index}")
 
     def _sit_at_host(self, index: int, now: float) -> Step:
-        session = self.seats[index]
+        session, host = self.seats[index], self.host
+        assert host is not None, "a seat sits at the host only on the hosting machine"
         session.clock.same = True  # the host's own clock
-        return self._route(self.host.receive(self._local(index), session.hello().to_wire(), now, local=True), now)  # type: ignore[union-attr]
+        return self._route(host.receive(self._local(index), session.hello().to_wire(), now, local=True), now)
 
     def _route(self, first: Step, now: float) -> Step:
         """A host's step, with what it sends to the seats here delivered in memory (and their

@@ -205,7 +205,8 @@ class NetTable:
         await runner.join(timeout)
         if session.seat is not None and session.token is not None:
             remember_seat(info.table_id, self.name, session.token, session.verifier.nonce)
-        self.game_id = session.welcome.game  # type: ignore[union-attr]
+        assert session.welcome is not None, "a joined table was welcomed"
+        self.game_id = session.welcome.game
         self.table = SessionTable(get_game(self.game_id), [runner.link(0)])
         return self.table
 

@@ -87,9 +87,9 @@ class Bots(HostParts):
         """Let one bot that may act play now, whatever the pace; False if none may."""
         self._next = UNKNOWN
         seat = self._next_bot()
-        if seat is None:
+        if seat is None or self.rules is None:  # (a bot may act only at a dealt table)
             return False
-        self._apply(seat, self.rules.bot_action(seat), now, "bot")  # type: ignore[union-attr]
+        self._apply(seat, self.rules.bot_action(seat), now, "bot")
         return True
 
     def _plays_by_bot(self, i: int) -> bool:
