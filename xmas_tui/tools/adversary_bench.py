@@ -2,8 +2,8 @@
 
 Every game in turn, at 3 to 6 players (as the game allows), one table a seed, with the program at
 seat 2 playing the strategy. For each strategy it prints how many tables hung (goal 0), finished
-wrong (0) or spun (0), and the share in which every honest screen named the attack (100 %, where the
-attack is not provably harmless), beside the same tables with no adversary (the baseline, measured
+wrong (0) or spun (0), and the share of the tables the attack met in play in which every honest
+screen named it (100 %, where the attack is not provably harmless), beside the same tables with no adversary (the baseline, measured
 in the same run: how long an honest table takes). The last line is one JSON object.
 
     python -m xmas_tui.tools.adversary_bench --tables 1000 --workers 2
@@ -65,13 +65,15 @@ def main(argv: list[str] | None = None) -> int:
             "hangs": sum(r["hung"] for r in runs),
             "wrong": sum(r["wrong"] for r in runs),
             "spins": sum(r["spun"] for r in runs),
-            "named_pct": round(100 * sum(r["named"] for r in runs) / len(runs), 1),
+            # (of the tables the attack met in play: a game over before it struck has nothing to name)
+            "named_pct": round(100 * sum(r["named"] for r in runs if r["attacked"])
+                               / max(1, sum(r["attacked"] for r in runs)), 1),
             "harmless": STRATEGIES[name].harmless,
             "attacked_in_play": sum(r["attacked"] for r in runs),
             "stopped_tables": sum(r["stopped"] > 0 for r in runs),
             "s_per_table": round(took, 2),
             "failed": [f"{r['game']}/{r['players']}/seed {r['seed']}" for r in runs
-                       if r["hung"] or r["wrong"] or r["spun"] or not r["named"]][:5],
+                       if r["hung"] or r["wrong"] or r["spun"] or (r["attacked"] and not r["named"])][:5],
         }
         figures[name] = row
         print(f"{name:>18}: {row['tables']} tables, hangs {row['hangs']}, wrong {row['wrong']}, "
