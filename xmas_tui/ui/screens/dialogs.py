@@ -249,22 +249,27 @@ class EndScreen(ModalScreen[str]):
                 yield Button("Quit (q)", id="quit", variant="error")
 
     def on_mount(self) -> None:
-        self.query_one("#end-box").border_title = f"{self.game.title} · final scores"
         self._verdict_tries = 0
         if not self.show_verdict():
             self._verdict_timer = self.set_interval(0.2, self.show_verdict)
 
     def show_verdict(self) -> bool:
-        """Show the audit's verdict once the table has it; True when shown (or there is none)."""
+        """Show the title and the audit's verdict once the table has it and the box is mounted
+        (on a busy machine its lines may mount after the screen); True when shown (or there is
+        none to show)."""
         table = getattr(self.app, "current", None)
         audit = getattr(table, "audit", None)
         verdict = audit() if callable(audit) else None
         self._verdict_tries += 1
-        if verdict is None and callable(audit) and self._verdict_tries < 50:
+        for box in self.query("#end-box"):
+            box.border_title = f"{self.game.title} · final scores"
+        shown = next(self.query("#end-audit").results(Static), None)
+        if (shown is None or verdict is None and callable(audit)) and self._verdict_tries < 50:
             return False
         line = verdict_text(verdict, inks(self)) if callable(audit) else Text("")
         self.log_path = verdict.get("path") if verdict is not None else None
-        self.query_one("#end-audit", Static).update(line)
+        if shown is not None:
+            shown.update(line)
         if getattr(self, "_verdict_timer", None) is not None:
             self._verdict_timer.stop()
         return True
