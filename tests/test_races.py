@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from netcode.channel.events import RttUpdated
 from netcode.fairplay import Ledger, Signer
 from netcode.session.clock import LONGEST_WAIT, HostClock
 from netcode.session.host import HostSession, TableSettings
@@ -136,6 +137,13 @@ def answer_pings(host: HostSession, out, rtts: dict[str, float], now: float) -> 
             host.receive(peer, Pong(message.n, 0.0).to_wire(), now + rtts[peer])
 
 
+def acks(least: float, spread: float, recent: float | None = None) -> RttUpdated:
+    """What the channel tells of a link whose acks showed ``least`` as the least round trip ever,
+    ``spread`` above it, and ``recent`` (default: ``least``) as the least of late."""
+    recent = least if recent is None else recent
+    return RttUpdated(0, recent + spread / 2, spread / 2, 0.2, least, spread, recent)
+
+
 def measured_table(rtts_over_time: dict[str, list[float]], *, bots: int = 0,
                    acked: dict[str, tuple[float, float]] | None = None) -> tuple[HostSession, float]:
     """A dealt table (two remote seats, then ``bots`` bots) whose host has pinged each peer once
@@ -145,7 +153,7 @@ def measured_table(rtts_over_time: dict[str, list[float]], *, bots: int = 0,
     hello(host, "p1", "Ann", 0.0)
     hello(host, "p2", "Bob", 0.0)
     for peer, (least, spread) in (acked or {}).items():
-        host.peer_rtt(peer, least + spread / 2, 0.0, least, spread, least)
+        host.peer_rtt(peer, acks(least, spread), 0.0)
     out = host.start(0.0)
     now = 0.0
     for i in range(max(len(r) for r in rtts_over_time.values())):
@@ -495,11 +503,11 @@ def test_no_link_is_credited_with_more_than_the_cap() -> None:
 def test_a_round_trip_that_jumps_is_said_in_the_public_log_and_credits_nothing() -> None:
     host, now = measured_table({"p1": [0.004] * SETTLE, "p2": [0.004] * SETTLE},
                                acked={"p1": (0.004, 0.001), "p2": (0.004, 0.001)})
-    host.peer_rtt("p1", 0.2, now, 0.204, 0.001, 0.204)  # it now delays everything by 200 ms
+    host.peer_rtt("p1", acks(0.004, 0.001, recent=0.204), now)  # it now delays everything by 200 ms
     assert host.races.links["p1"].least == 0.004
     said = [e for e in host.log if e[0] == "table" and "round trip rose" in e[1]]
     assert len(said) == 1 and said[0][2] == 0 and "from 4 ms to 204 ms" in said[0][1]
-    host.peer_rtt("p1", 0.2, now + 1, 0.204, 0.001, 0.204)
+    host.peer_rtt("p1", acks(0.004, 0.001, recent=0.204), now + 1)
     assert len([e for e in host.log if e[0] == "table" and "round trip rose" in e[1]]) == 1, "once"
 
 
@@ -540,7 +548,7 @@ def test_a_link_with_one_answer_is_given_the_widest_spread() -> None:
 
 def test_without_a_round_open_there_is_no_bound() -> None:
     clock = RaceClock()
-    clock.channel_rtt("p", 0.05)
+    clock.channel_rtt("p", RttUpdated(0, 0.05, 0.0, 0.2))
     assert clock.earliest_ms("p", 10.0) is None
     at, holds = clock.open_room(9.0, ["p"])
     assert clock.earliest_ms("p", 10.0) is None, "nor before its room has left"

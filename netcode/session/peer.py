@@ -172,8 +172,7 @@ class TablePeer:
             if isinstance(event, PeerGone):
                 return self._route(host.peer_lost(event.peer, now), now)
             if isinstance(event, RttUpdated):
-                return self._route(host.peer_rtt(event.peer, event.rtt, now, event.least, event.spread,
-                                                   event.recent_least), now)
+                return self._route(host.peer_rtt(event.peer, event, now), now)
             if isinstance(event, HandshakeCompleted):
                 return self._route(host.peer_address(event.peer, event.address, now), now)
             return Step()

@@ -88,6 +88,8 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from netcode.channel.events import RttUpdated
+
 #: milliseconds allowed for a client's frame: from the room's instant to its drawing
 FRAME_MS = 15.0
 #: the most of a link's spread of round trips the bound allows for (milliseconds)
@@ -307,16 +309,16 @@ class RaceClock:
         self._next_ping = now + (BURST_EVERY if bursting else PING_EVERY)
         return out
 
-    def channel_rtt(self, peer: Peer, rtt: float, least: float = math.inf, spread: float | None = None,
-                    recent_least: float = math.inf) -> None:
-        """The channel's own estimate of ``peer``'s round trip (the bound's until pings answer),
-        the least raw round trip its acks have shown, their recent spread and least."""
+    def channel_rtt(self, peer: Peer, measured: RttUpdated) -> None:
+        """What the channel measured of ``peer``'s round trips: its smoothed estimate (the
+        bound's until pings answer), the least raw round trip its acks have shown, their recent
+        spread and least."""
         link = self._link(peer)
-        link.channel = rtt
-        link.acked_least = min(link.acked_least, least)
-        link.acked_recent = recent_least
-        if spread is not None:
-            link.acked_spread = spread
+        link.channel = measured.rtt
+        link.acked_least = min(link.acked_least, measured.least)
+        link.acked_recent = measured.recent_least
+        if measured.spread is not None:
+            link.acked_spread = measured.spread
 
     def ping_left(self, peer: Peer, n: int, now: float) -> None:
         """Ping ``n`` actually left for ``peer`` at ``now`` (the host's program may have been kept

@@ -27,12 +27,12 @@ come in through ``Rules`` (plain data in and out).
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from netcode.channel.events import RttUpdated
 from netcode.fairplay import NONCE_TIMEOUT, Ledger, Signer
 from netcode.session.host.bots import Bots
 from netcode.session.host.deadlines import Deadlines
@@ -186,13 +186,13 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
         self._left(peer, now)
         return self._settle(now)
 
-    def peer_rtt(self, peer: Peer, rtt: float, now: float, least: float = math.inf,
-                 spread: float | None = None, recent_least: float = math.inf) -> Step:
-        """A new round-trip estimate (with the least raw one, the recent spread and least, for the
-        races): the roster shows it within a second."""
+    def peer_rtt(self, peer: Peer, measured: RttUpdated, now: float) -> Step:
+        """What the channel measured of ``peer``'s round trips: the roster shows the estimate
+        within a second, the races take the rest."""
         guest = self.guests.get(peer)
+        rtt = measured.rtt
         if guest is not None:
-            self.races.channel_rtt(peer, rtt, least, spread, recent_least)
+            self.races.channel_rtt(peer, measured)
             self._name_liars(peer)
             if guest.rtt is None or round(guest.rtt * 1000) != round(rtt * 1000):
                 if self._roster_due is None:
