@@ -3,8 +3,9 @@
 Every game in turn, at 3 to 6 players (as the game allows), one table a seed, with the program at
 seat 2 playing the strategy. For each strategy it prints how many tables hung (goal 0), finished
 wrong (0) or spun (0), and the share of the tables the attack met in play in which every honest
-screen named it (100 %, where the attack is not provably harmless), beside the same tables with no adversary (the baseline, measured
-in the same run: how long an honest table takes). The last line is one JSON object.
+screen named it (100 %, where the attack is not provably harmless), beside the same tables with no
+adversary (the baseline, measured in the same run: how long an honest table takes). The last line
+is one JSON object.
 
     python -m xmas_tui.tools.adversary_bench --tables 1000 --workers 2
 
@@ -82,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{row['stopped_tables']} stopped cleanly, {took:.2f} s a table")
     if pool is not None:
         pool.shutdown()
-    print(json.dumps({"tables_per_strategy": args.tables, "workers": args.workers, "baseline_s_per_table": round(baseline, 2),
-                      "strategies": figures}))
+    print(json.dumps({"tables_per_strategy": args.tables, "workers": args.workers,
+                      "baseline_s_per_table": round(baseline, 2), "strategies": figures}))
     bad = any(r["hangs"] or r["wrong"] or r["spins"] or r["named_pct"] < 100 for r in figures.values())
     return 1 if bad else 0
 
