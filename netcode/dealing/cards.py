@@ -33,11 +33,16 @@ class Faces:
 
     __slots__ = ("game", "_by_point")
 
-    def __init__(self, game: str, faces: Iterable[str]) -> None:
+    def __init__(self, game: str, faces: Iterable[str] = ()) -> None:
         self.game = game
         self._by_point: dict[Point, str] = {}
-        for face in set(faces):
-            point = encode(game, face)
+        self.add(faces)
+
+    def add(self, faces: Iterable[str]) -> None:
+        """Learn more faces (a deck the game makes later)."""
+        known = set(self._by_point.values())
+        for face in set(faces) - known:
+            point = encode(self.game, face)
             if point in self._by_point:
                 raise ValueError(f"faces {face!r} and {self._by_point[point]!r} encode alike")
             self._by_point[point] = face

@@ -24,13 +24,29 @@ Rules of the model:
   the choice, in the zone ``sealed.<seat>``, visible to its owner only. Sealed
   cards are not game components and are left out of ``component_count``.
 
+**Hidden faces.** At a no-peek table (``xmas_tui.tables.nopeek``) no program holds
+the faces nobody has opened: the rules run on what everyone may know. There the
+``Rng`` a game is set up with carries a ``FaceBook``, and then:
+
+* ``new_deck`` and ``shuffle`` make cards whose face is unknown here (``None`` in
+  the face table), and tell the book which deck or which old cards they are, so
+  the players can shuffle the encrypted cards together; ``rng`` orders nothing;
+* a face is read through the book, which holds the faces opened to everyone, and
+  the ones opened to this program's seat (those only outside ``strict`` reading,
+  which the rules' own moves use, so every program decides alike);
+* reading a face the book has not got raises ``FaceHidden``, naming the card and
+  who may see it now: the table opens it, if the rules allow, and tries again.
+
+A game needs no change for this but one: a face it may read must be opened, by
+the rules, to everyone (or to the program reading it) before it is read.
+
 Must not touch: rules of any particular game, clocks, I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from .rng import Rng
@@ -61,21 +77,84 @@ class CardError(Exception):
     """A misuse of the card model by an engine (a bug, never a player's error)."""
 
 
+class FaceHidden(Exception):
+    """The rules read a face this program does not know (a no-peek table): ``handle``
+    and who may see it now (``visible``, a mask)."""
+
+    def __init__(self, handle: int, visible: int) -> None:
+        super().__init__(f"the face of card {handle} is not open here")
+        self.handle = handle
+        self.visible = visible
+
+
+class FaceBook:
+    """The faces one program knows at a no-peek table, kept apart from the state so
+    that an ``apply`` tried again after an opening finds them.
+
+    ``public``: faces opened to everyone; ``private``: faces opened to this program's
+    seat only; ``strict``: read only ``public`` (the rules' moves). ``decks`` and
+    ``reshuffles`` say where hidden cards came from: a new deck (its first handle ->
+    its faces, sorted) or a shuffle (its first new handle -> (old handles, new
+    handles)); the table turns each into a shuffle of encrypted cards."""
+
+    __slots__ = ("public", "private", "strict", "decks", "deck_zones", "reshuffles")
+
+    def __init__(self) -> None:
+        self.public: dict[int, str] = {}
+        self.private: dict[int, str] = {}
+        self.strict = False
+        self.decks: dict[int, tuple[str, ...]] = {}
+        #: the zone each deck was made in (its first handle -> zone)
+        self.deck_zones: dict[int, str] = {}
+        self.reshuffles: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def lookup(self, handle: int) -> str | None:
+        face = self.public.get(handle)
+        if face is None and not self.strict:
+            face = self.private.get(handle)
+        return face
+
+    def knows(self, handle: int) -> bool:
+        return handle in self.public or handle in self.private
+
+
 class Cards:
     """Zones of handles, the face table and who may see each face."""
 
-    __slots__ = ("zones", "_faces", "_seen", "_where", "_next")
+    __slots__ = ("zones", "_faces", "_seen", "_where", "_next", "book")
 
     def __init__(self) -> None:
         self.zones: dict[str, list[int]] = {}
-        self._faces: dict[int, str] = {}
+        #: handle -> face; None for a face this program does not hold (a no-peek table)
+        self._faces: dict[int, str | None] = {}
         self._seen: dict[int, int] = {}
         self._where: dict[int, str] = {}
         self._next = 1
+        #: the faces opened here, at a no-peek table (None: this program holds every face)
+        self.book: FaceBook | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Cards:
+        """A copy to try a move on: its own zones and tables, the same book."""
+        other = Cards.__new__(Cards)
+        other.zones = {name: list(cards) for name, cards in self.zones.items()}
+        other._faces = dict(self._faces)
+        other._seen = dict(self._seen)
+        other._where = dict(self._where)
+        other._next = self._next
+        other.book = self.book
+        return other
+
+    def _read(self, handle: int) -> str:
+        face = self._faces[handle]
+        if face is None:
+            face = self.book.lookup(handle) if self.book is not None else None
+            if face is None:
+                raise FaceHidden(handle, self._seen[handle])
+        return face
 
     # ----------------------------------------------------------------- making
-    def _make(self, zone: str, face: str, visible: int) -> int:
-        if not isinstance(face, str):
+    def _make(self, zone: str, face: str | None, visible: int) -> int:
+        if face is not None and not isinstance(face, str):
             raise CardError(f"a face is a string, not {type(face).__name__}")
         handle = self._next
         self._next += 1
@@ -85,15 +164,30 @@ class Cards:
         self.zones.setdefault(zone, []).append(handle)
         return handle
 
-    def new_deck(self, zone: str, faces: Iterable[str], rng: Rng) -> list[int]:
-        """Create face-down cards in ``zone``, shuffled before they get handles.
+    def new_deck(self, zone: str, faces: Iterable[str], rng: Rng, *, visible: int = NOBODY) -> list[int]:
+        """Create cards in ``zone``, face down (or seen by ``visible``), shuffled before
+        they get handles.
 
         Handles are given in the shuffled order, so a handle says nothing about
-        the face behind it.
+        the face behind it. At a no-peek table (``rng.book``) a deck face down to
+        everyone is made of unknown faces, which the players shuffle together.
         """
         order = list(faces)
+        book = rng.book
+        if book is not None:
+            self.book = book
+            if visible == NOBODY:
+                first = self._next
+                book.decks[first] = tuple(sorted(order))
+                book.deck_zones[first] = zone
+                return [self._make(zone, None, NOBODY) for _ in order]
+            order.sort()  # seen from the start: its order is no secret to keep
+            handles = [self._make(zone, face, visible) for face in order]
+            if visible == EVERYONE:
+                book.public.update(zip(handles, order, strict=True))
+            return handles
         rng.shuffle(order)
-        return [self._make(zone, face, NOBODY) for face in order]
+        return [self._make(zone, face, visible) for face in order]
 
     def declare_zone(self, zone: str) -> None:
         """Make an empty zone exist, so views show it before it holds a card."""
@@ -105,14 +199,15 @@ class Cards:
         return self.zones.get(zone, _EMPTY)
 
     def face(self, handle: int) -> str:
-        """The face of a card. Engines know every face; views do not."""
+        """The face of a card. Engines know every face (but at a no-peek table, where a
+        face not opened here raises ``FaceHidden``); views do not."""
         try:
-            return self._faces[handle]
+            return self._read(handle)
         except KeyError:
             raise CardError(f"no card has handle {handle}") from None
 
     def faces(self, zone: str) -> list[str]:
-        return [self._faces[h] for h in self.zone(zone)]
+        return [self._read(h) for h in self.zone(zone)]
 
     def where(self, handle: int) -> str:
         try:
@@ -147,7 +242,7 @@ class Cards:
     def component_faces(self) -> list[str]:
         """Every component's face, sorted: a fingerprint of the whole set."""
         return sorted(
-            self._faces[h]
+            self._read(h)
             for name, cards in self.zones.items()
             if not name.startswith(SEALED_PREFIX)
             for h in cards
@@ -199,13 +294,19 @@ class Cards:
         Returns the new handles, in the order dealt.
         """
         old = [h for z in zones for h in self.zone(z)]
-        faces = [self._faces[h] for h in old]
         sizes = [len(self.zone(z)) for z in zones]
+        faces: list[str | None]
+        if self.book is not None:  # a no-peek table: the players shuffle the cards themselves
+            first = self._next
+            self.book.reshuffles[first] = (tuple(old), tuple(range(first, first + len(old))))
+            faces = [None] * len(old)
+        else:
+            faces = [self._faces[h] for h in old]
+            rng.shuffle(faces)
         for handle in old:
             del self._faces[handle], self._seen[handle], self._where[handle]
         for z in zones:
             self.zones[z] = []
-        rng.shuffle(faces)
         fresh: list[int] = []
         if into is not None:
             self.zones.setdefault(into, [])
@@ -227,7 +328,7 @@ class Cards:
     def sealed(self, seat: int) -> str | None:
         """The sealed choice of ``seat`` (engine side), or ``None``."""
         cards = self.zone(f"{SEALED_PREFIX}{seat}")
-        return self._faces[cards[0]] if cards else None
+        return self._read(cards[0]) if cards else None
 
     def has_sealed(self) -> bool:
         """Whether some seat's sealed choice is still on the table, unopened."""
@@ -238,8 +339,8 @@ class Cards:
         opened: dict[int, str] = {}
         for name in [z for z in self.zones if z.startswith(SEALED_PREFIX)]:
             for handle in self.zones.pop(name):
-                opened[int(name[len(SEALED_PREFIX) :])] = self._faces.pop(handle)
-                del self._seen[handle], self._where[handle]
+                opened[int(name[len(SEALED_PREFIX) :])] = self._read(handle)
+                del self._faces[handle], self._seen[handle], self._where[handle]
         return opened
 
     # ----------------------------------------------------------------- view
@@ -251,10 +352,26 @@ class Cards:
         """The faces ``seat`` (``None``: a spectator) may see now: the only part of a view
         that differs between seats."""
         faces = self._faces
+        if self.book is not None:
+            return self._visible_here(seat)
         if seat is None:
-            return {h: faces[h] for h, mask in self._seen.items() if mask == EVERYONE}
+            return cast("dict[int, str]", {h: faces[h] for h, mask in self._seen.items() if mask == EVERYONE})
         bit = 1 << seat
-        return {h: faces[h] for h, mask in self._seen.items() if mask & bit}
+        return cast("dict[int, str]", {h: faces[h] for h, mask in self._seen.items() if mask & bit})
+
+    def _visible_here(self, seat: int | None) -> dict[int, str]:
+        """``visible`` at a no-peek table: the faces ``seat`` may see that are open here."""
+        book = self.book
+        assert book is not None
+        out: dict[int, str] = {}
+        for handle, mask in self._seen.items():
+            if may_see(mask, seat):
+                face = self._faces[handle]
+                if face is None:
+                    face = book.public.get(handle) or book.private.get(handle)
+                if face is not None:
+                    out[handle] = face
+        return out
 
     def snapshot(self) -> list[Any]:
         """The full table (faces and visibility included) as plain data, for digests."""

@@ -287,8 +287,7 @@ More Challenging Game: play with higher-numbered puzzles (the option
         cards.new_deck("bag", [f for f in faces if puzzle_of(f) in puzzles or f in SPECIALS], rng)
         cards.declare_zone("box")
         set_aside = [f for f in faces if puzzle_of(f) and puzzle_of(f) not in puzzles]
-        for handle in cards.new_deck("box", set_aside, rng):  # face up: out of the game
-            cards.set_visible(handle, EVERYONE)
+        cards.new_deck("box", set_aside, rng, visible=EVERYONE)  # face up: out of the game
         cards.declare_zone("drawn")
         for puzzle in puzzles:
             cards.declare_zone(puzzle_zone(puzzle))

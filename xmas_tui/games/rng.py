@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import MutableSequence, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from .cards import FaceBook
 
 T = TypeVar("T")
 
@@ -33,29 +36,43 @@ def seed_bytes(seed: bytes | int | str) -> bytes:
     raise TypeError(f"a seed is bytes, int or str, not {type(seed).__name__}")
 
 
+class RandomnessNeeded(Exception):
+    """A move needs randomness its table has not drawn yet (a no-peek table draws it
+    only once the move is fixed, and tries the move again)."""
+
+
 class Rng:
     """A deterministic stream of random numbers from a seed.
 
     Each 32-byte SHA-256 block of ``key || counter`` yields four 64-bit words.
     ``draws`` counts the words used, so a replay can check it consumed the
     stream exactly as the original did.
+
+    A no-peek table (see ``cards``) hands its games an ``Rng`` with a ``book``; its
+    seed may be ``None`` until the table has drawn one: a number asked of it then
+    raises ``RandomnessNeeded``.
     """
 
-    __slots__ = ("_key", "_counter", "_words", "draws")
+    __slots__ = ("_key", "_counter", "_words", "draws", "book")
 
-    def __init__(self, seed: bytes | int | str) -> None:
-        self._key = hashlib.sha256(_DOMAIN + seed_bytes(seed)).digest()
+    def __init__(self, seed: bytes | int | str | None, book: FaceBook | None = None) -> None:
+        self._key = None if seed is None else hashlib.sha256(_DOMAIN + seed_bytes(seed)).digest()
         self._counter = 0
         self._words: list[int] = []
         self.draws = 0
+        self.book = book
 
     def fork(self, label: str) -> Rng:
         """An independent stream named ``label``; this stream is not advanced."""
-        return Rng(self._key + b"/fork/" + label.encode("utf-8"))
+        if self._key is None:
+            raise RandomnessNeeded(label)
+        return Rng(self._key + b"/fork/" + label.encode("utf-8"), self.book)
 
     def word(self) -> int:
         """A uniform 64-bit unsigned integer."""
         if not self._words:
+            if self._key is None:
+                raise RandomnessNeeded("a number")
             block = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
             self._counter += 1
             self._words = [

@@ -28,9 +28,9 @@ Baselines measured in the same run: one raw rbcl scalar multiplication
 (``reencrypt_deck_ms``). Goals (issue 29, 6 players, 100 cards): ``shuffle_total_s``
 ≤ 3 and ``open_card_ms`` ≤ 50.
 
-Every game's real deck comes from its own ``setup`` at its largest table: the faces
-each call to ``Cards.new_deck`` is given, less a deck that setup puts face up for
-everyone. A game with several decks shuffles each: its figures are summed over them.
+Every game's real deck comes from its own ``setup`` at its largest table, set up as at
+a no-peek table: the decks its card model hands the players to shuffle (a deck set out
+face up is none of them). A game with several decks shuffles each: its figures are summed over them.
 
 With ``--json`` the last line is one JSON object: the 6-player, 100-card case at the
 top level (``players``, ``cards``, ``shuffle_total_s``, ``open_card_ms`` and the per-step
@@ -48,7 +48,7 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -61,7 +61,8 @@ from netcode.dealing.group import Point, random_scalar, scalar_bytes
 from netcode.dealing.shuffle import ShuffleProof, prove_shuffle, random_permutation, verify_shuffle
 from netcode.dealing.transcript import Context
 from xmas_tui.games import GAMES, Rng
-from xmas_tui.games.cards import Cards
+from xmas_tui.games.cards import FaceBook, FaceHidden
+from xmas_tui.games.rng import RandomnessNeeded
 
 T = TypeVar("T")
 TABLE = "deal-bench"
@@ -316,35 +317,16 @@ def bench_table(n: int, decks: dict[str, list[str]], game: str) -> dict[str, Any
 
 
 # ------------------------------------------------------------ the games' decks
-@contextlib.contextmanager
-def recording_decks() -> Iterator[list[tuple[str, list[str], list[int]]]]:
-    """Note every ``Cards.new_deck`` call (zone, faces, handles) while setup runs."""
-    made: list[tuple[str, list[str], list[int]]] = []
-    original = Cards.new_deck
-
-    def new_deck(self: Cards, zone: str, faces: Any, rng: Rng) -> list[int]:
-        faces = list(faces)
-        handles = original(self, zone, faces, rng)
-        made.append((zone, faces, handles))
-        return handles
-
-    Cards.new_deck = new_deck  # type: ignore[method-assign]
-    try:
-        yield made
-    finally:
-        Cards.new_deck = original  # type: ignore[method-assign]
-
-
 def game_decks(game_id: str) -> tuple[int, dict[str, list[str]]]:
     """The largest table of a game, and its hidden decks at the start (zone → faces)."""
     game = GAMES[game_id]
     players = [f"P{i + 1}" for i in range(game.max_players)]
-    with recording_decks() as made:
-        state = game.setup({}, players, Rng("deal-bench"))
+    book = FaceBook()  # set up as at a no-peek table: the book names every hidden deck
+    with contextlib.suppress(FaceHidden, RandomnessNeeded):  # it reads what it dealt: done
+        game.setup({}, players, Rng(b"deal-bench", book))
     decks: dict[str, list[str]] = {}
-    for zone, faces, handles in made:
-        if faces and not all(state.cards.is_public(h) for h in handles):
-            decks.setdefault(zone, []).extend(faces)
+    for first, faces in sorted(book.decks.items()):
+        decks.setdefault(book.deck_zones[first], []).extend(faces)
     return game.max_players, decks
 
 

@@ -1,0 +1,291 @@
+"""The no-peek table (``xmas_tui.tables.nopeek``): whole games where no program holds a
+face the rules have not opened to it, and every wrong step stops the table naming its
+author.
+
+Issue 29: "A test drives a host session through whole games of every game (in the
+simulator) and searches everything the host program holds or receives for any face of
+another seat's card before the rules open it. The search finds nothing." And: "a wrong
+shuffle, a swapped card, a wrong decryption share, a replayed proof from another round
+[...]. Each is caught and its author named."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from netcode.dealing.cards import encode
+from netcode.dealing.elgamal import deck_from_wire, deck_to_wire, decrypt, encrypt, reencrypt
+from netcode.dealing.opening import DecryptionShare
+from xmas_tui.games import get_game
+from xmas_tui.games.cards import EVERYONE, SEALED_PREFIX, may_see
+from xmas_tui.tables.nopeek import OPENINGS, NoPeekTable, Program, TableStopped
+
+#: the games whose rules run on opened faces alone
+NO_PEEK_GAMES = ("chip-n-dale", "christmas-carol", "christmas-game", "dragons-chickens")
+
+
+def names(n: int) -> list[str]:
+    return ["Noel", "Holly", "Ivy", "Robin", "Jolly", "Star"][:n]
+
+
+def hidden_from(program: Program) -> list[int]:
+    """The cards on the table now whose face the rules have not shown ``program``'s seat."""
+    cards = program.replica.state.cards
+    return [h for h, mask in cards._seen.items() if not may_see(mask, program.seat)]
+
+
+def never_shown(program: Program) -> list[int]:
+    """The cards hidden from ``program`` now that the rules never showed it (a card seen
+    face up and turned down again is known to all who saw it, as at a real table)."""
+    replica = program.replica
+    return [
+        h for h in hidden_from(program)
+        if h not in replica.book.public and (h, program.seat) not in replica._shown
+    ]
+
+
+def search_host(table: NoPeekTable) -> list[str]:
+    """Everything the host program holds or was sent, searched for a face of a card the
+    rules have not shown it. Returns what was found (nothing, at an honest table)."""
+    host = table.programs[table.host]
+    replica, ledger = host.replica, host.ledger
+    assert ledger is not None
+    found = []
+    hidden = never_shown(host)
+    cards = replica.state.cards
+    public_shares: dict[int, set[int]] = {}
+    for data in host.received:
+        parts = msgpack.unpackb(data, raw=False)
+        if parts[0] == "public":
+            public_shares.setdefault(parts[1], set()).add(DecryptionShare.from_wire(parts[2]).holder)
+    assert ledger.me is not None
+    for handle in hidden:
+        if cards.where(handle).startswith(SEALED_PREFIX):
+            continue  # a choice applied once every seat's was revealed: no secret any more
+        if cards._faces[handle] is not None:
+            found.append(f"card {handle}'s face in the host's state")
+        if handle in replica.book.public or handle in replica.book.private:
+            found.append(f"card {handle}'s face in the host's book")
+        ct = ledger.cts.get(handle)
+        if ct is None:
+            continue
+        holders = public_shares.get(handle, set()) | {ledger.me.index}
+        if len(holders) >= ledger.joint.t:
+            found.append(f"card {handle}: the host holds {len(holders)} shares that open it")
+        try:  # its own share alone, as if it were the whole key
+            ledger.faces.decode(decrypt(ledger.me.secret, ct))
+        except ValueError:
+            pass
+        else:
+            found.append(f"card {handle} opens with the host's share alone")
+    return found
+
+
+# ------------------------------------------------------------------ whole games
+@pytest.mark.parametrize("game_id", NO_PEEK_GAMES)
+def test_a_whole_game_plays_and_every_program_ends_alike(game_id: str) -> None:
+    game = get_game(game_id)
+    table = NoPeekTable(game, names(3))
+    result = table.play()
+    assert result is not None, "the game did not end"
+    digests = {game.public_digest(p.replica.state) for p in table.programs}
+    assert len(digests) == 1, "the programs' public tables differ"
+    assert table.figures.shuffles >= 1 and table.figures.openings_public >= 1
+    assert not any(p.refused for p in table.programs)
+
+
+@pytest.mark.parametrize("game_id", NO_PEEK_GAMES)
+def test_a_curious_host_finds_no_face_it_was_not_shown(game_id: str) -> None:
+    """The search runs after every move of a whole game; it finds nothing."""
+    game = get_game(game_id)
+    found: list[str] = []
+    checked = 0
+
+    def search(table: NoPeekTable) -> None:
+        nonlocal checked
+        found.extend(search_host(table))
+        checked += 1
+
+    table = NoPeekTable(game, names(4 if game.max_players >= 4 else 3), host=1)
+    table.play(after=search)
+    assert checked == table.figures.moves > 10
+    assert found == []
+
+
+def test_the_search_finds_a_face_a_host_was_sent() -> None:
+    """The search can fail: a host sent enough public shares of a hidden card is caught."""
+    table = NoPeekTable(get_game("christmas-carol"), names(3))
+    host = table.programs[0]
+    handle = table.programs[0].replica.state.cards.zone("bag")[-1]
+    other = table.programs[1]
+    assert other.ledger is not None
+    share = other.ledger.public_share(handle)  # what an honest program would never make
+    host.received.append(msgpack.packb(["public", handle, share.to_wire()]))
+    assert search_host(table) == [f"card {handle}: the host holds 2 shares that open it"]
+
+
+@pytest.mark.parametrize("game_id", NO_PEEK_GAMES)
+def test_a_host_asking_for_faces_the_rules_hide_gets_nothing(game_id: str) -> None:
+    """A host that asks every other program for a share of every card it may not see
+    gets none: each program makes shares only for what its own rules open."""
+    table = NoPeekTable(get_game(game_id), names(3))
+    table.play(max_moves=12)
+    host = table.programs[table.host]
+    asked = 0
+    for handle in hidden_from(host):
+        if not host.ledger or not host.ledger.has(handle):
+            continue
+        for other in table.programs[1:]:
+            asked += 1
+            assert other.public_share(handle) is None
+            assert other.private_share(handle, host.seat, host.personal.public) is None
+    assert asked > 0
+    assert all(len(p.refused) == 2 * sum(1 for h in hidden_from(host) if host.ledger and host.ledger.has(h))
+               for p in table.programs[1:])
+
+
+def test_a_peek_opens_to_the_peeker_only() -> None:
+    """Chip 'n' Dale: "peek at two different face-down Treasures" — the peeker alone
+    learns them; the others learn only that it peeked."""
+    game = get_game("chip-n-dale")
+    table = NoPeekTable(game, names(3), seed="peek", scripted=True)
+    leaks: list[str] = []
+
+    def check(table: NoPeekTable) -> None:
+        for peeker in table.programs:
+            for handle in peeker.replica.book.private:
+                for other in table.programs:
+                    if other is peeker or handle in other.replica.book.public:
+                        continue
+                    if (handle, other.seat) in other.replica._shown:
+                        continue  # it peeked at that card itself
+                    if handle in other.replica.book.private or other.replica.state.cards._faces.get(handle):
+                        leaks.append(f"{other.name} knows card {handle}, peeked at by {peeker.name}")
+
+    table.play(after=check)
+    assert table.figures.openings_private >= 2
+    assert leaks == []
+
+
+# ------------------------------------------------------------------ broken steps
+def _retamper(kind: str, culprit: int, change: Callable[[list], list]) -> Callable:
+    done = False
+
+    def tamper(what: str, author: Program, data: bytes) -> bytes:
+        nonlocal done
+        if done or what != kind or author.seat != culprit:
+            return data
+        done = True
+        return msgpack.packb(change(msgpack.unpackb(data, raw=False)), use_bin_type=True)
+
+    return tamper
+
+
+def _swap_two(parts: list) -> list:
+    deck = deck_from_wire(parts[3])
+    deck[0], deck[1] = deck[1], deck[0]
+    return [*parts[:3], deck_to_wire(deck), parts[4]]
+
+
+def _stopped(tamper: Callable, game_id: str = "christmas-carol", n: int = 3) -> TableStopped:
+    with pytest.raises(TableStopped) as stopped:
+        NoPeekTable(get_game(game_id), names(n), tamper=tamper).play()
+    return stopped.value
+
+
+def test_a_wrong_shuffle_is_caught_and_named() -> None:
+    stopped = _stopped(_retamper("shuffle proof", 1, _swap_two))
+    assert stopped.culprit == 1
+    assert str(stopped) == "Holly's shuffle proof failed (its shuffle proof failed): the game stops here"
+
+
+def test_a_swapped_card_is_caught_and_named() -> None:
+    """One card of the shuffled deck replaced by a card of the shuffler's choosing."""
+
+    def swap_card(parts: list) -> list:
+        deck = deck_from_wire(parts[3])
+        table_key = holder_key[0]
+        deck[0] = reencrypt(table_key, encrypt(table_key, encode("christmas-carol", "x"), 1), 5)
+        return [*parts[:3], deck_to_wire(deck), parts[4]]
+
+    holder_key: list = []
+    game = get_game("christmas-carol")
+
+    def tamper(kind: str, author: Program, data: bytes) -> bytes:
+        if kind == "shuffle proof" and author.seat == 2 and not holder_key:
+            assert author.ledger is not None
+            holder_key.append(author.ledger.joint.public)
+            return msgpack.packb(swap_card(msgpack.unpackb(data, raw=False)), use_bin_type=True)
+        return data
+
+    with pytest.raises(TableStopped) as stopped:
+        NoPeekTable(game, names(3), tamper=tamper)
+    assert stopped.value.culprit == 2
+    assert "Ivy's shuffle proof failed" in str(stopped.value)
+
+
+def _bad_point(parts: list, index: int) -> list:
+    wire = bytearray(parts[index])
+    wire[2:34] = encode("christmas-carol", "not a share").encode()
+    return [*parts[:index], bytes(wire), *parts[index + 1 :]]
+
+
+def test_a_wrong_decryption_share_is_caught_and_named() -> None:
+    stopped = _stopped(_retamper("decryption share", 1, lambda parts: _bad_point(parts, len(parts) - 1)))
+    assert stopped.culprit == 1
+    assert "Holly's decryption share failed" in str(stopped)
+
+
+def test_a_wrong_share_of_a_public_draw_is_caught_and_named() -> None:
+    stopped = _stopped(_retamper("share of a public draw", 0, lambda parts: _bad_point(parts, 2)), "christmas-game")
+    assert stopped.culprit == 0
+    assert "Noel's share of a public draw failed" in str(stopped)
+
+
+def test_a_proof_replayed_from_another_round_is_caught_and_named() -> None:
+    """Holly's share for the first card she opened, sent again for the next one."""
+    kept: list[bytes] = []
+
+    def tamper(kind: str, author: Program, data: bytes) -> bytes:
+        if kind != "decryption share" or author.seat != 1:
+            return data
+        parts = msgpack.unpackb(data, raw=False)
+        if not kept:
+            kept.append(parts[-1])
+            return data
+        return msgpack.packb([*parts[:-1], kept[0]], use_bin_type=True)
+
+    stopped = _stopped(tamper)
+    assert stopped.culprit == 1
+    assert "Holly's decryption share failed" in str(stopped)
+
+
+def test_a_message_that_does_not_parse_stops_the_table_naming_its_author() -> None:
+    stopped = _stopped(_retamper("shuffle proof", 0, lambda parts: [*parts[:3], b"\x01\x02", parts[4]]))
+    assert stopped.culprit == 0
+    assert "Noel sent a shuffle proof that does not parse" in str(stopped)
+
+
+# ------------------------------------------------------------------ properties
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_id=st.sampled_from(NO_PEEK_GAMES), n=st.integers(2, 4), seed=st.text(max_size=4))
+def test_random_no_peek_games_end_alike_on_every_program(game_id: str, n: int, seed: str) -> None:
+    game = get_game(game_id)
+    n = max(game.min_players, min(n, game.max_players))
+    table = NoPeekTable(game, names(n), seed=seed)
+    result = table.play()
+    assert result is not None
+    assert len({game.public_digest(p.replica.state) for p in table.programs}) == 1
+    assert search_host(table) == []
+
+
+def test_every_game_says_what_it_opens_when() -> None:
+    from xmas_tui.games import GAMES
+
+    assert set(OPENINGS) == set(GAMES)
+    assert all(EVERYONE == -1 and text.endswith(".") for text in OPENINGS.values())
