@@ -25,8 +25,8 @@ from xmas_tui.games import get_game
 from xmas_tui.games.cards import EVERYONE, SEALED_PREFIX, may_see
 from xmas_tui.tables.nopeek import OPENINGS, NoPeekTable, Program, TableStopped
 
-#: the games whose rules run on opened faces alone
-NO_PEEK_GAMES = ("chip-n-dale", "christmas-carol", "christmas-game", "dragons-chickens")
+#: every game
+NO_PEEK_GAMES = ("chip-n-dale", "christmas-carol", "christmas-game", "christmas-tree", "dragons-chickens")
 
 
 def names(n: int) -> list[str]:
@@ -269,6 +269,72 @@ def test_a_message_that_does_not_parse_stops_the_table_naming_its_author() -> No
     stopped = _stopped(_retamper("shuffle proof", 0, lambda parts: [*parts[:3], b"\x01\x02", parts[4]]))
     assert stopped.culprit == 0
     assert "Noel sent a shuffle proof that does not parse" in str(stopped)
+
+
+# ------------------------------------------------------------------ claims
+def test_christmas_tree_claims_are_asked_and_audited_at_the_end() -> None:
+    """A hand is its owner's: the rules ask it (has a set, which card pays) and hold every
+    answer to the cards once they are open, at the latest at the end."""
+    table = NoPeekTable(get_game("christmas-tree"), names(3), seed="claims", scripted=True)
+    assert table.play() is not None
+    assert table.figures.claims > 20 and table.figures.openings_private > 10
+    assert table.figures.audited
+
+
+def test_a_card_paid_that_is_not_the_kind_claimed_is_caught_on_the_spot() -> None:
+    """Pay with "a card from your hand": the card named opens as it is paid."""
+
+    stopped_at: list[str] = []
+    for seed in ("pay-1", "pay-2", "pay-3", "pay-4"):
+        def tamper(kind: str, author: Program, data: bytes, seed: str = seed) -> bytes:
+            if kind != "claim" or author.seat != 1 or stopped_at:
+                return data
+            need = author.replica.need
+            if need is None or "pays" not in getattr(need, "question", ""):
+                return data
+            item = need.question.split()[1]
+            cards = author.replica.trial.cards
+            wrong = [h for h in cards.zone("hand.1") if author.replica.book.lookup(h) not in (None, item)]
+            if not wrong:
+                return data
+            stopped_at.append(seed)
+            parts = msgpack.unpackb(data, raw=False)
+            return msgpack.packb([*parts[:3], [wrong[0]]], use_bin_type=True)
+
+        try:
+            NoPeekTable(get_game("christmas-tree"), names(3), seed=seed, scripted=True, tamper=tamper).play()
+        except TableStopped as stopped:
+            assert stopped.culprit == 1
+            assert str(stopped).startswith("Holly said something false of its cards (which ")
+            assert "pays): the game stops here" in str(stopped)
+            return
+    pytest.fail(f"no table met the lie ({stopped_at})")
+
+
+def test_a_surprise_hidden_from_is_caught_when_the_hands_open_at_the_end() -> None:
+    """"Surprise! All other players must discard half of the cards of that type" — a
+    program that discards fewer is found out by the replay at the end."""
+    for seed in ("surprise-1", "surprise-2", "surprise-3", "surprise-4", "surprise-5"):
+        lied: list[int] = []
+
+        def tamper(kind: str, author: Program, data: bytes, lied: list[int] = lied) -> bytes:
+            if kind != "claim" or lied:
+                return data
+            need = author.replica.need
+            parts = msgpack.unpackb(data, raw=False)
+            if need is None or "surprise" not in getattr(need, "question", "") or not parts[3]:
+                return data
+            lied.append(author.seat)
+            return msgpack.packb([*parts[:3], parts[3][1:]], use_bin_type=True)
+
+        try:
+            NoPeekTable(get_game("christmas-tree"), names(3), seed=seed, scripted=True, tamper=tamper).play()
+        except TableStopped as stopped:
+            assert lied and stopped.culprit == lied[0]
+            assert "as the cards opened at the end show" in str(stopped)
+            return
+        assert not lied, "a lie went unseen"
+    pytest.fail("no table met a surprise to lie about")
 
 
 # ------------------------------------------------------------------ properties

@@ -38,18 +38,26 @@ the faces nobody has opened: the rules run on what everyone may know. There the
   who may see it now: the table opens it, if the rules allow, and tries again.
 
 A game needs no change for this but one: a face it may read must be opened, by
-the rules, to everyone (or to the program reading it) before it is read.
+the rules, to everyone (or to the program reading it) before it is read. Where a rule
+needs a fact about one seat's hidden cards that the rules make public (that a player
+holds a set, which card of a kind it pays with), the game asks it with ``ask``: a
+program that holds every face computes it; at a no-peek table the seat's own program
+answers (its **claim**), every program takes the answer, and the claim is checked as
+the cards it speaks of open, at the latest when every card is opened at the end
+(``check_claim`` on the spot; a replay of the whole game at the end for the rest).
 
 Must not touch: rules of any particular game, clocks, I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from .rng import Rng
+
+T = TypeVar("T")
 
 #: Visibility masks: bit ``s`` set means seat ``s`` may see the face.
 NOBODY = 0
@@ -87,6 +95,27 @@ class FaceHidden(Exception):
         self.visible = visible
 
 
+class ClaimNeeded(Exception):
+    """The rules need seat ``seat``'s answer to ``question`` about its hidden cards (a
+    no-peek table): ``key`` names this ask of this move."""
+
+    def __init__(self, seat: int, question: str, key: tuple[int, int]) -> None:
+        super().__init__(f"seat {seat + 1} must say: {question}")
+        self.seat = seat
+        self.question = question
+        self.key = key
+
+
+class ClaimBroken(Exception):
+    """Seat ``seat``'s answer to ``question`` was false: the cards it spoke of, opened,
+    say otherwise. Never raised where one program holds every face."""
+
+    def __init__(self, seat: int, question: str) -> None:
+        super().__init__(f"seat {seat + 1}'s answer to {question!r} was false")
+        self.seat = seat
+        self.question = question
+
+
 class FaceBook:
     """The faces one program knows at a no-peek table, kept apart from the state so
     that an ``apply`` tried again after an opening finds them.
@@ -97,7 +126,10 @@ class FaceBook:
     its faces, sorted) or a shuffle (its first new handle -> (old handles, new
     handles)); the table turns each into a shuffle of encrypted cards."""
 
-    __slots__ = ("public", "private", "strict", "decks", "deck_zones", "reshuffles")
+    __slots__ = (
+        "public", "private", "strict", "decks", "deck_zones", "reshuffles",
+        "owner", "move", "asked", "claims", "mine", "audit",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.public: dict[int, str] = {}
@@ -107,6 +139,17 @@ class FaceBook:
         #: the zone each deck was made in (its first handle -> zone)
         self.deck_zones: dict[int, str] = {}
         self.reshuffles: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        #: the seat this program plays (None: a watcher), which answers its own asks
+        self.owner: int | None = None
+        #: the move being made (-1: the set-up) and the asks made in it so far
+        self.move = -1
+        self.asked = 0
+        #: every seat's answers, by (move, ask): what every program takes
+        self.claims: dict[tuple[int, int], Any] = {}
+        #: this program's own answers, by (move, ask), until the table takes them
+        self.mine: dict[tuple[int, int], Any] = {}
+        #: replaying with every face open: compute each answer and hold it to the claim
+        self.audit = False
 
     def lookup(self, handle: int) -> str | None:
         face = self.public.get(handle)
@@ -316,6 +359,38 @@ class Cards:
             for z, size in zip(zones, sizes, strict=True):
                 fresh.extend(self._make(z, next(it), NOBODY) for _ in range(size))
         return fresh
+
+    # ---------------------------------------------------------------- claims
+    def ask(self, seat: int, question: str, answer: Callable[[], T]) -> T:
+        """A fact about ``seat``'s hidden cards that the rules make public: ``answer()`` where
+        this program holds the faces; at a no-peek table, the seat's claim (see the module's
+        docstring). ``answer`` must return plain data and read only ``seat``'s cards and the
+        public table."""
+        book = self.book
+        if book is None:
+            return answer()
+        key = (book.move, book.asked)
+        book.asked += 1
+        if book.audit:
+            value = answer()
+            if key in book.claims and book.claims[key] != value:
+                raise ClaimBroken(seat, question)
+            return value
+        if key in book.claims:
+            return cast(T, book.claims[key])
+        if book.owner == seat:
+            strict, book.strict = book.strict, False
+            try:
+                book.mine[key] = answer()
+            finally:
+                book.strict = strict
+        raise ClaimNeeded(seat, question, key)
+
+    @staticmethod
+    def check_claim(seat: int, holds: bool, question: str) -> None:
+        """Hold a seat's claim to the faces it spoke of, once they are open."""
+        if not holds:
+            raise ClaimBroken(seat, question)
 
     # ------------------------------------------------------- sealed choices
     def seal(self, seat: int, choice: str) -> int:

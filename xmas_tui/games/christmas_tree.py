@@ -25,9 +25,9 @@ through the card model (``Cards``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from .cards import EVERYONE, NOBODY, Cards, seat_mask
@@ -323,11 +323,14 @@ players share the victory.
         kind = type(action)
         if kind is Take:
             return phase == "turn" and action.row in self._takeable_rows(state.cards, seat)
+        cards = state.cards
         if kind is Pay:
-            return phase == "pay" and self._hand_counts(state.cards, seat)[action.item] > 0
+            return phase == "pay" and cards.ask(
+                seat, f"holds a {action.item}", lambda: self._hand_counts(cards, seat)[action.item] > 0
+            )
         if kind is Play:
-            return phase in ("turn", "play", "final") and is_set(
-                self._hand_counts(state.cards, seat), action
+            return phase in ("turn", "play", "final") and cards.ask(
+                seat, f"holds {action.text()}", lambda: is_set(self._hand_counts(cards, seat), action)
             )
         if kind is Done:
             return phase in ("play", "final")
@@ -358,7 +361,9 @@ players share the victory.
         if isinstance(action, Pay):
             return "Pay only when you take a row below the 1st: pay 1 card for each row you skip."
         if isinstance(action, Play):
-            return why_not_set(self._hand_counts(cards, seat), action)
+            return cards.ask(
+                seat, f"why {action.text()} is no set", lambda: why_not_set(self._hand_counts(cards, seat), action)
+            )
         if isinstance(action, Done):
             return "On your turn, perform one of the two actions: take one row of cards or play cards to score Points (you may not pass)."
         return "That is not a Christmas Tree action."
@@ -390,16 +395,20 @@ players share the victory.
                 state.phase, state.taking, state.paid = "pay", action.row, 0
                 log.append(Event("choose-row", f"{name} chooses row {action.row + 1} and pays for the rows above it.", seat))
         elif isinstance(action, Pay):
+            question = f"which {action.item} it pays"
             hand = cards.zone(hand_zone(seat))
-            handle = next(h for h in reversed(hand) if cards.face(h) == action.item)
+            (handle,) = self._own_cards(state, seat, question, lambda: [
+                next(h for h in reversed(hand) if cards.face(h) == action.item)
+            ])  # fmt: skip
             cards.move(handle, row_zone(state.paid), visible=EVERYONE)
+            cards.check_claim(seat, cards.face(handle) == action.item, question)
             log.append(Event("pay", f"{name} pays a {NAMES[action.item]} onto row {state.paid + 1}.", seat))
             state.paid += 1
             if state.paid == state.taking:
                 self._take_row(state, seat, state.taking, rng, log)
         elif isinstance(action, Play):
             self._play_set(state, seat, action, rng, log)
-            if not has_set(self._hand_counts(cards, seat)):
+            if not self._has_set(state, seat):
                 self._done(state, seat, rng, log)
             elif state.phase == "turn":
                 state.phase = "play"
@@ -432,13 +441,25 @@ players share the victory.
         want = {play.item: play.naturals, SANTA: play.santas} if play.item != SANTA else {SANTA: play.santas}
         size = play.naturals + play.santas
         score = set_points(size)
-        picked: dict[str, list[int]] = {face: [] for face in want}
-        for handle in reversed(hand):
-            face = cards.face(handle)
-            if face in want and len(picked[face]) < want[face]:
-                picked[face].append(handle)
+        question = f"which cards make {play.text()}"
+
+        def pick() -> list[int]:
+            picked: dict[str, list[int]] = {face: [] for face in want}
+            for handle in reversed(hand):
+                face = cards.face(handle)
+                if face in want and len(picked[face]) < want[face]:
+                    picked[face].append(handle)
+            return [h for face in want for h in picked[face]]
+
+        shown = self._own_cards(state, seat, question, pick)
+        for handle in shown:  # the set is laid out for all to see
+            cards.show(handle)
+        faces = [cards.face(h) for h in shown]
+        cards.check_claim(seat, len(shown) == size and Counter(faces) == Counter(want), question)
         # Keep the type's own cards as Points first; Santa Claus only if the set is short of them.
-        ordered = picked.get(play.item, []) + (picked[SANTA] if play.item != SANTA else [])
+        ordered = [h for h in shown if cards.face(h) == play.item] + [
+            h for h in shown if cards.face(h) == SANTA and play.item != SANTA
+        ]
         kept, thrown = ordered[:score], ordered[score:]
         for handle in kept:
             cards.move(handle, points_zone(seat), visible=NOBODY)
@@ -461,7 +482,7 @@ players share the victory.
 
     def _done(self, state: State, seat: int, rng: Rng, log: list[Event]) -> None:
         if state.phase == "final":
-            if has_set(self._hand_counts(state.cards, seat)):
+            if self._has_set(state, seat):
                 log.append(Event("done", f"{state.players[seat]} keeps the rest of their hand.", seat))
             self._next_final(state, seat, log)
             return
@@ -472,16 +493,14 @@ players share the victory.
         n = len(state.players)
         lost = 0
         for other in ((seat + i) % n for i in range(1, n)):
-            hand = cards.zone(hand_zone(other))
-            mine = [h for h in hand if cards.face(h) == item]
-            if item == SANTA:
-                drop = len(mine)
-            else:
-                drop = len(mine) // 2 if len(mine) >= 2 else 0
+            question = f"which {PLURALS[item]} the surprise takes"
+            dropped = self._own_cards(state, other, question, partial(surprise_drop, cards, other, item))
+            drop = len(dropped)
             if not drop:
                 continue
-            for handle in mine[-drop:]:
+            for handle in dropped:
                 cards.move(handle, "discard", visible=EVERYONE)
+            cards.check_claim(other, all(cards.face(h) == item for h in dropped), question)
             lost += drop
             log.append(Event("surprise", f"Surprise! {state.players[other]} discards {named(item, drop)}.", other,
                              {"item": item, "cards": drop}))
@@ -505,7 +524,7 @@ players share the victory.
                 return
             seat = (seat + 1) % n
             state.turn, state.phase = seat, "turn"
-            if self._takeable_rows(state.cards, seat) or has_set(self._hand_counts(state.cards, seat)):
+            if self._takeable_rows(state.cards, seat) or self._has_set(state, seat):
                 return
             log.append(Event("skip", f"{state.players[seat]} can neither take a row nor play a set.", seat))
 
@@ -516,7 +535,7 @@ players share the victory.
         start = 0 if after is None else (after - state.first) % n + 1
         for offset in range(start, n):
             seat = (state.first + offset) % n
-            if has_set(self._hand_counts(state.cards, seat)):
+            if self._has_set(state, seat):
                 state.turn, state.phase = seat, "final"
                 return
         state.phase = "over"
@@ -534,6 +553,28 @@ players share the victory.
     # -------------------------------------------------------------- helpers
     def _hand_counts(self, cards: Cards, seat: int) -> Counter[str]:
         return Counter(cards.faces(hand_zone(seat)))
+
+    def _has_set(self, state: State, seat: int) -> bool:
+        """Whether ``seat`` holds a set: its own answer where its hand is hidden (a claim,
+        checked when the hand opens)."""
+        cards = state.cards
+        return cards.ask(seat, "holds a set", lambda: has_set(self._hand_counts(cards, seat)))
+
+    @staticmethod
+    def _own_cards(state: State, seat: int, question: str, pick: Callable[[], list[int]]) -> list[int]:
+        """Cards of ``seat``'s hand it picks (its answer where its hand is hidden): distinct
+        cards of that hand, or its claim is broken."""
+        cards = state.cards
+        picked = cards.ask(seat, question, pick)
+        hand = hand_zone(seat)
+        cards.check_claim(
+            seat,
+            isinstance(picked, list)
+            and len(set(picked)) == len(picked)
+            and all(isinstance(h, int) and h in cards and cards.where(h) == hand for h in picked),
+            question,
+        )
+        return picked
 
     def _takeable_rows(self, cards: Cards, seat: int) -> list[int]:
         held = len(cards.zone(hand_zone(seat)))
@@ -557,6 +598,14 @@ def _sets(held: tuple[int, ...]) -> tuple[Play, ...]:
             plays.extend(Play(item, naturals, s) for s in range(max(0, 3 - naturals), santas + 1))
     plays.extend(Play(SANTA, 0, s) for s in range(3, santas + 1))
     return tuple(plays)
+
+
+def surprise_drop(cards: Cards, seat: int, item: str) -> list[int]:
+    """The cards of ``item`` a surprise takes from ``seat``'s hand: every Santa Claus, or
+    half (rounded down) of another type when it holds two or more; the latest drawn go."""
+    mine = [h for h in cards.zone(hand_zone(seat)) if cards.face(h) == item]
+    drop = len(mine) if item == SANTA else (len(mine) // 2 if len(mine) >= 2 else 0)
+    return mine[len(mine) - drop :]
 
 
 def has_set(counts: Mapping[str, int]) -> bool:

@@ -50,7 +50,14 @@ from netcode.dealing.proofs import Blame
 from netcode.dealing.shuffle import ShuffleProof
 from xmas_tui.bots import Bot, make_bot
 from xmas_tui.games import Action, Event, Game, Rng
-from xmas_tui.games.cards import EVERYONE, FaceBook, FaceHidden
+from xmas_tui.games.cards import (
+    EVERYONE,
+    SEALED_PREFIX,
+    ClaimBroken,
+    ClaimNeeded,
+    FaceBook,
+    FaceHidden,
+)
 from xmas_tui.games.rng import RandomnessNeeded
 
 #: per game: which faces the rules open, when, and to whom (help and README)
@@ -97,7 +104,16 @@ class NeedRandom:
     round: int
 
 
-Need = NeedFace | NeedRandom
+@dataclass(frozen=True)
+class NeedClaim:
+    """The rules need seat ``seat``'s answer to ``question`` (ask ``key`` of this move)."""
+
+    seat: int
+    question: str
+    key: tuple[int, int]
+
+
+Need = NeedFace | NeedRandom | NeedClaim
 
 
 @dataclass(frozen=True)
@@ -124,6 +140,7 @@ class Replica:
         self.players = tuple(players)
         self.seat = seat
         self.book = FaceBook()
+        self.book.owner = seat
         self.state: Any = None
         #: moves applied so far (a move's public draw is its index; setup's is -1)
         self.moves = 0
@@ -133,21 +150,28 @@ class Replica:
         self.need: Need | None = None
         #: (handle, seat) pairs already opened to a seat, so none is asked twice
         self._shown: set[tuple[int, int | None]] = set()
+        #: the state as far as a stopped move got (what an opening mid-move is checked on)
+        self.trial: Any = None
         self.log: list[Event] = []
 
     def _rng(self, round_: int) -> Rng:
         return Rng(self.draws.get(round_), self.book)
 
     def _try(self, run: Callable[[], Any]) -> Any:
-        self.book.strict = True
+        book = self.book
+        book.strict = True
+        book.move = -1 if self.state is None else self.moves
+        book.asked = 0
         try:
             return run()
         except RandomnessNeeded:
-            self.need = NeedRandom(self.moves - 1 if self.state is None else self.moves)
+            self.need = NeedRandom(book.move)
         except FaceHidden as hidden:
             self.need = NeedFace(hidden.handle, hidden.visible)
+        except ClaimNeeded as claim:
+            self.need = NeedClaim(claim.seat, claim.question, claim.key)
         finally:
-            self.book.strict = False
+            book.strict = False
         return None
 
     def set_up(self) -> Need | None:
@@ -170,7 +194,9 @@ class Replica:
         events = self._try(lambda: self.game.apply(state, seat, action, rng))
         if events is None:
             assert self.need is not None
+            self.trial = state
             return self.need
+        self.trial = None
         self.state = state
         self.moves += 1
         self.log.extend(events)
@@ -208,9 +234,10 @@ class Replica:
         last move stopped on reading it shown to everyone, or the state shows it so."""
         if to is None and self.need == NeedFace(handle, EVERYONE):
             return True
-        if self.state is None:
+        state = self.trial if self.trial is not None else self.state
+        if state is None:
             return False
-        mask = self.state.cards._seen.get(handle)
+        mask = state.cards._seen.get(handle)
         if mask is None:
             return False
         if to is None:
@@ -219,6 +246,43 @@ class Replica:
 
     def may_draw(self, round_: int) -> bool:
         return self.need == NeedRandom(round_)
+
+    def claim(self, key: tuple[int, int]) -> Any:
+        """This program's own answer to the ask that stopped the move."""
+        return self.book.mine.pop(key)
+
+    def take_claim(self, key: tuple[int, int], value: Any) -> None:
+        self.book.claims[key] = value
+
+    def hidden(self) -> list[int]:
+        """Cards on the table whose face is open to no program as the public state goes."""
+        cards = self.state.cards
+        return [
+            h for h in sorted(cards._seen)
+            if cards._faces[h] is None and h not in self.book.public
+            and not cards.where(h).startswith(SEALED_PREFIX)
+        ]  # fmt: skip
+
+    def audit(self, moves: Sequence[tuple[int, Action]]) -> None:
+        """Play the game again from the start with every face opened so far, holding every
+        seat's claims to what its cards, now open, say. ``ClaimBroken`` names a false one;
+        ``FaceHidden`` if a claim spoke of a card still closed."""
+        again = Replica(self.game, self.options, self.players, None)
+        book = again.book
+        book.public = dict(self.book.public)
+        book.claims = dict(self.book.claims)
+        book.audit = True
+        again.draws = dict(self.draws)
+        again._audit_run(moves)
+
+    def _audit_run(self, moves: Sequence[tuple[int, Action]]) -> None:
+        book = self.book
+        book.move, book.asked = -1, 0
+        self.state = self.game.setup(self.options, self.players, self._rng(-1))
+        for seat, action in moves:
+            book.move, book.asked = self.moves, 0
+            self.game.apply(self.state, seat, action, self._rng(self.moves))
+            self.moves += 1
 
     def view(self) -> Any:
         return self.game.view(self.state, self.seat)
@@ -277,6 +341,9 @@ class Program:
         share = self.ledger.recipient_share(handle, recipient, self.rand)
         return _pack("private", handle, seat, share.to_wire())
 
+    def claim(self, key: tuple[int, int]) -> bytes:
+        return _pack("claim", list(key), self.seat, self.replica.claim(key))
+
     def beacon_share(self, round_: int) -> bytes | None:
         assert self.ledger is not None
         if not self.replica.may_draw(round_):
@@ -315,6 +382,10 @@ class Program:
                 return None
             del self._private[handle]
             return ledger.open_private(handle, shares, self.personal)
+        if kind == "claim":
+            _, key, seat, value = parts
+            self.replica.take_claim((key[0], key[1]), value)
+            return None
         if kind == "beacon":
             _, round_, wire = parts
             return ledger.take_beacon_share(round_ + 1, BeaconShare.from_wire(wire))
@@ -345,6 +416,9 @@ class Figures:
     openings_private: int = 0
     draws: int = 0
     commits: int = 0
+    claims: int = 0
+    openings_end: int = 0
+    audited: bool = False
     bytes: int = 0
     checked: dict[str, int] = field(default_factory=dict)
 
@@ -378,6 +452,8 @@ class NoPeekTable:
         self.table_id = table_id or (f"scripted/{seed}" if scripted else os.urandom(8).hex())
         self.tamper = tamper
         self.figures = Figures()
+        #: every move ordered, in order: (seat, action)
+        self.moves: list[tuple[int, Action]] = []
         n = len(self.players)
         self.programs = [
             Program(
@@ -452,11 +528,25 @@ class NoPeekTable:
 
     def _meet(self, needs: Sequence[Need | Events | None]) -> None:
         """Every program stopped for the same need: meet it (or stop the table)."""
+        claim = next((n for n in needs if isinstance(n, NeedClaim)), None)
+        if claim is not None:
+            own = needs[claim.seat]
+            others = [n for seat, n in enumerate(needs) if seat != claim.seat]
+            if (isinstance(own, NeedFace) and own.visible != EVERYONE and own.visible >> claim.seat & 1
+                    and all(n == claim for n in others)):
+                # the answer reads a card the move has just shown its owner: open it first
+                self._jobs()
+                self._open(Opening(own.handle, claim.seat))
+                return
         need = needs[self.host]
         if any(other != need for other in needs):
-            raise TableStopped("the programs disagree on the rules: the game stops here", None)
+            raise TableStopped(f"the programs disagree on the rules ({needs}): the game stops here", None)
         self._jobs()
-        if isinstance(need, NeedRandom):
+        if isinstance(need, NeedClaim):
+            owner = self.programs[need.seat]
+            self._broadcast("claim", owner, owner.claim(need.key))
+            self.figures.claims += 1
+        elif isinstance(need, NeedRandom):
             self._draw(need.round)
         elif isinstance(need, NeedFace):
             if need.visible != EVERYONE:
@@ -538,12 +628,20 @@ class NoPeekTable:
         """The host orders ``seat``'s move: every program applies it (drawing and opening
         what it needs), then the faces it shows are opened."""
         while True:
-            results = [p.replica.attempt(seat, action) for p in self.programs]
+            try:
+                results = [p.replica.attempt(seat, action) for p in self.programs]
+            except ClaimBroken as broken:
+                raise TableStopped(
+                    f"{self.players[broken.seat]} said something false of its cards "
+                    f"({broken.question}): the game stops here",
+                    broken.seat,
+                ) from None
             events = results[self.host]
             if isinstance(events, list) and all(isinstance(r, list) for r in results):
                 break
             self._meet(results)
         self.figures.moves += 1
+        self.moves.append((seat, action))
         self._after_move()
         return events
 
@@ -565,6 +663,29 @@ class NoPeekTable:
     def result(self) -> Any:
         return self.game.result(self.programs[self.host].replica.state)
 
+    def finish(self) -> None:
+        """The game is over: every card still closed is opened to everyone, and each program
+        plays the whole game again holding every claim to the cards it spoke of."""
+        host = self.programs[self.host].replica
+        for handle in host.hidden():
+            ledger = self.programs[self.host].ledger
+            if ledger is not None and ledger.has(handle):
+                for program in self.programs:
+                    program.replica.need = NeedFace(handle, EVERYONE)
+                self._open(Opening(handle, None))
+                self.figures.openings_end += 1
+        for program in self.programs:
+            program.replica.need = None
+            try:
+                program.replica.audit(self.moves)
+            except ClaimBroken as broken:
+                raise TableStopped(
+                    f"{self.players[broken.seat]} said something false of its cards "
+                    f"({broken.question}), as the cards opened at the end show",
+                    broken.seat,
+                ) from None
+        self.figures.audited = True
+
     def play(self, max_moves: int | None = None, *, after: Callable[[NoPeekTable], None] | None = None) -> Any:
         """Play the game out with every seat's bot on its own program; the result."""
         limit = max_moves if max_moves is not None else self.game.max_actions
@@ -583,6 +704,8 @@ class NoPeekTable:
                     self.order(seat, action)
                     if after is not None:
                         after(self)
+        if self.game.result(host.state) is not None:
+            self.finish()
         ledger = self.programs[self.host].ledger
         if ledger is not None:
             self.figures.checked = dict(ledger.checked)
