@@ -128,7 +128,7 @@ class FaceBook:
 
     __slots__ = (
         "public", "private", "strict", "decks", "deck_zones", "reshuffles",
-        "owner", "move", "asked", "claims", "mine", "audit",
+        "owners", "move", "asked", "claims", "mine", "audit",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -139,8 +139,8 @@ class FaceBook:
         #: the zone each deck was made in (its first handle -> zone)
         self.deck_zones: dict[int, str] = {}
         self.reshuffles: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        #: the seat this program plays (None: a watcher), which answers its own asks
-        self.owner: int | None = None
+        #: the seats this program plays (its own, and bots it runs): it answers their asks
+        self.owners: frozenset[int] = frozenset()
         #: the move being made (-1: the set-up) and the asks made in it so far
         self.move = -1
         self.asked = 0
@@ -378,7 +378,7 @@ class Cards:
             return value
         if key in book.claims:
             return cast(T, book.claims[key])
-        if book.owner == seat:
+        if seat in book.owners:
             strict, book.strict = book.strict, False
             try:
                 book.mine[key] = answer()

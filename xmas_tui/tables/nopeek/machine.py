@@ -1,0 +1,600 @@
+"""One program at a no-peek table, driven only by what its host orders and relays. Sans-IO.
+
+Owns ``Machine``: a player's program (and the bots it runs) at a no-peek table. Its host
+orders the moves (``order``; a simultaneous choice first as a digest, ``sealed``) and
+relays every program's messages to every other (``take``, stamped with the author's
+seat); the machine answers with its own messages, for the host to relay. Every machine
+sees the same orders and messages in the same order, so every replica goes the same
+way; nothing else moves it.
+
+What it does, each time something comes in:
+
+* the joint key: its dealing (``begin``), then everyone's checked and its share opened;
+* the shuffles: a deck or a reshuffle its replica made is shuffled by every key holder
+  in turn; on its turn it shuffles and proves, and it checks every other proof;
+* a move's needs: its beacon share for a number drawn, its decryption share for a face
+  the rules show everyone, its own answer for an ask about a seat it plays, and, where
+  its own answer reads a card the move has just shown that seat, a ``want`` for it;
+* the openings a move leaves (``Replica.openings``): a decryption share for a face shown
+  to everyone, a recipient share for one shown to another seat; and, for a seat it plays,
+  the face put together from the others' shares;
+* simultaneous choices: a digest of each seat's choice goes round first; once every
+  seat to act has one, each reveals its choice (``reveal``), checked against its digest;
+* the end: every card still closed opens, and the replica plays the game again holding
+  every seat's answers to them (``audited``).
+
+A share is made only for a card its own replica opens to that seat or to everyone now,
+and a number only for the draw its replica stopped on: a host that asks for more gets
+nothing (``refused`` counts it). A wrong message (a proof that fails, a digest that does
+not match, one that does not parse, an answer for a seat its author does not play) stops
+the machine with one line naming its author (``stopped``, ``culprit``).
+
+Wire form of a message (msgpack list): ``["dealing", wire]``, ``["shuffle", key, deck,
+proof]``, ``["public", handle, share]``, ``["private", handle, seat, share]``, ``["beacon",
+round, share]``, ``["claim", move, ask, seat, question, value]``, ``["want", handle, seat]``, ``["reveal",
+seat, action, salt]``.
+
+Must not touch: sockets, clocks, asyncio, the UI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgpack
+
+from netcode.dealing import keys
+from netcode.dealing.beacon import BeaconShare
+from netcode.dealing.elgamal import deck_from_wire, deck_to_wire
+from netcode.dealing.group import Point, Rand
+from netcode.dealing.ledger import DealLedger, Holder
+from netcode.dealing.opening import DecryptionShare, RecipientShare
+from netcode.dealing.proofs import Blame
+from netcode.dealing.shuffle import ShuffleProof
+from xmas_tui.bots import Bot
+from xmas_tui.games import Action, ActionError, Event, Game
+from xmas_tui.games.cards import EVERYONE, ClaimBroken
+
+from .replica import NeedClaim, NeedFace, NeedRandom, Opening, Replica
+
+#: the largest message a program may send (a shuffle proof of a 4,096-card deck fits)
+MAX_MESSAGE = 1 << 20
+
+
+def pack(*parts: Any) -> bytes:
+    return msgpack.packb(list(parts), use_bin_type=True)
+
+
+def commit_digest(action_wire: Any, salt: bytes) -> bytes:
+    """The digest a simultaneous choice goes round as before it is revealed."""
+    return hashlib.sha256(b"xmas-tui/no-peek/choice\x00" + pack(action_wire, salt)).digest()
+
+
+def blame_line(name: str, reason: str) -> str:
+    """``Blame``'s reason ("its shuffle proof failed") said of a player by name."""
+    if reason.startswith("its "):
+        return f"{name}'s {reason[4:]}"
+    if reason.startswith("it "):
+        return f"{name} {reason[3:]}"
+    return f"{name}: {reason}"
+
+
+class Stopped(Exception):
+    """A wrong message: the line every screen shows, and whose it was."""
+
+    def __init__(self, line: str, culprit: int | None) -> None:
+        super().__init__(line)
+        self.culprit = culprit
+
+
+class Machine:
+    """One program at a no-peek table (see the module's docstring)."""
+
+    def __init__(
+        self,
+        game: Game,
+        options: Mapping[str, Any],
+        players: Sequence[str],
+        seat: int,
+        *,
+        table: str,
+        holders: Sequence[int],
+        runs: Mapping[int, int] | None = None,
+        bots: Mapping[int, Bot] | None = None,
+        rand: Rand | None = None,
+    ) -> None:
+        """``seat``: the seat this program plays; ``holders``: the seats of the programs that
+        hold the joint key, in holder order; ``runs``: seat -> the program (its seat) that
+        plays it (bots included; a seat of its own by default); ``bots``: the bots this
+        program runs, by seat (its own seat's bot plays it in a simulation)."""
+        self.game = game
+        self.players = tuple(players)
+        self.seat = seat
+        self.name = self.players[seat]
+        self.table = table
+        self.holders = tuple(holders)
+        self.runs = dict(runs) if runs is not None else {s: s for s in range(len(players))}
+        self.seats = frozenset(s for s, program in self.runs.items() if program == seat)
+        self.bots = dict(bots or {})
+        self.rand = rand
+        self.replica = Replica(game, options, players, seat)
+        self.replica.book.owners = self.seats
+        self.personal = keys.PersonalKey.generate(rand)
+        self.ledger: DealLedger | None = None
+        # the key: every holder's personal key, the dealings in, my own
+        self._personal_keys: list[Point] = []
+        self._recipients: dict[int, Point] = {}
+        self._dealings: dict[int, keys.Dealing] = {}
+        self._dkg_context: dict[str, str | int | bytes] = {"table": table, "purpose": "dkg", "round": 0}
+        # the moves: ordered, the one being made, and whether it should be tried again
+        self.queue: deque[tuple[Any, ...]] = deque()
+        self.current: tuple[Any, ...] | None = None
+        self._fresh = False
+        # what this machine has already given (a share, an answer, a shuffle), by what for
+        self._given: set[tuple[Any, ...]] = set()
+        # openings under way, in order; and a private one's shares for a seat it plays
+        self.pending: list[Opening] = []
+        self._private: dict[int, list[RecipientShare]] = {}
+        # simultaneous choices: digests by seat, my own (action, salt), reveals by seat
+        self._digests: dict[int, bytes] = {}
+        self._mine: dict[int, tuple[Any, bytes]] = {}
+        self._revealed: dict[int, Any] = {}
+        self._early: dict[int, tuple[int, Any, bytes]] = {}
+        # answers come in (by move and ask) before this replica reaches the ask
+        self._claims: dict[tuple[int, int], tuple[int, str, Any]] = {}
+        self._ending = False
+        #: what it sends the host to relay, until the caller takes it (``drain``)
+        self.outbox: list[bytes] = []
+        #: every message it was handed, as it came
+        self.received: list[bytes] = []
+        #: the events of every move made, in order; moves the rules refused
+        self.events: list[Event] = []
+        self.refused_moves: list[tuple[int, Any, str]] = []
+        #: shares asked of it that its rules do not open
+        self.refused: list[str] = []
+        self.stopped: str | None = None
+        self.culprit: int | None = None
+        self.audited = False
+        #: moves made, in order: (seat, action) — what the audit replays
+        self.moves: list[tuple[int, Action]] = []
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def holder(self) -> int | None:
+        return self.holders.index(self.seat) + 1 if self.seat in self.holders else None
+
+    def _holder_of(self, author: int) -> int:
+        if author not in self.holders:
+            raise Stopped(f"{self._name(author)} sent a share but holds no part of the key", author)
+        return self.holders.index(author) + 1
+
+    def _name(self, seat: int | None) -> str:
+        return self.players[seat] if seat is not None and 0 <= seat < len(self.players) else "someone"
+
+    def _send(self, *parts: Any) -> None:
+        self.outbox.append(pack(*parts))
+
+    def drain(self) -> list[bytes]:
+        out, self.outbox = self.outbox, []
+        return out
+
+    @property
+    def idle(self) -> bool:
+        """No move under way or waiting, and nothing of mine still opening."""
+        mine = [o for o in self.pending if o.to is None or o.to in self.seats]
+        return self.current is None and not self.queue and not mine and self.ledger is not None
+
+    # ------------------------------------------------------------------ the key
+    def begin(self, personal_keys: Mapping[int, Point], recipients: Mapping[int, Point]) -> list[bytes]:
+        """The host names every holder's personal key (by seat) and each seat's recipient key:
+        this machine deals its part of the joint key."""
+        self._personal_keys = [personal_keys[s] for s in self.holders]
+        self._recipients = dict(recipients)
+        holder = self.holder
+        if holder is not None:
+            t = keys.threshold(len(self.holders))
+            dealing = keys.deal(holder, self.personal, self._personal_keys, t, self._dkg_context, self.rand)
+            self._dealings[holder] = dealing
+            self._send("dealing", dealing.to_wire())
+        self._key_if_complete()
+        return self.drain()
+
+    def _take_dealing(self, author: int, wire: bytes) -> None:
+        holder = self._holder_of(author)
+        n, t = len(self.holders), keys.threshold(len(self.holders))
+        dealing = keys.Dealing.from_wire(wire, n, t)
+        if dealing.dealer != holder:
+            raise Blame(holder, "its dealing names another holder")
+        keys.check_dealing(dealing, self._personal_keys, t, self._dkg_context)
+        self._dealings.setdefault(holder, dealing)
+        self._key_if_complete()
+
+    def _key_if_complete(self) -> None:
+        n = len(self.holders)
+        if self.ledger is not None or len(self._dealings) < n:
+            return
+        t = keys.threshold(n)
+        dealings = [self._dealings[h] for h in sorted(self._dealings)]
+        joint = keys.joint_key(dealings, n, t)
+        me = None
+        holder = self.holder
+        if holder is not None:
+            shares = {
+                d.dealer: keys.open_share(d, holder, self.personal, self._personal_keys, self._dkg_context)
+                for d in dealings
+            }
+            me = Holder(holder, self.personal, keys.secret_share(joint, holder, shares))
+        self.ledger = DealLedger(self.table, self.game.id, self._personal_keys, joint, me)
+        self.current, self._fresh = ("setup",), True
+
+    # ------------------------------------------------------------------ orders
+    def order(self, seat: int, action: Any) -> list[bytes]:
+        """The host orders ``seat``'s move (wire form)."""
+        return self._guard(lambda: self._queue(("move", seat, action)))
+
+    def sealed(self, seat: int, digest: bytes) -> list[bytes]:
+        """The host orders ``seat``'s simultaneous choice, as its digest only."""
+        return self._guard(lambda: self._queue(("sealed", seat, bytes(digest))))
+
+    def _queue(self, entry: tuple[Any, ...]) -> None:
+        self.queue.append(entry)
+
+    def commit(self, seat: int, action: Action) -> bytes:
+        """My seat's simultaneous choice: kept here, its digest for the host to order."""
+        salt = os.urandom(16) if self.rand is None else self.rand().to_bytes(64, "little")[:16]
+        wire = action.to_wire()
+        self._mine[seat] = (wire, salt)
+        return commit_digest(wire, salt)
+
+    # ------------------------------------------------------------------ messages
+    def take(self, author: int, data: bytes) -> list[bytes]:
+        """Another program's message, relayed by the host; what this machine sends back."""
+        self.received.append(data)
+
+        def run() -> None:
+            if len(data) > MAX_MESSAGE:
+                raise ValueError("it is too long")
+            try:
+                parts = msgpack.unpackb(data, raw=False)
+            except (msgpack.UnpackException, ValueError) as bad:
+                raise ValueError("it is no msgpack list") from bad
+            if not isinstance(parts, list) or not parts or not isinstance(parts[0], str):
+                raise ValueError("it is no message")
+            self._dispatch(author, parts)
+
+        return self._guard(run, author)
+
+    def _guard(self, run: Any, author: int | None = None) -> list[bytes]:
+        if self.stopped is not None:
+            return []
+        try:
+            run()
+            self._advance()
+        except Stopped as stop:
+            self._stop(str(stop), stop.culprit)
+        except Blame as blame:
+            culprit = self.holders[blame.culprit - 1] if 1 <= blame.culprit <= len(self.holders) else author
+            self._stop(f"{blame_line(self._name(culprit), blame.reason)}: the game stops here", culprit)
+        except ClaimBroken as broken:
+            self._stop(
+                f"{self._name(broken.seat)} said something false of its cards ({broken.question})"
+                f"{', as the cards opened at the end show' if self._ending else ''}: the game stops here",
+                broken.seat,
+            )
+        except (ValueError, TypeError, KeyError, IndexError) as bad:
+            self._stop(f"{self._name(author)} sent a message that does not parse ({bad}): the game stops here", author)
+        return self.drain()
+
+    def _stop(self, line: str, culprit: int | None) -> None:
+        self.stopped, self.culprit = line, culprit
+
+    def _dispatch(self, author: int, parts: list[Any]) -> None:
+        kind = parts[0]
+        if kind == "dealing":
+            _, wire = parts
+            self._take_dealing(author, bytes(wire))
+            return
+        ledger = self.ledger
+        if ledger is None:
+            raise ValueError(f"a {kind!r} before the key was made")
+        if kind == "shuffle":
+            _, key, deck, proof = parts
+            cts = deck_from_wire(bytes(deck))
+            ledger.take_shuffle(key, self._holder_of(author), cts, ShuffleProof.from_wire(bytes(proof), len(cts)))
+            self._fresh = True
+        elif kind == "public":
+            _, handle, wire = parts
+            self._take_public(handle, DecryptionShare.from_wire(bytes(wire)), author)
+        elif kind == "private":
+            _, handle, seat, wire = parts
+            self._take_private(handle, seat, RecipientShare.from_wire(bytes(wire)), author)
+        elif kind == "beacon":
+            _, round_, wire = parts
+            share = BeaconShare.from_wire(bytes(wire))
+            self._check_author(share.holder, author)
+            value = ledger.take_beacon_share(round_ + 1, share)
+            if value is not None:
+                self.replica.draws[round_] = value
+                self._fresh = True
+        elif kind == "claim":
+            _, move, ask, seat, question, value = parts
+            if self.runs.get(seat) != author:
+                raise Stopped(f"{self._name(author)} answered for a seat it does not play", author)
+            self._claims[(move, ask)] = (seat, question, value)
+            self._fresh = True
+        elif kind == "want":
+            _, handle, seat = parts
+            if self.runs.get(seat) != author:
+                raise Stopped(f"{self._name(author)} asked for a card of a seat it does not play", author)
+            self._open(Opening(handle, seat))
+        elif kind == "reveal":
+            _, seat, action, salt = parts
+            self._take_reveal(author, seat, action, bytes(salt))
+        else:
+            raise ValueError(f"{kind!r} is no message of a no-peek table")
+
+    def _check_author(self, holder: int, author: int) -> None:
+        if holder != self._holder_of(author):
+            raise Stopped(f"{self._name(author)} sent a share in another holder's name", author)
+
+    # ------------------------------------------------------------------ openings
+    def _open(self, opening: Opening) -> None:
+        """Queue an opening (every machine does, at the same point) and give my share."""
+        if opening in self.pending:
+            return
+        self.pending.append(opening)
+        self.replica.queued(opening)
+
+    def _give_shares(self) -> None:
+        ledger = self.ledger
+        assert ledger is not None
+        for opening in list(self.pending):
+            if not ledger.has(opening.handle) or ("open", opening) in self._given:
+                continue
+            if opening.to is not None and opening.to in self.seats:
+                self._given.add(("open", opening))  # my own plain share serves there
+                self._private_if_complete(opening.handle, opening.to)
+                continue
+            if ledger.me is None:
+                self._given.add(("open", opening))
+                continue
+            if not self.replica.may_open(opening.handle, opening.to):
+                self.refused.append(f"card {opening.handle} to {'everyone' if opening.to is None else self._name(opening.to)}")
+                self._given.add(("open", opening))
+                continue
+            self._given.add(("open", opening))
+            if opening.to is None:
+                share = ledger.public_share(opening.handle, self.rand)
+                self._send("public", opening.handle, share.to_wire())
+                self._take_public(opening.handle, share, self.seat)
+            else:
+                rshare = ledger.recipient_share(opening.handle, self._recipients[opening.to], self.rand)
+                self._send("private", opening.handle, opening.to, rshare.to_wire())
+                self.pending.remove(opening)  # the recipient's to put together
+
+    def public_share(self, handle: int) -> bytes | None:
+        """My share opening ``handle`` to everyone, if my rules open it now (else None)."""
+        if self.ledger is None or not self.replica.may_open(handle, None):
+            self.refused.append(f"card {handle} to everyone")
+            return None
+        return pack("public", handle, self.ledger.public_share(handle, self.rand).to_wire())
+
+    def private_share(self, handle: int, seat: int, recipient: Point) -> bytes | None:
+        """My share opening ``handle`` to ``seat``, if my rules show it that seat now."""
+        if self.ledger is None or not self.replica.may_open(handle, seat):
+            self.refused.append(f"card {handle} to {self._name(seat)}")
+            return None
+        share = self.ledger.recipient_share(handle, recipient, self.rand)
+        return pack("private", handle, seat, share.to_wire())
+
+    def _take_public(self, handle: int, share: DecryptionShare, author: int) -> None:
+        assert self.ledger is not None
+        self._check_author(share.holder, author)
+        if handle in self.replica.book.public:
+            return
+        face = self.ledger.take_public_share(handle, share)
+        if face is not None:
+            opening = Opening(handle, None)
+            self.replica.opened(opening, face)
+            if opening in self.pending:
+                self.pending.remove(opening)
+            self._fresh = True
+
+    def _take_private(self, handle: int, seat: int, share: RecipientShare, author: int) -> None:
+        assert self.ledger is not None
+        self._check_author(share.holder, author)
+        self.ledger.check_recipient_share(handle, share, self._recipients[seat])
+        if seat not in self.seats:
+            return
+        shares = self._private.setdefault(handle, [])
+        if all(s.holder != share.holder for s in shares):
+            shares.append(share)
+        self._private_if_complete(handle, seat)
+
+    def _private_if_complete(self, handle: int, seat: int) -> None:
+        ledger = self.ledger
+        assert ledger is not None
+        opening = Opening(handle, seat)
+        if opening not in self.pending or not ledger.has(handle):
+            return
+        shares = [s for s in self._private.get(handle, []) if ledger.me is None or s.holder != ledger.me.index]
+        if len(shares) + (ledger.me is not None) < ledger.joint.t:
+            return
+        face = ledger.open_private(handle, shares, self.personal)
+        self._private.pop(handle, None)
+        self.replica.opened(opening, face)
+        self.pending.remove(opening)
+        self._fresh = True
+
+    # ------------------------------------------------------------------ choices
+    def _take_reveal(self, author: int, seat: int, action: Any, salt: bytes) -> None:
+        if self.runs.get(seat) != author:
+            raise Stopped(f"{self._name(author)} revealed a choice of a seat it does not play", author)
+        digest = self._digests.get(seat)
+        if digest is None:
+            self._early[seat] = (author, action, salt)  # its digest is still on its way here
+            return
+        if commit_digest(action, salt) != digest:
+            raise Stopped(f"{self._name(seat)}'s choice does not match the digest it sent first", author)
+        self._revealed[seat] = action
+        self._reveal_if_complete()
+
+    def _sealed(self, seat: int, digest: bytes) -> None:
+        self._digests[seat] = digest
+        early = self._early.pop(seat, None)
+        if early is not None:
+            self._take_reveal(early[0], seat, early[1], early[2])
+        self._reveal_if_complete()
+
+    def _reveal_if_complete(self) -> None:
+        acting = self.game.to_act(self.replica.state)
+        if not acting or not acting <= set(self._digests):
+            return
+        for seat in sorted(acting & self.seats):
+            if ("reveal", seat) not in self._given:
+                self._given.add(("reveal", seat))
+                wire, salt = self._mine[seat]
+                self._send("reveal", seat, wire, salt)
+                self._revealed[seat] = wire
+        if acting <= set(self._revealed):
+            moves = [("move", seat, self._revealed[seat]) for seat in sorted(acting)]
+            self._digests, self._revealed = {}, {}
+            self._given = {g for g in self._given if g[0] != "reveal"}
+            self.queue.extendleft(reversed(moves))
+
+    # ------------------------------------------------------------------ the loop
+    def _advance(self) -> None:
+        ledger = self.ledger
+        if ledger is None:
+            return
+        while self.stopped is None:
+            self._jobs()
+            self._give_shares()
+            if self.current is None:
+                if self._ending:
+                    self._end_if_opened()
+                    return
+                if not self.queue:
+                    return
+                entry = self.queue.popleft()
+                if entry[0] == "sealed":
+                    self._sealed(entry[1], entry[2])
+                    continue
+                self.current, self._fresh = entry, True
+            if not self._fresh:
+                return
+            self._fresh = False
+            self._attempt()
+
+    def _attempt(self) -> None:
+        current = self.current
+        assert current is not None
+        replica = self.replica
+        if current[0] == "setup":
+            need = replica.set_up()
+            if need is not None:
+                self._meet(need)
+                return
+        else:
+            _, seat, wire = current
+            try:
+                action = self.game.parse_action(wire)
+                result = replica.attempt(seat, action)
+            except ActionError as refused:
+                self.refused_moves.append((seat, wire, str(refused)))
+                self.current = None
+                return
+            if not isinstance(result, list):
+                self._meet(result)
+                return
+            self.events.extend(result)
+            self.moves.append((seat, action))
+        self.current = None
+        self._jobs()
+        for opening in replica.openings():
+            self._open(opening)
+        if replica.over:
+            self._ending = True
+            for handle in replica.hidden():
+                if self.ledger is not None and self.ledger.has(handle):
+                    self._open(Opening(handle, None))
+
+    def _meet(self, need: Any) -> None:
+        """Give what this machine can towards the need that stopped the move."""
+        self._jobs()
+        ledger = self.ledger
+        assert ledger is not None
+        if isinstance(need, NeedRandom):
+            if ("beacon", need.round) not in self._given and ledger.me is not None:
+                self._given.add(("beacon", need.round))
+                share = ledger.beacon_share(need.round + 1, self.rand)
+                self._send("beacon", need.round, share.to_wire())
+                value = ledger.take_beacon_share(need.round + 1, share)
+                if value is not None:
+                    self.replica.draws[need.round] = value
+                    self._fresh = True
+        elif isinstance(need, NeedFace) and need.visible == EVERYONE:
+            self._open(Opening(need.handle, None))
+            self._give_shares()
+        elif isinstance(need, NeedFace):
+            mine = [s for s in sorted(self.seats) if need.visible >> s & 1]
+            if not mine:
+                raise Stopped(f"{self.game.title}'s rules read a card hidden from this program", None)
+            opening = Opening(need.handle, mine[0])
+            if opening not in self.pending and ("want", opening) not in self._given:
+                self._given.add(("want", opening))
+                self._send("want", need.handle, mine[0])
+                self._open(opening)
+        elif isinstance(need, NeedClaim) and need.seat in self.seats:
+            if ("claim", need.key) not in self._given:
+                self._given.add(("claim", need.key))
+                value = self.replica.claim(need.key)
+                self._send("claim", need.key[0], need.key[1], need.seat, need.question, value)
+                self.replica.take_claim(need.key, value)
+                self._fresh = True
+        elif isinstance(need, NeedClaim) and need.key in self._claims:
+            seat, question, value = self._claims.pop(need.key)
+            if (seat, question) != (need.seat, need.question):
+                raise Stopped(f"{self._name(self.runs.get(seat))} answered for the wrong seat", self.runs.get(seat))
+            self.replica.take_claim(need.key, value)
+            self._fresh = True
+
+    def _jobs(self) -> None:
+        """Register the decks and reshuffles my replica has made; shuffle on my turn."""
+        ledger = self.ledger
+        assert ledger is not None
+        book = self.replica.book
+        for key, faces in book.decks.items():
+            if key not in ledger.jobs:
+                ledger.new_deck(key, faces)
+        for key, (old, new) in book.reshuffles.items():
+            if key not in ledger.jobs:
+                ledger.reshuffle(key, old, new, book.public)
+        holder = self.holder
+        for key in sorted(ledger.jobs):
+            if holder is not None and ledger.shuffler(key) == holder and ("shuffle", key) not in self._given:
+                self._given.add(("shuffle", key))
+                cts, proof = ledger.make_shuffle(key, self.rand)
+                self._send("shuffle", key, deck_to_wire(cts), proof.to_wire())
+                self._fresh = True
+
+    def _end_if_opened(self) -> None:
+        if self.audited or any(o.to is None for o in self.pending):
+            return
+        self.replica.audit(self.moves)
+        self.audited = True
+
+    # ------------------------------------------------------------------ bots
+    def choose(self, seat: int | None = None) -> Action:
+        """What the bot of ``seat`` (a seat this program plays; its own by default) plays now."""
+        seat = self.seat if seat is None else seat
+        state = self.replica.state
+        legal = self.game.legal_actions(state, seat)
+        view = self.game.view(state, seat)
+        bot = self.bots[seat]
+        bot.observe(view)
+        return bot.choose(view, legal)

@@ -1,0 +1,282 @@
+"""One program's copy of a game at a no-peek table: the rules on what everyone may know.
+
+Owns ``Replica``: it sets the game up and applies each move on the card model's hidden
+faces (``xmas_tui.games.cards``). A move that reads a face nobody has opened here, draws
+a number or needs a seat's answer about its hidden cards stops (``NeedFace``,
+``NeedRandom``, ``NeedClaim``), changing nothing; the table meets the need and the move
+is tried again. After a move it says which faces the rules have just shown, and to
+whom (``openings``): every program computes the same list from the same public state.
+It says whether the rules open a card to a seat now (``may_open``: a program makes a
+share for nothing else), and at the end it plays the whole game again holding every
+seat's answers to the cards, all open by then (``audit``). And ``OPENINGS``: which faces
+each game opens, when and to whom, for the help and the README.
+
+Must not touch: sockets, clocks, asyncio, the UI, cryptography (the machine's).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xmas_tui.games import Action, Event, Game, Rng
+from xmas_tui.games.cards import (
+    EVERYONE,
+    SEALED_PREFIX,
+    ClaimNeeded,
+    FaceBook,
+    FaceHidden,
+)
+from xmas_tui.games.rng import RandomnessNeeded
+
+#: at every game's end: what the table opens and checks
+AT_THE_END = (
+    "When the game is over every card still closed opens to everyone, and each program plays "
+    "the whole game again from the opened cards, holding every player's answers to them."
+)
+
+#: per game: which faces the rules open, when, and to whom (help and README)
+OPENINGS: dict[str, str] = {
+    "chip-n-dale": (
+        "The tree's Treasures are dealt face down to nobody. A flipped or collected Treasure "
+        "opens to everyone as it turns; a peek opens that one card to the player peeking "
+        "only. The tree is shuffled again by every player between rounds."
+    ),
+    "christmas-carol": (
+        "The bag's tiles are hidden from everyone; each tile drawn opens to everyone as it "
+        "comes out. The bag is shuffled again by every player when a special tile says so."
+    ),
+    "christmas-game": (
+        "The three decks are hidden from everyone; a card drawn opens to everyone. The dice "
+        "are public draws no program can choose. A deck run out is shuffled again by every "
+        "player."
+    ),
+    "christmas-tree": (
+        "A hand opens to its owner only, card by card as it is dealt or drawn; the rows open "
+        "to everyone. A card paid, a set played and a card a surprise takes open to everyone. "
+        "What the rules need of a hidden hand (whether it holds a set, which cards a surprise "
+        "takes) is its owner's answer, held to the cards when they open, at the latest at "
+        "the end."
+    ),
+    "dragons-chickens": (
+        "Every pile is dealt face down to nobody; each room's cards open to everyone at the "
+        "moment the room opens. The cards under the Dragon card stay closed."
+    ),
+}
+
+
+# ------------------------------------------------------------------ the replica
+@dataclass(frozen=True)
+class NeedFace:
+    """The rules read card ``handle``'s face, which is not open here; ``visible``: who
+    may see it at that moment (``EVERYONE``: the rules show it to all)."""
+
+    handle: int
+    visible: int
+
+
+@dataclass(frozen=True)
+class NeedRandom:
+    """The move draws a number: public draw ``round`` is needed first."""
+
+    round: int
+
+
+@dataclass(frozen=True)
+class NeedClaim:
+    """The rules need seat ``seat``'s answer to ``question`` (ask ``key`` of this move)."""
+
+    seat: int
+    question: str
+    key: tuple[int, int]
+
+
+Need = NeedFace | NeedRandom | NeedClaim
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The rules have just shown ``handle`` to ``to`` (a seat; None: everyone)."""
+
+    handle: int
+    to: int | None
+
+
+class RulesReadHidden(Exception):
+    """A game's rules read a face that they show to nobody, or to some seats only: a game
+    that cannot run at a no-peek table as it is (a bug of that game, never a player's)."""
+
+
+class Replica:
+    """One program's copy of the game at a no-peek table (see the module's docstring)."""
+
+    def __init__(
+        self, game: Game, options: Mapping[str, Any], players: Sequence[str], seat: int | None
+    ) -> None:
+        self.game = game
+        self.options = dict(options)
+        self.players = tuple(players)
+        self.seat = seat
+        self.book = FaceBook()
+        self.book.owners = frozenset() if seat is None else frozenset((seat,))
+        self.state: Any = None
+        #: moves applied so far (a move's public draw is its index; setup's is -1)
+        self.moves = 0
+        #: public draws made so far: round -> value
+        self.draws: dict[int, bytes] = {}
+        #: what the last try stopped for
+        self.need: Need | None = None
+        #: (handle, seat) pairs already opened to a seat, so none is asked twice
+        self._shown: set[tuple[int, int | None]] = set()
+        #: the state as far as a stopped move got (what an opening mid-move is checked on)
+        self.trial: Any = None
+        self.log: list[Event] = []
+
+    def _rng(self, round_: int) -> Rng:
+        return Rng(self.draws.get(round_), self.book)
+
+    def _try(self, run: Callable[[], Any]) -> Any:
+        book = self.book
+        book.strict = True
+        book.move = -1 if self.state is None else self.moves
+        book.asked = 0
+        try:
+            return run()
+        except RandomnessNeeded:
+            self.need = NeedRandom(book.move)
+        except FaceHidden as hidden:
+            self.need = NeedFace(hidden.handle, hidden.visible)
+        except ClaimNeeded as claim:
+            self.need = NeedClaim(claim.seat, claim.question, claim.key)
+        finally:
+            book.strict = False
+        return None
+
+    def set_up(self) -> Need | None:
+        """Set the game up; the need that stopped it, or None once it is set up."""
+        self.need = None
+        rng = self._rng(-1)
+        state = self._try(lambda: self.game.setup(self.options, self.players, rng))
+        if state is None:
+            return self.need
+        self.state = state
+        self.log.extend(self.game.opening_events(state))
+        return None
+
+    def attempt(self, seat: int, action: Action) -> list[Event] | Need:
+        """Apply a move the host ordered; the need that stopped it (nothing changed), or its
+        events. ``ActionError`` as any table: the move breaks a rule."""
+        self.need = None
+        state = copy.deepcopy(self.state)
+        rng = self._rng(self.moves)
+        events = self._try(lambda: self.game.apply(state, seat, action, rng))
+        if events is None:
+            assert self.need is not None
+            self.trial = state
+            return self.need
+        self.trial = None
+        self.state = state
+        self.moves += 1
+        self.log.extend(events)
+        return list(events)
+
+    def openings(self) -> list[Opening]:
+        """The faces the rules show now that are not open yet, and to whom: the same on
+        every program (it reads only the public state)."""
+        cards = self.state.cards
+        out = []
+        for handle, mask in sorted(cards._seen.items()):
+            if cards._faces[handle] is not None or handle in self.book.public or mask == 0:
+                continue
+            if mask == EVERYONE:
+                if (handle, None) not in self._shown:
+                    out.append(Opening(handle, None))
+                continue
+            for seat in range(len(self.players)):
+                if mask >> seat & 1 and (handle, seat) not in self._shown:
+                    out.append(Opening(handle, seat))
+        return out
+
+    def queued(self, opening: Opening) -> None:
+        """An opening is under way: ``openings`` lists it no more."""
+        self._shown.add((opening.handle, opening.to))
+
+    def opened(self, opening: Opening, face: str | None) -> None:
+        """An opening done: a public face is known to all, a private one to its seat only
+        (``face`` None on the others, which only note it was done)."""
+        self._shown.add((opening.handle, opening.to))
+        if opening.to is None:
+            assert face is not None
+            self.book.public[opening.handle] = face
+        elif face is not None:
+            self.book.private[opening.handle] = face
+
+    def may_open(self, handle: int, to: int | None) -> bool:
+        """Whether the rules, as this program runs them, open ``handle`` to ``to`` now: the
+        last move stopped on reading it shown to everyone, or the state shows it so."""
+        if to is None and self.need == NeedFace(handle, EVERYONE):
+            return True
+        state = self.trial if self.trial is not None else self.state
+        if state is None:
+            return False
+        if to is None and self.trial is None and self.over:
+            return handle in self.hidden()  # the game is over: every closed card opens
+        mask = state.cards._seen.get(handle)
+        if mask is None:
+            return False
+        if to is None:
+            return bool(mask == EVERYONE)
+        return bool(mask != EVERYONE and mask >> to & 1)
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.game.result(self.state) is not None
+
+    def may_draw(self, round_: int) -> bool:
+        return self.need == NeedRandom(round_)
+
+    def claim(self, key: tuple[int, int]) -> Any:
+        """This program's own answer to the ask that stopped the move."""
+        return self.book.mine.pop(key)
+
+    def take_claim(self, key: tuple[int, int], value: Any) -> None:
+        self.book.claims[key] = value
+
+    def hidden(self) -> list[int]:
+        """Cards on the table whose face is open to no program as the public state goes."""
+        cards = self.state.cards
+        return [
+            h for h in sorted(cards._seen)
+            if cards._faces[h] is None and h not in self.book.public
+            and not cards.where(h).startswith(SEALED_PREFIX)
+        ]  # fmt: skip
+
+    def audit(self, moves: Sequence[tuple[int, Action]]) -> None:
+        """Play the game again from the start with every face opened so far, holding every
+        seat's claims to what its cards, now open, say. ``ClaimBroken`` names a false one;
+        ``FaceHidden`` if a claim spoke of a card still closed."""
+        again = Replica(self.game, self.options, self.players, None)
+        book = again.book
+        book.public = dict(self.book.public)
+        book.claims = dict(self.book.claims)
+        book.audit = True
+        again.draws = dict(self.draws)
+        again._audit_run(moves)
+
+    def _audit_run(self, moves: Sequence[tuple[int, Action]]) -> None:
+        book = self.book
+        book.move, book.asked = -1, 0
+        self.state = self.game.setup(self.options, self.players, self._rng(-1))
+        for seat, action in moves:
+            book.move, book.asked = self.moves, 0
+            self.game.apply(self.state, seat, action, self._rng(self.moves))
+            self.moves += 1
+
+    def view(self) -> Any:
+        return self.game.view(self.state, self.seat)
+
+    def legal(self) -> list[Action]:
+        assert self.seat is not None
+        return self.game.legal_actions(self.state, self.seat)
