@@ -73,7 +73,7 @@ async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | N
                     record: Callable[[NetTable], None] | None = None, bot: str = "smart",
                     joined_out: list | None = None, options: dict | None = None,
                     keep_received: bool = False, on_datagram: Callable[[str, bytes], None] | None = None,
-                    ) -> tuple[list[dict], NetTable]:
+                    no_peek: bool = False) -> tuple[list[dict], NetTable]:
     """A whole table on loopback in this process: the host's own seat and ``players - 1``
     joined seats, every one played by a bot that sees only its seat. Returns every seat's
     summary (the host's first) and the host.
@@ -82,7 +82,7 @@ async def run_table(game_id: str, players: int, *, through_proxy: LinkFaults | N
     before anyone joins; ``joined_out`` receives the joined tables; ``on_datagram(direction,
     data)`` sees every datagram the proxy relays (a LAN observer)."""
     game = get_game(game_id)
-    host = loopback_host(game, players, code="TEST-CODE", auto_start=True, seed=11, options=options)
+    host = loopback_host(game, players, code="TEST-CODE", auto_start=True, seed=11, options=options, no_peek=no_peek)
     mine = await host.open()
     if record is not None:
         record(host)

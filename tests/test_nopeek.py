@@ -20,11 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netcode.dealing.cards import encode
-from netcode.dealing.elgamal import deck_from_wire, deck_to_wire, decrypt, encrypt, reencrypt
-from netcode.dealing.opening import DecryptionShare
+from netcode.dealing.elgamal import deck_from_wire, deck_to_wire, encrypt, reencrypt
 from xmas_tui.games import get_game
-from xmas_tui.games.cards import EVERYONE, SEALED_PREFIX, may_see
+from xmas_tui.games.cards import EVERYONE
 from xmas_tui.tables.nopeek import OPENINGS, Machine, NoPeekTable, TableStopped
+
+from .nopeekkit import hidden_from, search
 
 #: every game
 NO_PEEK_GAMES = ("chip-n-dale", "christmas-carol", "christmas-game", "christmas-tree", "dragons-chickens")
@@ -34,57 +35,9 @@ def names(n: int) -> list[str]:
     return ["Noel", "Holly", "Ivy", "Robin", "Jolly", "Star"][:n]
 
 
-def hidden_from(program: Machine) -> list[int]:
-    """The cards on the table now whose face the rules have not shown ``program``'s seat."""
-    cards = program.replica.state.cards
-    return [h for h, mask in cards._seen.items() if not may_see(mask, program.seat)]
-
-
-def never_shown(program: Machine) -> list[int]:
-    """The cards hidden from ``program`` now that the rules never showed it (a card seen
-    face up and turned down again is known to all who saw it, as at a real table)."""
-    replica = program.replica
-    return [
-        h for h in hidden_from(program)
-        if h not in replica.book.public and (h, program.seat) not in replica._shown
-    ]
-
-
 def search_host(table: NoPeekTable) -> list[str]:
-    """Everything the host program holds or was sent, searched for a face of a card the
-    rules have not shown it. Returns what was found (nothing, at an honest table)."""
-    host = table.programs[table.host]
-    replica, ledger = host.replica, host.ledger
-    assert ledger is not None
-    found = []
-    hidden = never_shown(host)
-    cards = replica.state.cards
-    public_shares: dict[int, set[int]] = {}
-    for data in host.received:
-        parts = msgpack.unpackb(data, raw=False)
-        if parts[0] == "public":
-            public_shares.setdefault(parts[1], set()).add(DecryptionShare.from_wire(parts[2]).holder)
-    assert ledger.me is not None
-    for handle in hidden:
-        if cards.where(handle).startswith(SEALED_PREFIX):
-            continue  # a choice applied once every seat's was revealed: no secret any more
-        if cards._faces[handle] is not None:
-            found.append(f"card {handle}'s face in the host's state")
-        if handle in replica.book.public or handle in replica.book.private:
-            found.append(f"card {handle}'s face in the host's book")
-        ct = ledger.cts.get(handle)
-        if ct is None:
-            continue
-        holders = public_shares.get(handle, set()) | {ledger.me.index}
-        if len(holders) >= ledger.joint.t:
-            found.append(f"card {handle}: the host holds {len(holders)} shares that open it")
-        try:  # its own share alone, as if it were the whole key
-            ledger.faces.decode(decrypt(ledger.me.secret, ct))
-        except ValueError:
-            pass
-        else:
-            found.append(f"card {handle} opens with the host's share alone")
-    return found
+    """Everything the host program holds or was sent, searched (see ``nopeekkit.search``)."""
+    return search([table.machines[table.host]], table.host)
 
 
 # ------------------------------------------------------------------ whole games
@@ -127,7 +80,7 @@ def test_the_search_finds_a_face_a_host_was_sent() -> None:
     assert other.ledger is not None
     share = other.ledger.public_share(handle)  # what an honest program would never make
     host.received.append(msgpack.packb(["public", handle, share.to_wire()]))  # as if relayed
-    assert search_host(table) == [f"card {handle}: the host holds 2 shares that open it"]
+    assert search_host(table) == [f"card {handle}: 2 shares that open it"]
 
 
 @pytest.mark.parametrize("game_id", NO_PEEK_GAMES)
@@ -138,7 +91,7 @@ def test_a_host_asking_for_faces_the_rules_hide_gets_nothing(game_id: str) -> No
     table.play(max_moves=12)
     host = table.programs[table.host]
     asked = 0
-    for handle in hidden_from(host):
+    for handle in hidden_from(host, host.seat):
         if not host.ledger or not host.ledger.has(handle):
             continue
         for other in table.programs[1:]:
@@ -146,7 +99,7 @@ def test_a_host_asking_for_faces_the_rules_hide_gets_nothing(game_id: str) -> No
             assert other.public_share(handle) is None
             assert other.private_share(handle, host.seat, host.personal.public) is None
     assert asked > 0
-    assert all(len(p.refused) == 2 * sum(1 for h in hidden_from(host) if host.ledger and host.ledger.has(h))
+    assert all(len(p.refused) == 2 * sum(1 for h in hidden_from(host, host.seat) if host.ledger and host.ledger.has(h))
                for p in table.programs[1:])
 
 

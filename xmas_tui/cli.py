@@ -219,6 +219,8 @@ def build_parser() -> Parser:
     host.add_argument("--hold", type=pace_free_seconds, default=30.0, help="seconds a dropped player's seat waits before a bot plays it")
     host.add_argument("--turn-time", type=turn_time_arg, default=None, metavar="SECONDS",
                       help="seconds a player has for a move before a bot plays it for them (default: no timer)")
+    host.add_argument("--no-peek", action="store_true",
+                      help="the players' programs deal and open the cards: this machine sees no card of theirs (games of turns)")
     host.add_argument("--discovery", type=address_arg, default=None, help="where to announce the table (HOST:PORT; default: LAN broadcast)")
     host.add_argument("--seed", type=seed_arg, default=None)
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
@@ -494,6 +496,8 @@ def run_network(args: argparse.Namespace) -> int:
         n = players_for(args.game, args.players)
         if args.bots >= n:
             raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
+        if args.no_peek and args.game.race_window is not None:
+            raise UsageError(f"--no-peek: {args.game.id} is played in real time, and its tables do not deal no-peek yet")
         code = args.code or new_code()
         options = options_for(args.game, n, args.option, args.cards)
         if not args.headless:
@@ -502,13 +506,14 @@ def run_network(args: argparse.Namespace) -> int:
 
                 return run_app(host=dict(game=args.game, players=n, code=code, name=args.name, port=args.port,
                                          bot=args.bot, bots=args.bots, hold=args.hold, discovery=args.discovery,
-                                         options=options, turn_time=args.turn_time), cards_file=args.cards,
+                                         options=options, turn_time=args.turn_time, no_peek=args.no_peek),
+                               cards_file=args.cards,
                                theme=getattr(args, "theme", None))
         try:
             outcome = asyncio.run(headless.headless_host(
                 args.game, n, code=code, name=args.name, port=args.port, bot=args.bot, bots=args.bots,
                 discovery=args.discovery, hold=args.hold, seed=args.seed, bind_host=args.bind, log=args.log,
-                options=options, turn_time=args.turn_time, pace=args.pace,
+                options=options, turn_time=args.turn_time, pace=args.pace, no_peek=args.no_peek,
                 opened=lambda line: print(json.dumps(line), flush=True),
             ))  # fmt: skip
         except (IllegalAction, TimeoutError) as exc:

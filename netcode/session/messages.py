@@ -32,7 +32,7 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 7
+VERSION = 8
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -298,16 +298,17 @@ def decode(raw: Any) -> Message:
 # -- a seat to its host
 
 
-@declare("hello", whole(0, 1 << 16), NAME, maybe(DIGEST), maybe(blob(longest=64)), flag)
+@declare("hello", whole(0, 1 << 16), NAME, maybe(DIGEST), maybe(blob(longest=64)), flag, maybe(blob(32)))
 class Hello(Message):
-    """Seat me: my name, the commitment to my nonce (fair play), my rejoin token, and
-    whether I only want to watch."""
+    """Seat me: my name, the commitment to my nonce (fair play), my rejoin token, whether I
+    only want to watch, and my program's personal key for a no-peek deal (None: I have none)."""
 
     version: int
     name: str
     nonce_commit: bytes | None
     token: bytes | None
     watch: bool
+    key: bytes | None = None
 
 
 @declare("nonce", DIGEST)
@@ -345,6 +346,18 @@ class Pong(Message):
     held: float
 
 
+#: the largest message of a no-peek deal (a shuffle of the largest deck, with its proof)
+MENTAL_BYTES = 192 * 1024
+
+
+@declare("mental", blob(longest=MENTAL_BYTES))
+class Mental(Message):
+    """My program's message to every other program of a no-peek table (its share, shuffle,
+    answer or choice revealed: ``xmas_tui.tables.nopeek``), for the host to relay as it is."""
+
+    data: bytes
+
+
 @declare("press", COUNT, data)
 class Press(Message):
     """One input of my seat's real-time round, the moment it is made (wire form): the host
@@ -358,7 +371,7 @@ class Press(Message):
 
 
 @declare("welcome", maybe(SEAT), text(64), text(128), whole(1, MAX_SEATS), NAME, flag, DIGEST,
-         mapping, maybe(SECONDS), maybe(blob(longest=64)), TERM, DIGEST)  # fmt: skip
+         mapping, maybe(SECONDS), maybe(blob(longest=64)), TERM, DIGEST, flag)  # fmt: skip
 class Welcome(Message):
     """You are seated (``seat``; None: you watch) at this table; ``token`` gets you back in.
     ``term`` counts the table's hosts (1: its creator); ``host_key`` signs the record of play."""
@@ -375,6 +388,8 @@ class Welcome(Message):
     token: bytes | None
     term: int
     host_key: bytes
+    #: a no-peek table: the players' programs deal and open the cards; the host sees no face
+    no_peek: bool = False
 
 
 @declare("refused", text())
@@ -445,6 +460,46 @@ class Dealt(Message):
     share: list[Any] | None
     holders: int
     share_commitments: list[Any]
+
+
+@declare("keyed", text(64), items(NAME, MAX_SEATS), items(SEAT, MAX_SEATS), items(blob(32), MAX_SEATS),
+         items(SEAT, MAX_SEATS), items(blob(32), MAX_SEATS))  # fmt: skip
+class Keyed(Message):
+    """A no-peek deal begins: the table's id for every proof, every seat's name, the seats
+    whose programs hold the joint key (in holder order) with their personal keys, and for
+    every seat the seat of the program that plays it and that program's key."""
+
+    table: str
+    names: list[Any]
+    holders: list[Any]
+    keys: list[Any]
+    runs: list[Any]
+    recipients: list[Any]
+
+
+@declare("order", SEAT, data)
+class Order(Message):
+    """The next move of a no-peek table, in order: ``seat`` plays ``action`` (wire form)."""
+
+    seat: int
+    action: Any
+
+
+@declare("sealed", SEAT, DIGEST)
+class Sealed(Message):
+    """``seat``'s simultaneous choice at a no-peek table, as its digest only (revealed once
+    every seat to choose has sent one)."""
+
+    seat: int
+    digest: bytes
+
+
+@declare("relay", SEAT, blob(longest=MENTAL_BYTES))
+class Relay(Message):
+    """The program of ``author``'s seat says ``data`` to every program (a no-peek deal)."""
+
+    author: int
+    data: bytes
 
 
 @declare("verdict", COUNT, maybe(text()))
@@ -554,8 +609,8 @@ class Shout(Message):
 
 
 HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final,
-                Ping, Opens, Shout)
-SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press)
+                Ping, Opens, Shout, Keyed, Order, Sealed, Relay)
+SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press, Mental)
 
 
 def parse_seat_message(raw: Any) -> Message:

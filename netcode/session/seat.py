@@ -33,7 +33,7 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from netcode import delta
 from netcode.channel import Delivered, PeerGone
@@ -51,16 +51,21 @@ from netcode.session.messages import (
     Handover,
     Hello,
     Here,
+    Keyed,
     Lobby,
     Members,
+    Mental,
     Message,
     Nonce,
     NonceTaken,
     Opens,
+    Order,
     Ping,
     Pong,
     Press,
     Refused,
+    Relay,
+    Sealed,
     Shout,
     Snap,
     Verdict,
@@ -70,6 +75,31 @@ from netcode.session.messages import (
 from netcode.session.seats import RosterRow
 from netcode.session.step import HOST, Step
 from netcode.shares import Commitments, Share
+
+# ---------------------------------------------------------------- a no-peek deal
+
+
+class MentalProgram(Protocol):
+    """A player's program at a no-peek table (``xmas_tui.tables.nopeek``), as the seat drives
+    it: every message of the deal in, what it says back out (for the host to relay), and
+    what it alone knows of its seat: its cards' faces and its legal moves (plain data)."""
+
+    #: its personal key (sent in ``Hello``)
+    key: bytes
+
+    def begin(self, keyed: Keyed, seat: int, game: str, options: dict[Any, Any]) -> list[bytes]: ...
+    def order(self, seat: int, action: Any) -> list[bytes]: ...
+    def sealed(self, seat: int, digest: bytes) -> list[bytes]: ...
+    def take(self, author: int, data: bytes) -> list[bytes]: ...
+    def view(self, seat: int) -> dict[Any, Any] | None:
+        """``seat``'s whole view as this program has it (its own cards' faces too: the host does
+        not know them); None before the deal."""
+    def legal(self, seat: int) -> list[Any]:
+        """``seat``'s legal moves now (wire forms); none while a move is being made."""
+    def outgoing(self, seat: int, action: Any) -> Any:
+        """What to send for ``action``: itself, or a simultaneous choice's digest."""
+    def stopped(self) -> str | None: ...
+
 
 # ---------------------------------------------------------------- events
 
@@ -170,12 +200,13 @@ class SeatSession:
 
     def __init__(self, name: str, table_id: bytes, seed_commit: bytes | None = None, *,
                  game: str = "", nonce: bytes | None = None, token: bytes | None = None,
-                 watch: bool = False, contribute: bool = True) -> None:
+                 watch: bool = False, contribute: bool = True, mental: MentalProgram | None = None) -> None:
         """``seed_commit``: the host's commitment as announced (checked against the welcome).
         ``nonce`` and ``token``: kept from an earlier sitting at this table, to rejoin it.
         ``contribute``: whether my nonce goes into the seed (not at a game dealt from a
-        seed the player chose)."""
+        seed the player chose). ``mental``: my program, should the table deal no-peek."""
         self.name = name
+        self.mental = mental
         #: this seat's place among the seats played at its machine (0: the person at the terminal)
         self.index = 0
         self.watch = watch
@@ -186,6 +217,9 @@ class SeatSession:
         self.welcome: Welcome | None = None
         self.refused: str | None = None
         self.view: dict[Any, Any] | None = None
+        #: the view as the host sent it (what its next change applies to); ``view`` adds what
+        #: my program alone knows at a no-peek table
+        self._host_view: dict[Any, Any] | None = None
         self.legal: list[Any] = []
         self.to_act: list[int] = []
         self.result: dict[Any, Any] | None = None
@@ -253,10 +287,19 @@ class SeatSession:
     # ------------------------------------------------------------ what I send
     def hello(self) -> Hello:
         commit = self.verifier.nonce_commit if self.contribute else None
-        return Hello(VERSION, self.name, commit, self.token, self.watch)
+        key = self.mental.key if self.mental is not None and not self.watch else None
+        return Hello(VERSION, self.name, commit, self.token, self.watch, key)
+
+    @property
+    def no_peek(self) -> bool:
+        return self.welcome is not None and self.welcome.no_peek
 
     def act(self, action: Any, seat: int | None = None) -> Act:
-        """My action (wire form); its ``id`` comes back in an ``Answered`` event."""
+        """My action (wire form); its ``id`` comes back in an ``Answered`` event. At a no-peek
+        table a choice made at the same time as others goes as its digest first."""
+        mine = self.seat if seat is None else seat
+        if self.no_peek and self.mental is not None and mine is not None:
+            action = self.mental.outgoing(mine, action)
         return Act(next(self._ids), action, seat)
 
     def press(self, action: Any) -> Press:
@@ -355,7 +398,8 @@ class SeatSession:
                 out.send(HOST, Nonce(self.verifier.nonce))
         elif isinstance(message, Final):
             fair = message.fair
-            self._alarm(self.verifier.check_final(fair.get("secret", b""), fair.get("nonces", [])))
+            if not self.no_peek:  # (a no-peek deal's cards were proved as they opened)
+                self._alarm(self.verifier.check_final(fair.get("secret", b""), fair.get("nonces", [])))
             self._check_my_nonce(fair.get("nonces", []))
             key = self.keys.get(self.term)
             if key is None or not final_signed(key, message.signature, self.verifier.table_id, self.term, fair,
@@ -377,6 +421,41 @@ class SeatSession:
         elif isinstance(message, Opens):
             self.race, self.shouts = message.race, []
             self.room_at = self.clock.local(message.at, arrived)
+        elif isinstance(message, (Keyed, Order, Sealed, Relay)):
+            self._mental(message, out)
+
+    def _mental(self, message: Keyed | Order | Sealed | Relay, out: Step) -> None:
+        """A message of the no-peek deal: to my program; what it says, to the host to relay."""
+        program, seat = self.mental, self.seat
+        if program is None or seat is None or not self.no_peek or self.welcome is None:
+            self.drops["unasked_mental"] += 1
+            return
+        if isinstance(message, Keyed):
+            said = program.begin(message, seat, self.welcome.game, dict(self.welcome.options))
+        elif isinstance(message, Order):
+            said = program.order(message.seat, message.action)
+        elif isinstance(message, Sealed):
+            said = program.sealed(message.seat, message.digest)
+        else:
+            said = program.take(message.author, message.data)
+        for data in said:
+            out.send(HOST, Mental(data))
+        self._mine_in_view()
+        stopped = program.stopped()
+        if stopped is not None and self.alarm is None:
+            self.alarm = stopped
+        out.seats.append((self.index, Updated()))
+
+    def _mine_in_view(self) -> None:
+        """At a no-peek table: my own cards' faces (the host does not know them) and my legal
+        moves come from my program."""
+        program, seat = self.mental, self.seat
+        if program is None or seat is None or not self.no_peek:
+            return
+        mine = program.view(seat)
+        if mine is not None:
+            self.view = mine
+        self.legal = program.legal(seat) if self.result is None and seat in self.to_act else []
 
     def _welcome(self, welcome: Welcome) -> None:
         if self.welcome is not None and welcome.term > self.welcome.term:
@@ -406,18 +485,18 @@ class SeatSession:
     def _snap(self, snap: Snap, now: float) -> None:
         if snap.view is not None:
             view = snap.view
-        elif snap.changes is not None and self.view is not None:
-            view = delta.apply(self.view, snap.changes)  # only what changed since the last one
+        elif snap.changes is not None and self._host_view is not None:
+            view = delta.apply(self._host_view, snap.changes)  # only what changed since the last one
         else:
             raise ValueError("a snapshot with neither a view nor a change to one")
         if snap.log_at > len(self.log):
             raise ValueError("the log skips entries")
-        if self.verifier is not None and (
+        if self.verifier is not None and not self.no_peek and (
             snap.commits or snap.openings or snap.view is not None or delta.touches(snap.changes or {}, "faces")
         ):  # faces already checked, with nothing new to check them against, need no second look
             faces = {h: f for h, f in view["faces"]}
             self._alarm(self.verifier.receive(snap.commits, snap.openings, faces))
-        self.view = view
+        self._host_view = self.view = view
         self.legal = snap.legal
         self.to_act = snap.to_act
         self.result = snap.result
@@ -426,6 +505,7 @@ class SeatSession:
         if snap.roster is not None:  # sent only when it changed
             self.roster = [RosterRow.from_wire(row) for row in snap.roster]
         self.clocks = {seat: now + left for seat, left in snap.clocks}
+        self._mine_in_view()
 
     def _forget_sealed(self) -> None:
         """A new host replays only the record of play: sealed choices still hidden when the old

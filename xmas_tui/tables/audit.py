@@ -67,9 +67,11 @@ from netcode.fairplay import (
     nonce_commitment,
     seed_commitment,
 )
+from netcode.session.host.mental import SEALED
 from netcode.session.seat import SeatSession
 from xmas_tui import files
 from xmas_tui.games import ActionError, Game, Result, Rng, get_game
+from xmas_tui.games.cards import ClaimBroken, FaceHidden
 from xmas_tui.games.engine import plain
 
 from .rules import made_since
@@ -137,8 +139,10 @@ def audit_log(log: Mapping[str, Any]) -> dict:
     """
     failures: list[str] = list(log.get("alarms") or [])
     checked = {"commitments": 0, "openings": 0, "seed": 0, "actions": 0, "random_draws": 0, "view": 0, "result": 0}
+    if log.get("no_peek") is not None:
+        checked = {"actions": 0, "faces": 0, "answers": 0, "random_draws": 0, "result": 0}
     try:
-        failures += _audit(log, checked)
+        failures += _audit_no_peek(log, checked) if log.get("no_peek") is not None else _audit(log, checked)
         failures += _handovers(log)
         failures += _signature(log)
     except (LogError, KeyError, TypeError, ValueError) as exc:
@@ -150,13 +154,20 @@ def verdict(checked: Mapping[str, int], failures: Sequence[str]) -> dict:
     listed = list(failures[:MAX_LISTED])
     if len(failures) > MAX_LISTED:
         listed.append(f"… and {len(failures) - MAX_LISTED} more")
-    what = (
-        f"checked {checked.get('commitments', 0)} commitments, {checked.get('openings', 0)} openings, "
-        f"{checked.get('seed', 0)} shuffle seed, {checked.get('actions', 0)} actions with "
-        f"{checked.get('random_draws', 0)} random draws"
-        + (", the final view" if checked.get("view") else "")
-        + (", the result" if checked.get("result") else "")
-    )
+    if "answers" in checked:  # a no-peek deal: its proofs were checked as they came
+        what = (
+            f"replayed {checked.get('actions', 0)} actions with {checked.get('faces', 0)} opened cards, "
+            f"{checked.get('answers', 0)} players' answers and {checked.get('random_draws', 0)} public draws"
+            + (", the result" if checked.get("result") else "")
+        )
+    else:
+        what = (
+            f"checked {checked.get('commitments', 0)} commitments, {checked.get('openings', 0)} openings, "
+            f"{checked.get('seed', 0)} shuffle seed, {checked.get('actions', 0)} actions with "
+            f"{checked.get('random_draws', 0)} random draws"
+            + (", the final view" if checked.get("view") else "")
+            + (", the result" if checked.get("result") else "")
+        )
     ok = not failures
     summary = f"Fair play: OK ({what})." if ok else f"Fair play: FAILED ({what}): " + "; ".join(listed)
     return {"ok": ok, "checked": dict(checked), "what": what, "failures": listed, "summary": summary}
@@ -173,7 +184,7 @@ def _signature(log: Mapping[str, Any]) -> list[str]:
         "secret": _unhex(log.get("secret"), "the secret"),
         "nonces": [_unhex(n, "a nonce") for n in log.get("nonces") or []],
         "notes": list(log.get("notes") or []),
-        "actions": [list(a) for a in log.get("actions") or []],
+        "actions": [[seat, _record_action(action)] for seat, action in log.get("actions") or []],
     }
     if not final_signed(key, signature, _unhex(log["table"], "the table id") or b"", int(log.get("term") or 1),
                         fair, log.get("result")):
@@ -306,6 +317,75 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
     return failures
 
 
+def _audit_no_peek(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
+    """A no-peek deal's log: its every card was proved as it opened (the shares and proofs
+    are not kept); this replays the game from the opened cards, the players' answers and
+    the public draws, holding every answer to the cards, and checks the result."""
+    from .nopeek.replica import Replica
+
+    record = log["no_peek"]
+    game = get_game(log["game"])
+    players = list(log["players"])
+    replica = Replica(game, dict(log.get("options") or game.options_from(len(players))), players, None)
+    book = replica.book
+    book.public = {int(h): str(f) for h, f in record["faces"].items()}
+    book.claims = {(int(m), int(a)): value for m, a, value in record["claims"]}
+    book.audit = True
+    replica.draws = {int(r): _unhex(v, "a public draw") or b"" for r, v in record["draws"].items()}
+    moves = [(int(seat), game.parse_action(wire)) for seat, wire in record["moves"]]
+    checked["faces"], checked["answers"], checked["random_draws"] = len(book.public), len(book.claims), len(replica.draws)
+    try:
+        replica._audit_run(moves)
+    except ClaimBroken as broken:
+        return [f"{players[broken.seat]}'s answer ({broken.question}) is false, as the opened cards show"]
+    except FaceHidden as hidden:
+        return [f"the replay needs card {hidden.handle}, which the log does not open"]
+    except ActionError as refused:
+        return [f"an action is refused by the rules: {refused}"]
+    checked["actions"] = len(moves)
+    closed = isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
+    result = game.closed_result(replica.state) if closed else game.result(replica.state)
+    checked["result"] = 1
+    if result is None:
+        return ["the replayed game has not ended"]
+    if log.get("result") is None or normal(result.to_wire()) != normal(log["result"]):
+        return [f"the announced result differs from the replayed {result}"]
+    return []
+
+
+def _no_peek_record(session: SeatSession) -> dict[str, Any] | None:
+    """What a no-peek seat's program kept for the log: every opened face, every answer, every
+    public draw and every move made, in order."""
+    program = session.mental
+    machine = getattr(program, "machine", None)
+    if not session.no_peek or machine is None:
+        return None
+    replica = machine.replica
+    return {
+        "faces": {str(h): f for h, f in sorted(replica.book.public.items())},
+        "claims": [[m, a, normal(v)] for (m, a), v in sorted(replica.book.claims.items())],
+        "draws": {str(r): _hex(v) for r, v in sorted(replica.draws.items())},
+        "moves": [[seat, normal(action.to_wire())] for seat, action in machine.moves],
+        "audited": machine.audited, "stopped": machine.stopped,
+    }
+
+
+def _record_action(action: Any) -> Any:
+    """An action of the record as the host signed it (a no-peek choice's digest as bytes)."""
+    if isinstance(action, list) and len(action) == 2 and action[0] == SEALED and isinstance(action[1], str):
+        return [SEALED, _unhex(action[1], "a choice's digest")]
+    return action
+
+
+def _json_action(action: Any) -> Any:
+    """An action of the record as JSON keeps it (a no-peek choice's digest as hex)."""
+    if isinstance(action, bytes):
+        return action.hex()
+    if isinstance(action, list):
+        return [_json_action(a) for a in action]
+    return action
+
+
 # ---------------------------------------------------------------- building logs
 
 
@@ -332,7 +412,7 @@ def seat_log(session: SeatSession) -> dict:
         "nonces": [_hex(n) for n in fair.get("nonces", [])],
         "my_nonce": _hex(verifier.nonce) if mine else None,
         "notes": list(fair.get("notes", [])),
-        "actions": [list(a) for a in fair.get("actions", [])],
+        "actions": [_json_action(list(a)) for a in fair.get("actions", [])],
         "commitments": [[h, _hex(c)] for h, c in sorted(verifier.commitments.items())],
         "openings": [[h, face, _hex(salt)] for h, (face, salt) in sorted(verifier.openings.items())],
         "last_view": session.view,
@@ -343,6 +423,7 @@ def seat_log(session: SeatSession) -> dict:
         **({"handovers": [{"term": term, "host": host, "after_actions": count, "why": why}
                           for term, host, count, why in session.handovers]} if session.handovers else {}),
         "term": session.term, "host_key": _hex(session.keys.get(session.term)), "signature": _hex(final.signature),
+        **({"no_peek": record} if (record := _no_peek_record(session)) is not None else {}),
     }  # fmt: skip
 
 

@@ -104,13 +104,13 @@ async def headless_host(game: Game, players: int, *, code: str, name: str, port:
                         discovery: tuple[str, int] | None, bind_host: str = "0.0.0.0", hold: float = 30.0,
                         seed: int | None = None, wait: float = 3600.0, log: str | None = None,
                         options: dict | None = None, pace: float = 0.0, turn_time: float | None = None,
-                        opened: Callable[[dict], None] | None = None) -> dict:
+                        opened: Callable[[dict], None] | None = None, no_peek: bool = False) -> dict:
     """Host a table whose own seat a bot plays; deal when every seat is taken.
     ``opened`` is told where the table is (its code and address) as soon as it is open, then
     once more when play begins (the deal is done and its first move made)."""
     hosted = NetTable.hosted(game, players, code=code, name=name, port=port, bind_host=bind_host,
                          discovery=discovery, bot=bot, bots=bots, auto_start=True, hold=hold, seed=seed,
-                         options=options, pace=pace, turn_time=turn_time)
+                         options=options, pace=pace, turn_time=turn_time, no_peek=no_peek)
     table = await hosted.open()
     try:
         if opened is not None:

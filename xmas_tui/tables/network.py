@@ -50,7 +50,8 @@ from xmas_tui import files
 from xmas_tui.games import Game, get_game
 from xmas_tui.outside import plain
 
-from .rules import GameRules
+from .nopeek.rules import rules_factory
+from .nopeek.seat import SeatProgram
 from .table import DEFAULT_PACE, SessionTable, plain_roster
 
 __all__ = ["MIN_CODE", "HeardTable", "JoinError", "NetTable", "RosterRow", "SeatState", "SeveralTables", "TableFinder",
@@ -59,6 +60,10 @@ __all__ = ["MIN_CODE", "HeardTable", "JoinError", "NetTable", "RosterRow", "Seat
 #: seconds a real-time round's result stays on every screen before the next room opens
 #: (a board's pause between rounds at the default pace)
 INTERMISSION = 3 * DEFAULT_PACE
+
+
+class NoPeekUnsupported(ValueError):
+    """A table that cannot deal no-peek (a game played in real time, for now)."""
 
 
 def lan_address() -> str:
@@ -80,7 +85,7 @@ def takeover_host(game: Game, bot: str = "sensible", hold: float = 30.0, pace: f
         options = dict(welcome.options)
         settings = TableSettings(game.id, game.title, welcome.seats, session.name, options, hold=hold,
                                  bot_pace=pace, turn_time=welcome.turn_time, intermission=INTERMISSION)
-        return settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options)
+        return settings, rules_factory(game, bot=bot, options=options)
 
     return host_for
 
@@ -129,18 +134,22 @@ class NetTable:
     def hosted(cls, game: Game, players: int, *, code: str, name: str, port: int = 0, bind_host: str = "0.0.0.0",
                discovery: tuple[str, int] | None = None, bot: str = "smart", bots: int = 0, hold: float = 30.0,
                pace: float = 0.0, turn_time: float | None = None, auto_start: bool = False, seed: int | None = None,
-               options: dict | None = None, announce: bool = True) -> NetTable:
-        """A table this machine hosts, on the LAN (``open`` opens it)."""
+               options: dict | None = None, announce: bool = True, no_peek: bool = False) -> NetTable:
+        """A table this machine hosts, on the LAN (``open`` opens it). ``no_peek``: the players'
+        programs deal and open the cards, so this machine's program sees none of theirs (games
+        of turns only, for now: ``NoPeekUnsupported`` for a real-time one)."""
+        if no_peek and game.race_window is not None:
+            raise NoPeekUnsupported(f"{game.title} is played in real time: its tables do not deal no-peek yet.")
         table_id = os.urandom(8)
         options = dict(options or {})
         secret = secret_from_seed(seed) if seed is not None else new_secret()
         ledger = Ledger(game.id, table_id, secret, options=options)
         settings = TableSettings(
             game.id, game.title, players, name, options, hold=hold, bot_pace=pace, turn_time=turn_time,
-            auto_start=auto_start, intermission=INTERMISSION,
+            auto_start=auto_start, intermission=INTERMISSION, no_peek=no_peek,
         )  # fmt: skip
-        session = HostSession(settings, lambda names, seed: GameRules(game, names, seed=seed, bot=bot, options=options),
-                              ledger, Signer(), bot_seats=range(1, 1 + bots))
+        session = HostSession(settings, rules_factory(game, bot=bot, options=options), ledger, Signer(),
+                              bot_seats=range(1, 1 + bots))
         endpoint = Endpoint(code, table_id, max_peers=64)
         peer = TablePeer.as_host(session, local_id=endpoint.local_id, heard=endpoint.last_heard)
         table = cls(PeerRunner(peer, endpoint=endpoint, bind=(bind_host, port),
@@ -170,7 +179,8 @@ class NetTable:
         await self.runner.open()
         if not sit:
             return None
-        seat = SeatSession(self.name, host.ledger.table_id, host.ledger.commitment, game=self.game_id)
+        seat = SeatSession(self.name, host.ledger.table_id, host.ledger.commitment, game=self.game_id,
+                           mental=SeatProgram())
         self.table = SessionTable(get_game(self.game_id), [self.runner.sit(seat)])
         if seat.token is not None:  # (the host's own player can sit down again after a hand-over or a crash)
             remember_seat(host.ledger.table_id, self.name, seat.token, seat.verifier.nonce)
@@ -194,7 +204,8 @@ class NetTable:
         self.game_id = info.game
         kept = recall_seat(info.table_id, self.name)
         session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
-                              nonce=kept.get("nonce"), token=kept.get("token"), watch=watch)
+                              nonce=kept.get("nonce"), token=kept.get("token"), watch=watch,
+                              mental=None if watch else SeatProgram())
         endpoint = Endpoint(code, info.table_id, accept_unknown=False)
         peer = TablePeer.as_seat(session, info.peer, address, endpoint.local_id,
                                  host_for=takeover_host(get_game(info.game), bot, pace=pace), signer=Signer(),

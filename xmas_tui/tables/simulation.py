@@ -39,6 +39,8 @@ from xmas_tui.games.engine import public_digest
 
 from .audit import audit_seat
 from .network import INTERMISSION, takeover_host
+from .nopeek.rules import rules_factory
+from .nopeek.seat import SeatProgram
 from .rules import GameRules
 from .seatbot import SeatBot
 
@@ -73,23 +75,26 @@ class SimTable:
 
     def __init__(self, game: Game, players: int, *, spectators: int = 0, faults: LinkFaults | None = None,
                  pace: float = 1.0, seed: int = 1, bot: str = "smart", options: dict | None = None,
-                 hold: float = 10.0, turn_time: float | None = None, stalled: Sequence[int] = ()) -> None:
-        """``stalled``: indices of joined seats (1 …) whose player never moves."""
+                 hold: float = 10.0, turn_time: float | None = None, stalled: Sequence[int] = (),
+                 no_peek: bool = False) -> None:
+        """``stalled``: indices of joined seats (1 …) whose player never moves. ``no_peek``: the
+        players' programs deal and open the cards (``xmas_tui.tables.nopeek``)."""
         self.game, self.seed, self.bot, self.pace = game, seed, bot, pace
         self.table_id = _bytes(seed, "table")[:8]
         self.net = SimNetwork(seed, faults)
         options = dict(options or {})
         self.ledger = Ledger(game.id, self.table_id, _bytes(seed, "secret"), options=options)
         settings = TableSettings(game.id, game.title, players, "Host", options, hold=hold, turn_time=turn_time,
-                                 auto_start=True, intermission=INTERMISSION)
-        self.host = HostSession(settings, lambda names, s: GameRules(game, names, seed=s, bot=bot, options=options),
-                                self.ledger, signer_for(seed))
+                                 auto_start=True, intermission=INTERMISSION, no_peek=no_peek)
+        self.no_peek = no_peek
+        self.host = HostSession(settings, rules_factory(game, bot=bot, options=options), self.ledger, signer_for(seed))
         self.hold, self.turn_time, self.options = hold, turn_time, options
         endpoint = Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64)
         first = TablePeer.as_host(self.host, local_id=HOST_PEER, heard=endpoint.last_heard)
         self.host_peer = SimPeer(endpoint, first, self.net.now)
         self.host_node = self.net.add("host", self.host_peer)
-        me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0))
+        me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0),
+                         mental=SeatProgram() if no_peek else None)
         self.host_peer.sit(me, self._bot(0), self.net.now)
         self.sessions: list[SeatSession] = [me]
         self.nodes: dict[int, SimNode] = {}
@@ -115,7 +120,8 @@ class SimTable:
     def _join(self, index: int, name: str, *, player: bool, watch: bool = False, token: bytes | None = None,
               generation: int = 0) -> SeatSession:
         session = SeatSession(name, self.table_id, self.ledger.commitment, game=self.game.id, watch=watch,
-                              nonce=_bytes(self.seed, "nonce", index), token=token)
+                              nonce=_bytes(self.seed, "nonce", index), token=token,
+                              mental=SeatProgram() if self.no_peek and not watch else None)
         local_id = 1000 * (generation + 1) + index
         endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
         host_peer, host_address = self._current_host()

@@ -120,7 +120,10 @@ class Dealing(HostParts):
         for i, seat in enumerate(self.seats):
             seat.name = names[i]
         seed = self.ledger.fix_seed(len(self.seats))
-        self.rules = self.make_rules(names, seed if self.rng_seed is None else self.rng_seed)
+        if self.settings.no_peek:  # the players' programs deal: the rules get who holds the key
+            self.rules = self.make_rules(names, self._mental_seed(names))
+        else:
+            self.rules = self.make_rules(names, seed if self.rng_seed is None else self.rng_seed)
         self.ledger.made(self.rules.made())
         self.log.extend(self.rules.opening())
         self.log.extend(["fair", note, None, None] for note in self.ledger.notes)
@@ -132,12 +135,15 @@ class Dealing(HostParts):
         self._share_secret()
         for peer in self.guests:
             self._send_dealt(peer)
+        if self.settings.no_peek:
+            self._mental_started()
 
     def _share_secret(self) -> None:
-        """Split the secret among the players at other machines, so one can take over."""
+        """Split the secret among the players at other machines, so one can take over (not at
+        a no-peek table: its host holds no secret of the cards)."""
         holders = sorted(self._holders())
         self.shares, self.share_commitments = {}, None
-        if len(holders) >= 2 and self.rng_seed is None:
+        if len(holders) >= 2 and self.rng_seed is None and not self.settings.no_peek:
             shares, self.share_commitments = split(self.ledger.secret, len(holders))
             self.shares = dict(zip(holders, shares, strict=True))
 
@@ -145,7 +151,7 @@ class Dealing(HostParts):
         """A player came back, left for good or was given to a bot: split the secret afresh
         among those at the table now, so the majority that can take over is a majority of
         them (the old shares are of another split and rebuild nothing with the new ones)."""
-        if self.rules is None or self.finished or self.rng_seed is not None:
+        if self.rules is None or self.finished or self.rng_seed is not None or self.settings.no_peek:
             return
         holders = self._holders()
         if holders != set(self.shares) and (len(holders) >= 2 or self.shares):

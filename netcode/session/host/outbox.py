@@ -70,6 +70,8 @@ class Outbox(HostParts):
 
     def _settle(self, now: float) -> Step:
         """After any change: timers follow who acts, and every peer gets its news."""
+        if self.settings.no_peek and self.rules is not None:
+            self._pump_mental()  # what the host's program said, and the moves it made
         if not self._dirty:
             return self._take()
         self._dirty = False
@@ -156,9 +158,11 @@ class Outbox(HostParts):
         commitments = self.ledger.commitments
         commits = [[h, c] for h, c in commitments[guest.commits_sent :]]
         guest.commits_sent = len(commitments)
-        fresh = [h for h, _ in view["faces"] if h not in guest.opened]
-        openings = [[h, self.ledger.salt(h)] for h in fresh]
-        guest.opened.update(fresh)
+        openings: list[Any] = []
+        if not self.settings.no_peek:  # (a no-peek deal's faces are proved by their shares)
+            fresh = [h for h, _ in view["faces"] if h not in guest.opened]
+            openings = [[h, self.ledger.salt(h)] for h in fresh]
+            guest.opened.update(fresh)
         recorded = self.recorded
         actions_at = guest.actions_sent
         actions = [[s, a] for s, a in self.ledger.actions[actions_at:recorded]]

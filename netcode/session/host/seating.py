@@ -55,6 +55,11 @@ class Guest:
     signed_sent: int = -1
 
 
+def _plain_address(address: Any) -> Any:
+    """An address as the wire carries it (a tuple becomes a list; ``Member`` turns it back)."""
+    return list(address) if isinstance(address, tuple) else address
+
+
 class Seating(HostParts):
     """The seats and the guests of a ``HostSession``."""
 
@@ -102,7 +107,7 @@ class Seating(HostParts):
 
     def members(self) -> list[list[Any]]:
         """The players at other machines who could take over: ``[seat, peer, address]``."""
-        return sorted([guest.seat, peer, guest.address] for peer, guest in self.guests.items()
+        return sorted([guest.seat, peer, _plain_address(guest.address)] for peer, guest in self.guests.items()
                       if guest.seat is not None and not guest.local and isinstance(peer, int)
                       and guest.address is not None and self.seats[guest.seat].state in AT_TABLE)
 
@@ -125,14 +130,19 @@ class Seating(HostParts):
         if isinstance(seat, str):
             self._out.send(peer, Refused(seat))
             return
+        if seat is not None and self.settings.no_peek and hello.key is None:
+            self._out.send(peer, Refused("This table deals no-peek, and this program cannot take part in the deal."))
+            return
         self.guests[peer] = Guest(name, seat, local, address=self._addresses.get(peer))
         if seat is not None and not self.started and hello.nonce_commit is not None:
             self.ledger.nonce_commits[seat] = hello.nonce_commit
+        if seat is not None and hello.key is not None and not self.started:
+            self.mental_keys[seat] = hello.key
         s = self.settings
         self._out.send(peer, Welcome(
             seat, s.game, s.title, len(self.seats), s.host_name, self.started, self.ledger.commitment,
             dict(s.options), s.turn_time, self.rejoin_token(seat) if seat is not None else None,
-            self.term, self.signer.public,
+            self.term, self.signer.public, s.no_peek,
         ))  # fmt: skip
         if self.rules is not None:
             self._send_dealt(peer)

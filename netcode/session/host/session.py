@@ -38,6 +38,7 @@ from netcode.session.host.bots import Bots
 from netcode.session.host.deadlines import Deadlines
 from netcode.session.host.dealing import Dealing
 from netcode.session.host.lease import Leasing
+from netcode.session.host.mental import MentalDealing
 from netcode.session.host.outbox import Outbox
 from netcode.session.host.play import Play
 from netcode.session.host.racing import Racing
@@ -51,6 +52,7 @@ from netcode.session.messages import (
     Bye,
     Hello,
     Here,
+    Mental,
     Nonce,
     Pong,
     Press,
@@ -85,9 +87,12 @@ class TableSettings:
     intermission: float = 0.0
     #: a real-time round: seconds beyond the window a remote seat's presses may take to arrive
     race_slack: float = 1.0
+    #: the players' programs deal and open the cards; the host's program sees no face the
+    #: rules have not shown everyone (``mental``)
+    no_peek: bool = False
 
 
-class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outbox):
+class HostSession(Seating, Dealing, MentalDealing, Play, Racing, Deadlines, Bots, Leasing, Outbox):
     """One table, hosted. Sans-IO: feed it messages and time, send what it returns."""
 
     def __init__(self, settings: TableSettings, make_rules: RulesFactory, ledger: Ledger, signer: Signer, *,
@@ -104,6 +109,7 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
         self.drops: Counter[str] = Counter()
         self._init_seating(settings.seats, names, [*range(bots), *bot_seats])
         self._init_dealing(ledger, rng_seed)
+        self._init_mental()
         self._init_play(make_rules, signer, term)
         self._init_racing()
         self._init_deadlines()
@@ -176,6 +182,8 @@ class HostSession(Seating, Dealing, Play, Racing, Deadlines, Bots, Leasing, Outb
             self._left(peer, now)
         elif isinstance(message, Press):
             self._press(peer, message)
+        elif isinstance(message, Mental):
+            self._mental(peer, message)
         elif isinstance(message, Pong):
             self._pong(peer, message, now)
             return self._take()

@@ -106,24 +106,27 @@ class Machine:
         runs: Mapping[int, int] | None = None,
         bots: Mapping[int, Bot] | None = None,
         rand: Rand | None = None,
+        personal: keys.PersonalKey | None = None,
     ) -> None:
-        """``seat``: the seat this program plays; ``holders``: the seats of the programs that
-        hold the joint key, in holder order; ``runs``: seat -> the program (its seat) that
-        plays it (bots included; a seat of its own by default); ``bots``: the bots this
-        program runs, by seat (its own seat's bot plays it in a simulation)."""
+        """``seat``: the seat this program plays, or one past the last seat for the host's own
+        program (which plays no seat of its own, only bots); ``holders``: the seats of the
+        programs that hold the joint key, in holder order; ``runs``: seat -> the program (its
+        seat) that plays it (bots included; a seat of its own by default); ``bots``: the bots
+        this program runs, by seat (its own seat's bot plays it in a simulation);
+        ``personal``: its personal key (made here if not given)."""
         self.game = game
         self.players = tuple(players)
         self.seat = seat
-        self.name = self.players[seat]
+        self.name = self._name(seat)
         self.table = table
         self.holders = tuple(holders)
         self.runs = dict(runs) if runs is not None else {s: s for s in range(len(players))}
         self.seats = frozenset(s for s, program in self.runs.items() if program == seat)
         self.bots = dict(bots or {})
         self.rand = rand
-        self.replica = Replica(game, options, players, seat)
+        self.replica = Replica(game, options, players, seat if seat < len(players) else None)
         self.replica.book.owners = self.seats
-        self.personal = keys.PersonalKey.generate(rand)
+        self.personal = personal if personal is not None else keys.PersonalKey.generate(rand)
         self.ledger: DealLedger | None = None
         # the key: every holder's personal key, the dealings in, my own
         self._personal_keys: list[Point] = []
@@ -173,7 +176,9 @@ class Machine:
         return self.holders.index(author) + 1
 
     def _name(self, seat: int | None) -> str:
-        return self.players[seat] if seat is not None and 0 <= seat < len(self.players) else "someone"
+        if seat is not None and 0 <= seat < len(self.players):
+            return self.players[seat]
+        return "the host" if seat == len(self.players) else "someone"
 
     def _send(self, *parts: Any) -> None:
         self.outbox.append(pack(*parts))
@@ -359,8 +364,10 @@ class Machine:
                 self._given.add(("open", opening))  # my own plain share serves there
                 self._private_if_complete(opening.handle, opening.to)
                 continue
-            if ledger.me is None:
+            if ledger.me is None:  # no share to give: another seat's card is no business of mine
                 self._given.add(("open", opening))
+                if opening.to is not None:
+                    self.pending.remove(opening)
                 continue
             if not self.replica.may_open(opening.handle, opening.to):
                 self.refused.append(f"card {opening.handle} to {'everyone' if opening.to is None else self._name(opening.to)}")
@@ -463,6 +470,8 @@ class Machine:
         if acting <= set(self._revealed):
             moves = [("move", seat, self._revealed[seat]) for seat in sorted(acting)]
             self._digests, self._revealed = {}, {}
+            for seat in acting:
+                self._mine.pop(seat, None)
             self._given = {g for g in self._given if g[0] != "reveal"}
             self.queue.extendleft(reversed(moves))
 
@@ -587,6 +596,10 @@ class Machine:
             return
         self.replica.audit(self.moves)
         self.audited = True
+
+    def has_chosen(self, seat: int) -> bool:
+        """Whether ``seat`` has sent its simultaneous choice (as a digest) and waits."""
+        return seat in self._mine or seat in self._digests
 
     # ------------------------------------------------------------------ bots
     def choose(self, seat: int | None = None) -> Action:

@@ -147,9 +147,10 @@ class HostScreen(Screen[None]):
 
     def __init__(self, game: Game, players: int, *, code: str, name: str, port: int = 0, bot: str = "smart",
                  bots: int = 0, hold: float = 30.0, discovery: tuple[str, int] | None = None,
-                 options: dict | None = None, turn_time: float | None = None) -> None:
+                 options: dict | None = None, turn_time: float | None = None, no_peek: bool = False) -> None:
         super().__init__()
         self.game, self.players, self.code, self.name_, self.port = game, players, code, name, port
+        self.no_peek = no_peek
         self.options = dict(options or {})
         self.bot, self.bots, self.hold, self.discovery, self.turn_time = bot, bots, hold, discovery, turn_time
         self.host: NetTable | None = None
@@ -169,7 +170,8 @@ class HostScreen(Screen[None]):
 
     def on_mount(self) -> None:
         timer = f" · {self.turn_time:.0f} s a move" if self.turn_time else ""
-        self.query_one("#host-box").border_title = f"Hosting · {self.game.title}{timer}"
+        no_peek = " · no-peek deal" if self.no_peek else ""
+        self.query_one("#host-box").border_title = f"Hosting · {self.game.title}{timer}{no_peek}"
         self.open_table()
 
     @work(exclusive=True, group="host")
@@ -177,7 +179,7 @@ class HostScreen(Screen[None]):
         self.host = NetTable.hosted(
             self.game, self.players, code=self.code, name=self.name_, port=self.port, bot=self.bot,
             bots=self.bots, hold=self.hold, discovery=self.discovery, pace=self.app.pace, options=self.options,
-            turn_time=self.turn_time,
+            turn_time=self.turn_time, no_peek=self.no_peek,
         )  # fmt: skip
         self.app.hosting = self.host
         await self.host.open()

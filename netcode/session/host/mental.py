@@ -1,0 +1,133 @@
+"""A no-peek deal: the host orders and relays; the players' programs deal and open the cards.
+
+Owns (a part of ``HostSession``): at a no-peek table (``TableSettings.no_peek``), each
+seated player's personal key (from its ``Hello``); the deal's start (``Keyed``: who holds
+the joint key, who plays each seat, every program's key); relaying every program's
+``Mental`` message to every other program (``Relay``, stamped with its author's seat,
+and to the host's own program, which plays the bots); and ordering each move to every
+program (``Order``; a simultaneous choice as its digest first, ``Sealed``). The rules
+here are the host's own program (``MentalRules``): it knows the public cards and the
+bots' hands, never a player's; what it sends goes out as relays from the host's id (one
+past the last seat). A move's log lines come when that program has made it.
+
+Must not touch: sockets, clocks, asyncio, any particular game, any face.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable
+from typing import Any, Protocol
+
+from netcode.session.host.parts import HostParts
+from netcode.session.host.rules import Rules
+from netcode.session.host.seating import AT_TABLE
+from netcode.session.messages import Keyed, Mental, Order, Relay, Sealed
+
+Peer = Hashable
+
+#: an action a seat sends for a simultaneous choice at a no-peek table: ``[SEALED, digest]``
+SEALED = "#sealed"
+
+
+class MentalRules(Rules, Protocol):
+    """The host's own program at a no-peek table, behind the ``Rules`` protocol, and more."""
+
+    def keyed(self) -> Keyed:
+        """The message that starts the deal (the host's program has begun its part)."""
+
+    def take(self, author: int, data: bytes) -> None:
+        """Another program's message, relayed."""
+
+    def drain(self) -> tuple[list[Order | Sealed | Relay], list[Any]]:
+        """What the host's program sends (orders, and relays of its own messages), and the
+        log entries of the moves it has made since last asked."""
+
+    def stopped(self) -> str | None:
+        """The line every screen shows when a program sent something wrong (None: all well)."""
+
+
+def deal_id(ledger_table_id: bytes | str, term: int) -> str:
+    """The id every proof of this table's deal is bound to."""
+    raw = ledger_table_id if isinstance(ledger_table_id, bytes) else ledger_table_id.encode()
+    return hashlib.sha256(b"xmas-tui/no-peek/table\x00" + raw + term.to_bytes(4, "big")).hexdigest()[:32]
+
+
+class MentalDealing(HostParts):
+    """The no-peek deal of a ``HostSession``."""
+
+    #: seat -> its program's personal key (players who sat with one)
+    mental_keys: dict[int, bytes]
+    #: the message that started the deal (sent again to a player back at the table)
+    _keyed: Keyed | None
+
+    def _init_mental(self) -> None:
+        self.mental_keys = {}
+        self._keyed = None
+        self._mental_moment: tuple[frozenset[int], bool] | None = None
+
+    @property
+    def no_peek(self) -> bool:
+        return self.settings.no_peek
+
+    def _mental_seed(self, names: list[str]) -> dict[str, Any]:
+        """What the rules factory needs to deal a no-peek game: the holders and their keys."""
+        holders = sorted(
+            s for s in self.mental_keys
+            if self.seats[s].state in AT_TABLE and self.seats[s].peer is not None
+        )  # fmt: skip
+        return {
+            "no_peek": True,
+            "table": deal_id(self.ledger.table_id, self.term),
+            "names": names,
+            "holders": holders,
+            "keys": {s: self.mental_keys[s] for s in holders},
+        }
+
+    def _mental_started(self) -> None:
+        """The deal begins: every program hears who holds the key and who plays each seat."""
+        rules = self._mental_rules()
+        self._keyed = rules.keyed()
+        for peer, guest in self.guests.items():
+            if guest.seat is not None:
+                self._out.send(peer, self._keyed)
+        self._pump_mental()
+
+    def _mental_rules(self) -> MentalRules:
+        rules = self.rules
+        assert rules is not None and hasattr(rules, "keyed")
+        return rules  # type: ignore[return-value]
+
+    def _mental(self, peer: Peer, message: Mental) -> None:
+        """A program's message: to every other program, the host's own included."""
+        guest = self.guests[peer]
+        if not self.no_peek or self.rules is None or guest.seat is None:
+            self.drops["unasked_mental"] += 1
+            return
+        author = guest.seat
+        relay = Relay(author, message.data)
+        for other, g in self.guests.items():
+            if other != peer and g.seat is not None:
+                self._out.send(other, relay)
+        self._mental_rules().take(author, message.data)
+        self._pump_mental()
+
+    def _pump_mental(self) -> None:
+        """Send what the host's program has to say, and log the moves it has made."""
+        rules = self._mental_rules()
+        sends, entries = rules.drain()
+        for message in sends:
+            for peer, guest in self.guests.items():
+                if guest.seat is not None:
+                    self._out.send(peer, message)
+        if entries:
+            self.log.extend(entries)
+            self._dirty = True
+        moment = (rules.to_act(), rules.result() is not None)
+        if moment != self._mental_moment:  # a move made, the next one free, or the end audited
+            self._mental_moment = moment
+            self._dirty = True
+        stopped = rules.stopped()
+        if stopped is not None and not any(e[0] == "stopped" for e in self.log[-3:]):
+            self.log.append(["stopped", stopped, None, None])
+            self._dirty = True

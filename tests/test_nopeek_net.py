@@ -1,0 +1,152 @@
+"""No-peek tables over the network: the host orders and relays, the players' programs deal.
+
+Issue 29: "The host runs the rules and no more" — "A curious host. A test drives a host
+session through whole games of every game (in the simulator) and searches everything the
+host program holds or receives for any face of another seat's card before the rules open
+it." And: "Real processes on loopback for each game."
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import pytest
+
+from netcode.session.messages import VERSION, Hello, Refused
+from xmas_tui.games import get_game
+from xmas_tui.tables.audit import audit_log, normal
+from xmas_tui.tables.simulation import SimTable
+
+from .netkit import free_port, results_of, run_table
+from .nopeekkit import search
+
+#: the games of turns (a real-time game does not deal no-peek yet)
+TURN_GAMES = ("chip-n-dale", "christmas-carol", "christmas-game", "christmas-tree")
+
+
+def _curious_host(table: SimTable) -> list[str]:
+    """Everything the host's machine holds or received, the host's own player's program
+    included, searched for a face of a card never shown to the host's player."""
+    host_program = table.host.rules.machine  # type: ignore[union-attr]
+    own = table.sessions[0].mental.machine  # type: ignore[union-attr]
+    return search([own, host_program], 0)
+
+
+@pytest.mark.parametrize("game_id", TURN_GAMES)
+def test_a_no_peek_table_plays_to_the_end_and_the_host_learns_no_hidden_face(game_id: str) -> None:
+    game = get_game(game_id)
+    table = SimTable(game, 4 if game.max_players >= 4 else 3, no_peek=True, pace=0.2, seed=3)
+    found: list[str] = []
+    checks = 0
+    original = table.host._pump_mental
+
+    def pump() -> None:  # the search after every step of the host's program
+        nonlocal checks
+        original()
+        rules = table.host.rules
+        own = table.sessions[0].mental
+        if rules is not None and rules.machine.replica.state is not None and own.machine is not None \
+                and own.machine.replica.state is not None:  # fmt: skip
+            found.extend(_curious_host(table))
+            checks += 1
+
+    table.host._pump_mental = pump  # type: ignore[method-assign]
+    assert table.run(3600), "the table did not finish"
+    assert checks > 20
+    assert sorted(set(found)) == []
+    finals = [s.final for s in table.sessions]
+    assert all(f is not None for f in finals)
+    assert len({f.digest for f in finals if f is not None}) == 1
+    for session in table.sessions:
+        assert session.alarm is None and not session.drops
+        assert session.welcome is not None and session.welcome.no_peek
+    assert table.host.rules.machine.audited  # type: ignore[union-attr]
+    assert not table.host.shares, "a no-peek host splits no secret"
+
+
+def test_the_host_program_is_sent_no_private_share_and_makes_none() -> None:
+    """What the host relays: the private shares for a player's card go to every program, and
+    only that player's program can use them; the host's program holds no key share."""
+    table = SimTable(get_game("christmas-tree"), 3, no_peek=True, pace=0.2, seed=4)
+    assert table.run(3600)
+    host_program = table.host.rules.machine  # type: ignore[union-attr]
+    assert host_program.ledger is not None and host_program.ledger.me is None
+    assert host_program.replica.book.private == {}  # it plays no seat (no bots at this table)
+    for session in table.sessions:
+        machine = session.mental.machine  # type: ignore[union-attr]
+        seat = session.seat
+        for handle in machine.replica.book.private:
+            assert (handle, seat) in machine.replica._shown
+
+
+def test_a_program_without_a_key_cannot_sit_at_a_no_peek_table() -> None:
+    table = SimTable(get_game("christmas-carol"), 3, no_peek=True, pace=0.2)
+    step = table.host.receive("stranger", Hello(VERSION, "Noel", None, None, False, None).to_wire(), 0.0)
+    refused = [m for _, m in step.sends if isinstance(m, Refused)]
+    assert refused and "no-peek" in refused[0].why
+
+
+def test_a_no_peek_log_is_audited_again_from_the_file_and_a_changed_answer_fails() -> None:
+    table = SimTable(get_game("christmas-tree"), 3, no_peek=True, pace=0.2, seed=5)
+    assert table.run(3600)
+    from xmas_tui.tables.audit import seat_log
+
+    log = normal(seat_log(table.sessions[1]))
+    verdict = audit_log(log)
+    assert verdict["ok"], verdict["failures"]
+    assert verdict["checked"]["answers"] > 10 and verdict["checked"]["actions"] > 10
+    claims = log["no_peek"]["claims"]
+    flipped = next(i for i, (_, _, value) in enumerate(claims) if isinstance(value, bool))
+    claims[flipped][2] = not claims[flipped][2]
+    assert not audit_log(log)["ok"]
+
+
+@pytest.mark.parametrize("game_id", ["chip-n-dale", "christmas-tree"])
+def test_real_peers_on_loopback_deal_no_peek(game_id: str) -> None:
+    results, _ = asyncio.run(run_table(game_id, 3, no_peek=True))
+    assert {r["digest"] for r in results} == {results[0]["host_digest"]}
+    for result in results:
+        assert result["audit"]["ok"], result["audit"]["failures"]
+        assert result["drops"] == {}
+        assert "opened cards" in result["audit"]["summary"]
+
+
+def _xmas(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "XMAS_TUI_DISCOVERY": f"127.0.0.1:{free_port()}"}
+    return subprocess.Popen([sys.executable, "-m", "xmas_tui", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.parametrize("game_id", TURN_GAMES)
+def test_real_processes_deal_no_peek(game_id: str, tmp_path) -> None:
+    port = free_port()
+    host = _xmas("host", game_id, "--headless", "--players", "2", "--code", "ELFS-2345", "--port", str(port),
+                 "--bind", "127.0.0.1", "--no-peek", "--log", str(tmp_path / "host.json"))
+    try:
+        first = host.stdout.readline() if host.stdout else ""
+        assert '"event": "table"' in first, host.stderr.read() if host.stderr else ""
+        joined = _xmas("join", "--headless", "--address", f"127.0.0.1:{port}", "--code", "elfs2345", "--name", "Holly",
+                       "--log", str(tmp_path / "join.json"))
+        results = results_of({"host": host, "join": joined}, timeout=120)
+    finally:
+        if host.poll() is None:
+            host.kill()
+    assert results["host"]["digest"] == results["join"]["digest"]
+    for result in results.values():
+        assert result["audit"]["ok"] and "opened cards" in result["audit"]["summary"]
+    verified = subprocess.run([sys.executable, "-m", "xmas_tui", "verify", str(tmp_path / "join.json")],
+                              capture_output=True, text=True, timeout=60)
+    assert verified.returncode == 0 and "Fair play: OK" in verified.stdout
+
+
+def test_no_peek_is_refused_in_one_line_for_a_real_time_game() -> None:
+    proc = subprocess.run([sys.executable, "-m", "xmas_tui", "host", "dragons-chickens", "--headless", "--no-peek"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "XMAS_TUI_DISCOVERY": "127.0.0.1:9"})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "xmas-tui: --no-peek: dragons-chickens is played in real time, and its tables do not deal no-peek yet"
+    ]

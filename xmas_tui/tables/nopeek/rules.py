@@ -1,0 +1,212 @@
+"""The host's own program at a no-peek table, as its session drives it: ``NoPeekRules``.
+
+Owns ``NoPeekRules``: the ``Rules`` a ``HostSession`` runs when its table deals no-peek
+(``netcode.session.host.mental``). It is one ``Machine`` that plays no seat of its own,
+only the bots (their hands open to it and to nobody else), and holds no part of the joint
+key (so hosting adds no share to anyone's count). It orders each move to every program
+(``Order``; a simultaneous choice as its digest first, ``Sealed``), relays what it says
+itself (``Relay`` from the host's id), and hands the session the log lines of each move
+once every program has what it needs to make it. While a move is being made nobody is
+to act; a seat's legal moves are its own program's to list (the host does not know its
+hand), but for the bots'.
+
+Must not touch: sockets, clocks, asyncio, the UI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from netcode.dealing import keys
+from netcode.dealing.group import Point
+from netcode.session.host import RuleError
+from netcode.session.host.mental import SEALED
+from netcode.session.messages import Keyed, Order, Relay, Sealed
+from xmas_tui.bots import make_bot
+from xmas_tui.games import ActionError, Event, Game, Rng
+from xmas_tui.games.engine import public_digest
+
+from .machine import Machine
+
+
+def rules_factory(game: Game, *, bot: str = "smart", options: Mapping[str, Any] | None = None) -> Any:
+    """The factory a host deals with: ``GameRules`` from the fair seed, or, when the host's
+    table deals no-peek, its own program (``NoPeekRules``)."""
+    from xmas_tui.tables.rules import GameRules
+
+    def make(names: list[str], seed: Any) -> Any:
+        if is_no_peek_deal(seed):
+            return NoPeekRules(game, names, seed, options=options, bot=bot)
+        return GameRules(game, names, seed=seed, bot=bot, options=options)
+
+    return make
+
+
+def is_no_peek_deal(seed: Any) -> bool:
+    """Whether a rules factory was handed a no-peek deal (``HostSession._mental_seed``)."""
+    return isinstance(seed, Mapping) and seed.get("no_peek") is True
+
+
+class NoPeekRules:
+    """The host's program at a no-peek table (see the module's docstring)."""
+
+    def __init__(self, game: Game, players: Sequence[str], deal: Mapping[str, Any], *,
+                 options: Mapping[str, Any] | None = None, bot: str = "smart") -> None:
+        self.game = game
+        self.players = tuple(players)
+        n = len(players)
+        self.host_id = n
+        holders = [int(s) for s in deal["holders"]]
+        raw_keys = {int(s): bytes(k) for s, k in deal["keys"].items()}
+        if not holders:
+            raise RuleError("A no-peek deal needs at least one player's program to hold the key.")
+        self.runs = {s: (s if s in holders else n) for s in range(n)}
+        self.personal = keys.PersonalKey.generate()
+        personal_keys = {s: Point.decode(raw_keys[s]) for s in holders}
+        recipients = {s: personal_keys[s] if self.runs[s] == s else self.personal.public for s in range(n)}
+        bots = {s: make_bot(game.id, bot, s, Rng(f"no-peek/bot/{s}/{deal['table']}")) for s in range(n)
+                if self.runs[s] == n}
+        self.machine = Machine(
+            game, dict(options or {}), players, n, table=str(deal["table"]), holders=holders,
+            runs=self.runs, bots=bots, personal=self.personal,
+        )  # fmt: skip
+        self._keyed = Keyed(
+            str(deal["table"]), list(players), holders, [raw_keys[s] for s in holders],
+            [self.runs[s] for s in range(n)], [recipients[s].encode() for s in range(n)],
+        )  # fmt: skip
+        self._sends: list[Order | Sealed | Relay] = []
+        self._relay(self.machine.begin(personal_keys, recipients))
+        self._logged = 0
+        self._sealed: set[int] = set()
+        self._sealed_at = -1
+        self.closed = False
+        self.watching: frozenset[int] = frozenset()
+
+    # ------------------------------------------------------------ its own part
+    def _relay(self, messages: list[bytes]) -> None:
+        self._sends.extend(Relay(self.host_id, data) for data in messages)
+
+    def keyed(self) -> Keyed:
+        return self._keyed
+
+    def take(self, author: int, data: bytes) -> None:
+        self._relay(self.machine.take(author, data))
+
+    def drain(self) -> tuple[list[Order | Sealed | Relay], list[Any]]:
+        sends, self._sends = self._sends, []
+        events = self.machine.events[self._logged :]
+        self._logged = len(self.machine.events)
+        return sends, [e.to_wire() for e in events]
+
+    def stopped(self) -> str | None:
+        return self.machine.stopped
+
+    @property
+    def _state(self) -> Any:
+        return self.machine.replica.state
+
+    def _ready(self) -> bool:
+        machine = self.machine
+        return machine.stopped is None and machine.idle and self._state is not None and not self.closed
+
+    # ------------------------------------------------------------ the Rules protocol
+    def to_act(self) -> frozenset[int]:
+        if not self._ready():
+            return frozenset()
+        self._forget_sealed()
+        return self.game.to_act(self._state) - self._sealed
+
+    def _forget_sealed(self) -> None:
+        moves = self.machine.replica.moves
+        if moves != self._sealed_at:
+            self._sealed, self._sealed_at = set(), moves
+
+    def close(self) -> None:
+        self.closed = True
+
+    def act(self, seat: int, action: Any) -> list[Any]:
+        if self.closed:
+            raise RuleError("The host closed the table: the game is over.")
+        if self.machine.stopped is not None:
+            raise RuleError(self.machine.stopped)
+        if seat not in self.to_act():
+            raise RuleError("Wait: the last move is still being dealt, or it is not your turn.")
+        acting = self.game.to_act(self._state)
+        machine = self.machine
+        if isinstance(action, list) and len(action) == 2 and action[0] == SEALED and isinstance(action[1], bytes):
+            digest = action[1]
+        elif len(acting) > 1 and self.runs.get(seat) == self.host_id:  # a bot's choice: digest first
+            try:
+                digest = machine.commit(seat, self.game.parse_action(action))
+            except ActionError as refused:
+                raise RuleError(str(refused)) from None
+        elif len(acting) > 1:
+            raise RuleError("A choice made at the same time as others goes as its digest first.")
+        else:
+            self._sends.append(Order(seat, action))
+            self._relay(machine.order(seat, action))
+            return []
+        self._sealed.add(seat)
+        self._sends.append(Sealed(seat, digest))
+        self._relay(machine.sealed(seat, digest))
+        return []
+
+    def view(self, seat: int | None) -> dict[Any, Any]:
+        if self._state is None:
+            return {"game": self.game.id, "seat": seat, "public": {}, "zones": {}, "faces": []}
+        return self.game.view(self._state, seat).to_wire()
+
+    def made(self) -> list[tuple[int, str]]:
+        return []
+
+    def legal(self, seat: int) -> list[Any]:
+        if not self._ready() or self.runs.get(seat) != self.host_id:
+            return []
+        return [a.to_wire() for a in self.game.legal_actions(self._state, seat)]
+
+    def result(self) -> dict[Any, Any] | None:
+        state = self._state
+        if state is None:
+            return None
+        result = self.game.result(state) if self.machine.audited else None
+        if result is None and self.closed:
+            result = self.game.closed_result(state)
+        return result.to_wire() if result is not None else None
+
+    def bot_action(self, seat: int) -> Any:
+        if self.runs.get(seat) != self.host_id:
+            raise RuleError("At a no-peek table a bot can play only a seat it was dealt.")
+        return self.machine.choose(seat).to_wire()
+
+    def set_bot_seats(self, seats: frozenset[int]) -> None:
+        self.watching = frozenset(seats)
+
+    def silent_action(self, seat: int) -> Any:
+        raise RuleError("A no-peek table has no real-time rounds.")
+
+    def sealed_pending(self) -> bool:
+        return False
+
+    def window(self) -> float | None:
+        return None
+
+    def racing(self) -> bool:
+        return False
+
+    def press(self, seat: int, so_far: Any | None, press: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
+        raise RuleError("A no-peek table has no real-time rounds.")
+
+    def merge(self, seat: int, so_far: Any | None, action: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
+        raise RuleError("A no-peek table has no real-time rounds.")
+
+    def heard(self, seat: int, action: Any) -> list[tuple[int, Any]]:
+        return []
+
+    def digest(self) -> str:
+        return public_digest(self.view(None))
+
+    def opening(self) -> list[Any]:
+        start = Event("start", f"{self.game.title}: {', '.join(self.players)}. The players' programs deal: "
+                               "no program sees a card the rules have not shown it.")
+        return [start.to_wire()]

@@ -1,0 +1,93 @@
+"""A player's program at a no-peek table, as its seat session drives it: ``SeatProgram``.
+
+Owns ``SeatProgram`` (``netcode.session.seat.MentalProgram``): the player's personal key,
+made when the program sits down (its ``Hello`` carries it, in case the table deals
+no-peek), and, once the host says who holds the joint key (``Keyed``), the ``Machine``
+that takes part in the deal for this seat. It tells the seat session what only it
+knows: this seat's view with its own cards' faces, this seat's legal moves (none while a move is
+being made), and, for a choice made at the same time as others, the digest to send in
+its place (the choice itself goes out when every seat's digest is in).
+
+Must not touch: sockets, clocks, asyncio, the UI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netcode.dealing import keys
+from netcode.dealing.group import Point
+from netcode.session.host.mental import SEALED
+from netcode.session.messages import Keyed
+from xmas_tui.games import get_game
+
+from .machine import Machine
+
+
+class SeatProgram:
+    """A player's program at a no-peek table (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.personal = keys.PersonalKey.generate()
+        self.key = self.personal.public.encode()
+        self.machine: Machine | None = None
+
+    def begin(self, keyed: Keyed, seat: int, game: str, options: dict[Any, Any]) -> list[bytes]:
+        if self.machine is not None:
+            return []  # (sent again to a player back at the table: this program is in already)
+        n = len(keyed.names)
+        if len(keyed.runs) != n or len(keyed.recipients) != n or len(keyed.holders) != len(keyed.keys):
+            raise ValueError("a deal whose seats do not add up")
+        holders = [int(s) for s in keyed.holders]
+        self.machine = Machine(
+            get_game(game), options, [str(name) for name in keyed.names], seat, table=keyed.table,
+            holders=holders, runs={s: int(keyed.runs[s]) for s in range(n)}, personal=self.personal,
+        )  # fmt: skip
+        personal_keys = {s: Point.decode(k) for s, k in zip(holders, keyed.keys, strict=True)}
+        if seat in personal_keys and personal_keys[seat] != self.personal.public:
+            self.machine.stopped = "The host named another key for this seat: the game stops here."
+            return []
+        recipients = {s: Point.decode(keyed.recipients[s]) for s in range(n)}
+        return self.machine.begin(personal_keys, recipients)
+
+    def _machine(self) -> Machine:
+        if self.machine is None:
+            raise ValueError("a move of a no-peek deal before the deal began")
+        return self.machine
+
+    def order(self, seat: int, action: Any) -> list[bytes]:
+        return self._machine().order(seat, action)
+
+    def sealed(self, seat: int, digest: bytes) -> list[bytes]:
+        return self._machine().sealed(seat, digest)
+
+    def take(self, author: int, data: bytes) -> list[bytes]:
+        return self._machine().take(author, data)
+
+    def view(self, seat: int) -> dict[Any, Any] | None:
+        machine = self.machine
+        if machine is None or machine.replica.state is None:
+            return None
+        return machine.game.view(machine.replica.state, seat).to_wire()
+
+    def legal(self, seat: int) -> list[Any]:
+        machine = self.machine
+        if machine is None or machine.stopped is not None or not machine.idle or machine.replica.state is None:
+            return []
+        state = machine.replica.state
+        if seat not in machine.game.to_act(state) or machine.game.result(state) is not None:
+            return []
+        if machine.has_chosen(seat):
+            return []
+        return [a.to_wire() for a in machine.game.legal_actions(state, seat)]
+
+    def outgoing(self, seat: int, action: Any) -> Any:
+        machine = self.machine
+        if machine is None or machine.replica.state is None:
+            return action
+        if len(machine.game.to_act(machine.replica.state)) > 1:
+            return [SEALED, machine.commit(seat, machine.game.parse_action(action))]
+        return action
+
+    def stopped(self) -> str | None:
+        return self.machine.stopped if self.machine is not None else None
