@@ -334,4 +334,5 @@ def test_every_game_says_what_it_opens_when() -> None:
     from xmas_tui.games import GAMES
 
     assert set(OPENINGS) == set(GAMES)
-    assert all(EVERYONE == -1 and text.endswith(".") for text in OPENINGS.values())
+    assert all(EVERYONE == -1 and text.rstrip(")").endswith(".") for text in OPENINGS.values())
+    assert all(get_game(g).openings in get_game(g).describe_rules() for g in OPENINGS)

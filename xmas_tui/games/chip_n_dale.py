@@ -310,6 +310,11 @@ Canes 3, each three Popcorn 5, each Acorn 1, each Bell 2. Each card scores
 once; Pluto faces do not score. Most points wins; a tie goes to the tied
 player with more Treasure cards.
 """
+    openings = (
+        "The tree's Treasures are dealt face down to nobody. A flipped or collected Treasure "
+        "opens to everyone as it turns; a peek opens that one card to the player peeking "
+        "only. The tree is shuffled again by every player between rounds."
+    )
     rulings = (
         Ruling("The 60 Treasures", "8 each of Chip Ornament, Dale Ornament, Chip Candy Cane and Dale Candy Cane, 12 Popcorn, 10 Acorns, 6 Bells. 30 cards show no Pluto, 22 show one, 8 show two (see the table in the help)."),
         who_starts("who last ate a candy cane", quote="The player who last ate a candy cane takes the first turn."),

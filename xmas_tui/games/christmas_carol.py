@@ -251,6 +251,10 @@ four puzzles first and everyone wins.
 More Challenging Game: play with higher-numbered puzzles (the option
 "puzzles", e.g. 3 4 5 6): a puzzle finished out of order costs more.
 """
+    openings = (
+        "The bag's tiles are hidden from everyone; each tile drawn opens to everyone as it "
+        "comes out. The bag is shuffled again by every player when a special tile says so."
+    )
     rulings = (
         Ruling("The special tiles", "The seven special tiles are 3 \"Move Scrooge 1 and play ALL other tiles\" (returned to the box once drawn), 3 \"Move Scrooge 1, play ALL other tiles, and return this tile to the bag\" and 1 \"Ignore all special tiles\", the one friendly tile."),
         Ruling("The number on a puzzle", "The number shown at the top of a puzzle is its own number (the one in the Mickey): finishing puzzle 4 out of order moves Scrooge 4 spaces clockwise, so higher puzzles are harsher."),

@@ -445,6 +445,11 @@ class ChristmasGame(TakingTurns):
     # the longest of 50,000 bot games took 615.
     max_actions = ROUND_LIMIT * 6 * 9
     how_to_play = _rules_text()
+    openings = (
+        "The three decks are hidden from everyone; a card drawn opens to everyone. The dice "
+        "are public draws no program can choose. A deck run out is shuffled again by every "
+        "player."
+    )
     rulings = (
         Ruling("The board and the cards", "The rulebook prints neither, so ours are printed above: 40 squares clockwise from START (24 gift squares, more cheap than dear; three each of Santa, Scrooge and Reindeer; one of each special square) and three decks of 12 cards. A deck that runs out is made again by shuffling its discards."),
         Ruling("Who starts", "The starting player is drawn at random when the game is set up, and play goes clockwise (seat order)."),

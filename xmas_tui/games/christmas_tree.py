@@ -242,6 +242,13 @@ the last player's turn. Then everyone may play sets from their hand one last
 time (no Surprise!). Most Points wins; then most cards in hand; then the tied
 players share the victory.
 """
+    openings = (
+        "A hand opens to its owner only, card by card as it is dealt or drawn; the rows open "
+        "to everyone. A card paid, a set played and a card a surprise takes open to everyone. "
+        "What the rules need of a hidden hand (whether it holds a set, which cards a surprise "
+        "takes) is its owner's answer, held to the cards when they open, at the latest at "
+        "the end."
+    )
     rulings = (
         Ruling("The 2-player game", "One ordinary type of 15 cards, drawn at random, is removed (74 cards remain). The rulebook's \"16 cards\" is a misprint: no type has 16 cards, and Santa Claus is never removed, since the game needs its wild card.", quote="Note: In a 2-player game, remove one type of Item cards (16 cards) from the game."),
         who_starts("who is youngest", quote="The youngest player is the starting player and you are ready to play!"),

@@ -704,6 +704,11 @@ the shield and the other on a dark room.
 
 When every pile is empty the game ends: most cards wins, then most chickens.
 """
+    openings = (
+        "Every pile is dealt face down to nobody; each room's cards open to everyone at the "
+        "moment the room opens. The cards under the Dragon card stay closed. (Over the network "
+        "a table of this real-time game does not deal no-peek yet.)"
+    )
     rulings = (
         Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
         Ruling("The 109 Treasure cards", "Every card shows two different treasures. Each of the 15 pairs is printed 7 times, and ring+pearl, ring+crown, pearl+gold and diamond+chalice once more (ring and pearl on 37 cards each, the others on 36). Each pair has one chicken card and one dark-room card: 15 chickens, 15 dark rooms. 9 cards show a dragon: large on ring+diamond, pearl+gold, crown+chalice; medium on ring+crown, pearl+diamond, gold+chalice; small on ring+gold, pearl+chalice, crown+diamond (each treasure once per size). The chickens of ring+pearl, crown+gold and diamond+chalice sit in dark rooms, and so do the dragons of crown+chalice, pearl+diamond and ring+gold; no card shows both a chicken and a dragon."),

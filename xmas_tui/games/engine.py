@@ -385,6 +385,15 @@ def rank_winners(
     return tuple(leaders), "shared win"
 
 
+#: what every no-peek table does at a game's end (the help says it under each game's openings)
+OPENINGS_AT_THE_END = (
+    "At a no-peek table (host --no-peek) the players' programs deal and open the cards this "
+    "way, and no program, the host's included, sees a face before the rules show it. When the "
+    "game is over every card still closed opens to everyone, and each program plays the whole "
+    "game again from the opened cards, holding every player's answers to them."
+)
+
+
 # ---------------------------------------------------------------- the protocol
 
 
@@ -417,6 +426,8 @@ class Game(ABC):
     how_to_play: ClassVar[str]
     #: Our rulings where the rulebook is silent.
     rulings: ClassVar[tuple[Ruling, ...]]
+    #: which faces the rules open, when and to whom: what a no-peek table opens (its help)
+    openings: ClassVar[str] = ""
     #: Keys for the help screen and README: (key, what it does).
     keys: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: A safe upper bound on actions in one game, for tests that every game ends.
@@ -598,6 +609,8 @@ class Game(ABC):
             lines.append(f"* {r.topic}: {r.ruling}")
             if r.quote:  # its own line (indented past a list item's continuation)
                 lines.append(f"   The rulebook says: “{r.quote}”")
+        if self.openings:
+            lines += ["", "Who sees which card", "-------------------", self.openings, "", OPENINGS_AT_THE_END]
         if self.keys:
             lines += ["", "Keys", "----"]
             lines += [f"  {key:<12} {what}" for key, what in self.keys]

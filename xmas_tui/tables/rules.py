@@ -83,6 +83,9 @@ class GameRules:
     def to_act(self) -> frozenset[int]:
         return frozenset() if self.closed else self.game.to_act(self.state)
 
+    def dealt(self) -> bool:
+        return True
+
     def close(self) -> None:
         self.closed = True
 

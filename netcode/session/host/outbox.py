@@ -109,7 +109,7 @@ class Outbox(HostParts):
                 self._out.send(peer, message)
                 guest.members_sent = members
         rules = self.rules
-        if rules is None:
+        if rules is None or not rules.dealt():  # (the players' programs are still dealing)
             lobby = Lobby(roster)
             for peer in self.guests:
                 self._out.send(peer, lobby)

@@ -23,6 +23,9 @@ class Rules(Protocol):
 
     def to_act(self) -> frozenset[int]: ...
 
+    def dealt(self) -> bool:
+        """Whether the game is set up (a no-peek deal takes the players' programs a moment)."""
+
     def close(self) -> None:
         """The host closes the table before the end: no more moves, and ``result`` is the
         standing (the scores so far, marked closed)."""

@@ -508,6 +508,7 @@ class Machine:
             if need is not None:
                 self._meet(need)
                 return
+            self.events.extend(replica.log)  # what the deal did
         else:
             _, seat, wire = current
             try:

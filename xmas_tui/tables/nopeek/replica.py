@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xmas_tui.games import Action, Event, Game, Rng
+from xmas_tui.games import GAMES, Action, Event, Game, Rng
 from xmas_tui.games.cards import (
     EVERYONE,
     SEALED_PREFIX,
@@ -29,42 +29,13 @@ from xmas_tui.games.cards import (
     FaceBook,
     FaceHidden,
 )
+from xmas_tui.games.engine import OPENINGS_AT_THE_END
 from xmas_tui.games.rng import RandomnessNeeded
 
-#: at every game's end: what the table opens and checks
-AT_THE_END = (
-    "When the game is over every card still closed opens to everyone, and each program plays "
-    "the whole game again from the opened cards, holding every player's answers to them."
-)
-
-#: per game: which faces the rules open, when, and to whom (help and README)
-OPENINGS: dict[str, str] = {
-    "chip-n-dale": (
-        "The tree's Treasures are dealt face down to nobody. A flipped or collected Treasure "
-        "opens to everyone as it turns; a peek opens that one card to the player peeking "
-        "only. The tree is shuffled again by every player between rounds."
-    ),
-    "christmas-carol": (
-        "The bag's tiles are hidden from everyone; each tile drawn opens to everyone as it "
-        "comes out. The bag is shuffled again by every player when a special tile says so."
-    ),
-    "christmas-game": (
-        "The three decks are hidden from everyone; a card drawn opens to everyone. The dice "
-        "are public draws no program can choose. A deck run out is shuffled again by every "
-        "player."
-    ),
-    "christmas-tree": (
-        "A hand opens to its owner only, card by card as it is dealt or drawn; the rows open "
-        "to everyone. A card paid, a set played and a card a surprise takes open to everyone. "
-        "What the rules need of a hidden hand (whether it holds a set, which cards a surprise "
-        "takes) is its owner's answer, held to the cards when they open, at the latest at "
-        "the end."
-    ),
-    "dragons-chickens": (
-        "Every pile is dealt face down to nobody; each room's cards open to everyone at the "
-        "moment the room opens. The cards under the Dragon card stay closed."
-    ),
-}
+#: what each game opens, when and to whom (each game's ``openings``), for the README
+OPENINGS: dict[str, str] = {game_id: GAMES[game_id].openings for game_id in GAMES}
+#: at every game's end
+AT_THE_END = OPENINGS_AT_THE_END
 
 
 # ------------------------------------------------------------------ the replica

@@ -111,6 +111,9 @@ class NoPeekRules:
         return machine.stopped is None and machine.idle and self._state is not None and not self.closed
 
     # ------------------------------------------------------------ the Rules protocol
+    def dealt(self) -> bool:
+        return self._state is not None
+
     def to_act(self) -> frozenset[int]:
         if not self._ready():
             return frozenset()
