@@ -150,3 +150,26 @@ def test_no_peek_is_refused_in_one_line_for_a_real_time_game() -> None:
     assert proc.stderr.strip().splitlines() == [
         "xmas-tui: --no-peek: dragons-chickens is played in real time, and its tables do not deal no-peek yet"
     ]
+
+
+def test_a_program_that_holds_its_messages_back_is_named_within_the_stall_time() -> None:
+    """"It never leaves a peer waiting with no deadline": Elf 2's program stops answering
+    after a few moves; every other screen names it within ``MENTAL_STALL``."""
+    from netcode.session.seat import MENTAL_STALL
+
+    table = SimTable(get_game("christmas-tree"), 3, no_peek=True, pace=0.2, seed=6)
+    program = table.sessions[2].mental
+    machine_moves = lambda: len(program.machine.moves) if program.machine is not None else 0  # noqa: E731
+    for name in ("take", "order", "sealed"):
+        real = getattr(program, name)
+
+        def silent(*args, _real=real):
+            said = _real(*args)
+            return [] if machine_moves() >= 4 else said
+
+        setattr(program, name, silent)
+    assert not table.run(300)
+    for session in (table.sessions[0], table.sessions[1]):
+        assert session.alarm is not None, "nobody said whom the deal waits for"
+        assert "Elf 2's program" in session.alarm and f"{MENTAL_STALL:.0f} s" in session.alarm
+    assert table.sessions[0].final is None

@@ -239,6 +239,15 @@ class DealLedger:
         except ValueError:
             raise ValueError(f"card {handle} opened to no card of the game") from None
 
+    def public_shares_in(self, handle: int) -> set[int]:
+        """The holders whose share opening ``handle`` to everyone is in."""
+        opening = self._openings.get(handle)
+        return set(opening.public) if opening is not None else set()
+
+    def beacon_shares_in(self, k: int) -> set[int]:
+        """The holders whose share of beacon value k is in (while it is being drawn)."""
+        return set(self._beacon.get(k, {}))
+
     # --------------------------------------------------------------- beacon
     def beacon_share(self, k: int, rand: Rand | None = None) -> beacon.BeaconShare:
         if self.me is None:

@@ -131,9 +131,12 @@ class TablePeer:
 
     def next_deadline(self) -> float | None:
         if self.host is not None:
-            return self.host.next_deadline()
+            stalls = [t for t in (s.stall_deadline() for s in self.seats) if t is not None]
+            due = self.host.next_deadline()
+            return min([due, *stalls]) if due is not None else min(stalls, default=None)
         times = [t for t in (self.election.deadline if self.election else None,
-                             self.candidacy.due() if self.candidacy else None) if t is not None]
+                             self.candidacy.due() if self.candidacy else None,
+                             *(s.stall_deadline() for s in self.seats)) if t is not None]
         return min(times) if times else None
 
     # ------------------------------------------------------------ inputs
@@ -203,8 +206,13 @@ class TablePeer:
 
     def tick(self, now: float) -> Step:
         if self.host is not None:
-            return self._route(self.host.tick(now), now)
+            step = self._route(self.host.tick(now), now)
+            for session in self.seats:  # (my own players' programs at a no-peek deal)
+                step.seats.extend(session.stalled(now).seats)
+            return step
         step = Step()
+        for session in self.seats:
+            self._follow(session.stalled(now), step, now)
         if self.candidacy is not None and self.candidacy.ready(now):
             self._take_over(now, step)
         elif self.election is not None and now >= self.election.deadline:

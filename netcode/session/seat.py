@@ -99,7 +99,15 @@ class MentalProgram(Protocol):
     def outgoing(self, seat: int, action: Any) -> Any:
         """What to send for ``action``: itself, or a simultaneous choice's digest."""
     def stopped(self) -> str | None: ...
+    def busy(self) -> bool:
+        """Whether it waits for another program's message."""
+    def waiting_for(self) -> list[str]:
+        """Whose programs it waits for, by name."""
 
+
+#: seconds my program may wait for another's message of a no-peek deal before my screen
+#: names whom it waits for (a share needs a moment; a program or a host holding one back, more)
+MENTAL_STALL = 20.0
 
 # ---------------------------------------------------------------- events
 
@@ -264,6 +272,8 @@ class SeatSession:
         self.shouts: list[tuple[int, Any, int]] = []
         self._arrived = 0.0
         self._ids = itertools.count(1)
+        #: since when my program waits for another's message of a no-peek deal
+        self._mental_since: float | None = None
 
     # ------------------------------------------------------------ facts
     @property
@@ -422,9 +432,9 @@ class SeatSession:
             self.race, self.shouts = message.race, []
             self.room_at = self.clock.local(message.at, arrived)
         elif isinstance(message, (Keyed, Order, Sealed, Relay)):
-            self._mental(message, out)
+            self._mental(message, out, now)
 
-    def _mental(self, message: Keyed | Order | Sealed | Relay, out: Step) -> None:
+    def _mental(self, message: Keyed | Order | Sealed | Relay, out: Step, now: float) -> None:
         """A message of the no-peek deal: to my program; what it says, to the host to relay."""
         program, seat = self.mental, self.seat
         if program is None or seat is None or not self.no_peek or self.welcome is None:
@@ -444,7 +454,31 @@ class SeatSession:
         stopped = program.stopped()
         if stopped is not None and self.alarm is None:
             self.alarm = stopped
+        if not program.busy():
+            self._mental_since = None
+        elif self._mental_since is None or said:  # (waiting afresh, or it answered: the clock restarts)
+            self._mental_since = now
         out.seats.append((self.index, Updated()))
+
+    def stall_deadline(self) -> float | None:
+        """When my program will have waited too long for another's message (None: it waits for
+        nothing, or that was said already)."""
+        if self._mental_since is None or self.alarm is not None or self.final is not None:
+            return None
+        return self._mental_since + MENTAL_STALL
+
+    def stalled(self, now: float) -> Step:
+        """Time passes: a deal stuck past ``stall_deadline`` says whom it waits for, in red."""
+        out = Step()
+        due = self.stall_deadline()
+        if due is None or now < due or self.mental is None:
+            return out
+        names = self.mental.waiting_for()
+        who = " and ".join(f"{name}'s program" for name in names) if names else "another program"
+        self.alarm = (f"The deal has waited {MENTAL_STALL:.0f} s for {who}: it holds the table up, or the host "
+                      "did not pass its message on.")
+        out.seats.append((self.index, Updated()))
+        return out
 
     def _mine_in_view(self) -> None:
         """At a no-peek table: my own cards' faces (the host does not know them) and my legal

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import Rules
@@ -65,6 +65,7 @@ class MentalDealing(HostParts):
         self.mental_keys = {}
         self._keyed = None
         self._mental_moment: tuple[frozenset[int], bool] | None = None
+        self._mental_stop_logged = False
 
     @property
     def no_peek(self) -> bool:
@@ -96,7 +97,7 @@ class MentalDealing(HostParts):
     def _mental_rules(self) -> MentalRules:
         rules = self.rules
         assert rules is not None and hasattr(rules, "keyed")
-        return rules  # type: ignore[return-value]
+        return cast(MentalRules, rules)
 
     def _mental(self, peer: Peer, message: Mental) -> None:
         """A program's message: to every other program, the host's own included."""
@@ -128,6 +129,7 @@ class MentalDealing(HostParts):
             self._mental_moment = moment
             self._dirty = True
         stopped = rules.stopped()
-        if stopped is not None and not any(e[0] == "stopped" for e in self.log[-3:]):
+        if stopped is not None and not self._mental_stop_logged:
+            self._mental_stop_logged = True
             self.log.append(["stopped", stopped, None, None])
             self._dirty = True

@@ -598,6 +598,43 @@ class Machine:
         self.replica.audit(self.moves)
         self.audited = True
 
+    @property
+    def busy(self) -> bool:
+        """Whether this machine waits for another program's message (a move or the deal under
+        way, an opening of its own seat's card, a choice to reveal)."""
+        return self.stopped is None and self.ledger is not None and not (self.idle and not self._digests)
+
+    def waiting_for(self) -> list[str]:
+        """The players whose programs this machine waits for now, by name (for the line that
+        says who held the table up)."""
+        ledger = self.ledger
+        if ledger is None:
+            missing = [s for s in self.holders if self.holders.index(s) + 1 not in self._dealings]
+            return [self._name(s) for s in missing]
+        for key in sorted(ledger.jobs):
+            turn = ledger.shuffler(key)
+            if turn is not None:
+                return [self._name(self.holders[turn - 1])]
+        need = self.replica.need if self.current is not None else None
+        have: set[int] = set()
+        if isinstance(need, NeedRandom):
+            have = ledger.beacon_shares_in(need.round + 1)
+        elif isinstance(need, NeedFace) and need.visible == EVERYONE:
+            have = ledger.public_shares_in(need.handle)
+        elif isinstance(need, NeedClaim):
+            return [self._name(self.runs.get(need.seat))]
+        elif self._digests:
+            acting = self.game.to_act(self.replica.state)
+            waiting = sorted({self.runs.get(s, s) for s in acting if s not in self._revealed})
+            return [self._name(s) for s in waiting]
+        else:
+            mine = [o for o in self.pending if o.to is None or o.to in self.seats]
+            if not mine:
+                return []
+            have = ledger.public_shares_in(mine[0].handle) if mine[0].to is None else {
+                s.holder for s in self._private.get(mine[0].handle, [])}
+        return [self._name(seat) for i, seat in enumerate(self.holders) if i + 1 not in have and seat != self.seat]
+
     def has_chosen(self, seat: int) -> bool:
         """Whether ``seat`` has sent its simultaneous choice (as a digest) and waits."""
         return seat in self._mine or seat in self._digests

@@ -89,5 +89,11 @@ class SeatProgram:
             return [SEALED, machine.commit(seat, machine.game.parse_action(action))]
         return action
 
+    def busy(self) -> bool:
+        return self.machine is not None and self.machine.busy
+
+    def waiting_for(self) -> list[str]:
+        return self.machine.waiting_for() if self.machine is not None else []
+
     def stopped(self) -> str | None:
         return self.machine.stopped if self.machine is not None else None
