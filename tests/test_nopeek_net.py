@@ -173,3 +173,28 @@ def test_a_program_that_holds_its_messages_back_is_named_within_the_stall_time()
         assert session.alarm is not None, "nobody said whom the deal waits for"
         assert "Elf 2's program" in session.alarm and f"{MENTAL_STALL:.0f} s" in session.alarm
     assert table.sessions[0].final is None
+
+
+def test_a_watcher_checks_every_proof_too() -> None:
+    """A watcher's program gets every message of the deal and checks every proof; its
+    audit replays the game like a player's."""
+    table = SimTable(get_game("chip-n-dale"), 3, spectators=1, no_peek=True, pace=0.2, seed=7)
+    assert table.run(3600)
+    watcher = table.sessions[-1]
+    assert watcher.seat is None and watcher.alarm is None
+    machine = watcher.mental.machine  # type: ignore[union-attr]
+    assert machine.audited and machine.ledger is not None
+    assert machine.ledger.checked["shuffle"] >= 3 and machine.ledger.checked["public"] > 20
+    assert machine.replica.book.private == {}  # it was shown no card of anyone's
+    assert table.figures()["audits_ok"]
+
+
+def test_simulate_network_no_peek_from_the_command_line() -> None:
+    proc = subprocess.run([sys.executable, "-m", "xmas_tui", "simulate", "christmas-game", "--network", "--no-peek",
+                           "--players", "3", "--loss", "0.1", "--json"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "XMAS_TUI_DISCOVERY": "127.0.0.1:9"})
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["no_peek"] and figures["digests_equal"] and figures["audits_ok"] and figures["lost"] > 0

@@ -297,6 +297,8 @@ def build_parser() -> Parser:
                      help="one whole networked table in virtual time: a host, every seat and spectators, each "
                           "on its own channel over a simulated lossy LAN, bots at every seat")
     sim.add_argument("--spectators", type=non_negative_int, default=0, help="with --network: peers who watch")
+    sim.add_argument("--no-peek", action="store_true",
+                     help="with --network: the players' programs deal and open the cards (games of turns)")
     sim.add_argument("--loss", type=loss_arg, default=0.0, help="with --network: the share of datagrams lost (0-0.5)")
     sim.add_argument("--pace", type=pace_free_seconds, default=1.0,
                      help="with --network: virtual seconds a bot takes for a move")
@@ -578,8 +580,11 @@ def run_network_simulation(args: argparse.Namespace, players: int) -> int:
 
     if args.adversary is not None:
         return run_adversary_simulation(args, players)
+    if args.no_peek and args.game.race_window is not None:
+        raise UsageError(f"--no-peek: {args.game.id} is played in real time, and its tables do not deal no-peek yet")
     figures = simulate_network(args.game, players, spectators=args.spectators, loss=args.loss, pace=args.pace,
-                               seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option, args.cards))
+                               seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option, args.cards),
+                               no_peek=args.no_peek)
     if not args.json:
         print(f"{args.game.title}, {count(players, 'player')} and {count(args.spectators, 'spectator')} at {args.loss:.0%} loss: "
               f"{figures['virtual_seconds']:.0f} virtual seconds in {figures['seconds']:.2f} s "

@@ -87,7 +87,8 @@ class MentalProgram(Protocol):
     #: its personal key (sent in ``Hello``)
     key: bytes
 
-    def begin(self, keyed: Keyed, seat: int, game: str, options: dict[Any, Any]) -> list[bytes]: ...
+    def begin(self, keyed: Keyed, seat: int | None, game: str, options: dict[Any, Any]) -> list[bytes]:
+        """The deal begins (``seat`` None: a watcher's program, which only checks)."""
     def order(self, seat: int, action: Any) -> list[bytes]: ...
     def sealed(self, seat: int, digest: bytes) -> list[bytes]: ...
     def take(self, author: int, data: bytes) -> list[bytes]: ...
@@ -437,7 +438,7 @@ class SeatSession:
     def _mental(self, message: Keyed | Order | Sealed | Relay, out: Step, now: float) -> None:
         """A message of the no-peek deal: to my program; what it says, to the host to relay."""
         program, seat = self.mental, self.seat
-        if program is None or seat is None or not self.no_peek or self.welcome is None:
+        if program is None or not self.no_peek or self.welcome is None:
             self.drops["unasked_mental"] += 1
             return
         if isinstance(message, Keyed):

@@ -205,7 +205,7 @@ class NetTable:
         kept = recall_seat(info.table_id, self.name)
         session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
                               nonce=kept.get("nonce"), token=kept.get("token"), watch=watch,
-                              mental=None if watch else SeatProgram())
+                              mental=SeatProgram())
         endpoint = Endpoint(code, info.table_id, accept_unknown=False)
         peer = TablePeer.as_seat(session, info.peer, address, endpoint.local_id,
                                  host_for=takeover_host(get_game(info.game), bot, pace=pace), signer=Signer(),

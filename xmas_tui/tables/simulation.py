@@ -121,7 +121,7 @@ class SimTable:
               generation: int = 0) -> SeatSession:
         session = SeatSession(name, self.table_id, self.ledger.commitment, game=self.game.id, watch=watch,
                               nonce=_bytes(self.seed, "nonce", index), token=token,
-                              mental=SeatProgram() if self.no_peek and not watch else None)
+                              mental=SeatProgram() if self.no_peek else None)
         local_id = 1000 * (generation + 1) + index
         endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
         host_peer, host_address = self._current_host()
@@ -299,12 +299,13 @@ def _common(actions: Sequence[Sequence[Any]], final: Sequence[Sequence[Any]]) ->
 
 
 def simulate_network(game: Game, players: int, *, spectators: int = 0, loss: float = 0.0, pace: float = 1.0,
-                     seed: int = 1, bot: str = "smart", options: dict | None = None) -> dict:
-    """One whole networked table in virtual time: the figures of ``simulate --network --json``."""
+                     seed: int = 1, bot: str = "smart", options: dict | None = None, no_peek: bool = False) -> dict:
+    """One whole networked table in virtual time: the figures of ``simulate --network --json``
+    (``no_peek``: the players' programs deal)."""
     faults = LinkFaults(loss=loss, delay=0.002, jitter=0.001)
     started = time.perf_counter()
     table = SimTable(game, players, spectators=spectators, faults=faults, pace=pace, seed=seed, bot=bot,
-                     options=options)
+                     options=options, no_peek=no_peek)
     table.run()
     seconds = time.perf_counter() - started
     figures = table.figures()
@@ -315,7 +316,7 @@ def simulate_network(game: Game, players: int, *, spectators: int = 0, loss: flo
         "speed": round(figures["virtual_seconds"] / seconds, 1) if seconds else None,
         "digests_equal": figures["digests_equal"], "audits_ok": figures["audits_ok"],
         "finished": figures["finished"], "actions": figures["actions"],
-        "datagrams": figures["datagrams"], "lost": figures["lost"],
+        "datagrams": figures["datagrams"], "lost": figures["lost"], "no_peek": no_peek,
     }  # fmt: skip
 
 

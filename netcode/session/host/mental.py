@@ -4,7 +4,8 @@ Owns (a part of ``HostSession``): at a no-peek table (``TableSettings.no_peek``)
 seated player's personal key (from its ``Hello``); the deal's start (``Keyed``: who holds
 the joint key, who plays each seat, every program's key); relaying every program's
 ``Mental`` message to every other program (``Relay``, stamped with its author's seat,
-and to the host's own program, which plays the bots); and ordering each move to every
+and to the host's own program, which plays the bots; a watcher's program gets them all
+too, and checks every proof); and ordering each move to every
 program (``Order``; a simultaneous choice as its digest first, ``Sealed``). The rules
 here are the host's own program (``MentalRules``): it knows the public cards and the
 bots' hands, never a player's; what it sends goes out as relays from the host's id (one
@@ -89,9 +90,8 @@ class MentalDealing(HostParts):
         """The deal begins: every program hears who holds the key and who plays each seat."""
         rules = self._mental_rules()
         self._keyed = rules.keyed()
-        for peer, guest in self.guests.items():
-            if guest.seat is not None:
-                self._out.send(peer, self._keyed)
+        for peer in self.guests:  # watchers too: their programs check every proof as well
+            self._out.send(peer, self._keyed)
         self._pump_mental()
 
     def _mental_rules(self) -> MentalRules:
@@ -107,8 +107,8 @@ class MentalDealing(HostParts):
             return
         author = guest.seat
         relay = Relay(author, message.data)
-        for other, g in self.guests.items():
-            if other != peer and g.seat is not None:
+        for other in self.guests:
+            if other != peer:
                 self._out.send(other, relay)
         self._mental_rules().take(author, message.data)
         self._pump_mental()
@@ -118,9 +118,8 @@ class MentalDealing(HostParts):
         rules = self._mental_rules()
         sends, entries = rules.drain()
         for message in sends:
-            for peer, guest in self.guests.items():
-                if guest.seat is not None:
-                    self._out.send(peer, message)
+            for peer in self.guests:
+                self._out.send(peer, message)
         if entries:
             self.log.extend(entries)
             self._dirty = True

@@ -124,7 +124,7 @@ class Machine:
         self.seats = frozenset(s for s, program in self.runs.items() if program == seat)
         self.bots = dict(bots or {})
         self.rand = rand
-        self.replica = Replica(game, options, players, seat if seat < len(players) else None)
+        self.replica = Replica(game, options, players, seat if seat < len(players) else None)  # (host, watcher: no seat)
         self.replica.book.owners = self.seats
         self.personal = personal if personal is not None else keys.PersonalKey.generate(rand)
         self.ledger: DealLedger | None = None

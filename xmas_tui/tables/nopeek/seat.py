@@ -32,15 +32,16 @@ class SeatProgram:
         self.key = self.personal.public.encode()
         self.machine: Machine | None = None
 
-    def begin(self, keyed: Keyed, seat: int, game: str, options: dict[Any, Any]) -> list[bytes]:
+    def begin(self, keyed: Keyed, seat: int | None, game: str, options: dict[Any, Any]) -> list[bytes]:
         if self.machine is not None:
             return []  # (sent again to a player back at the table: this program is in already)
         n = len(keyed.names)
         if len(keyed.runs) != n or len(keyed.recipients) != n or len(keyed.holders) != len(keyed.keys):
             raise ValueError("a deal whose seats do not add up")
         holders = [int(s) for s in keyed.holders]
+        me = n + 1 if seat is None else seat  # a watcher's program: past the host's own id
         self.machine = Machine(
-            get_game(game), options, [str(name) for name in keyed.names], seat, table=keyed.table,
+            get_game(game), options, [str(name) for name in keyed.names], me, table=keyed.table,
             holders=holders, runs={s: int(keyed.runs[s]) for s in range(n)}, personal=self.personal,
         )  # fmt: skip
         personal_keys = {s: Point.decode(k) for s, k in zip(holders, keyed.keys, strict=True)}
