@@ -285,3 +285,25 @@ async def test_the_key_bar_offers_only_the_keys_that_do_something_in_this_part_o
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         assert "←→⏎ Choose" in bar(app) and "Slot" not in bar(app)
+
+
+async def test_the_command_palette_hosts_a_no_peek_table_for_a_game_of_turns(monkeypatch) -> None:
+    """^p Commands → "Host a no-peek table": the host's waiting room says so, and its table
+    deals no-peek; a real-time game offers no such command."""
+    monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
+    app = XmasApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        lobby = app.screen
+        lobby.query_one("#game", Select).value = "dragons-chickens"
+        await pilot.pause()
+        assert not any(c.title == "Host a no-peek table" for c in app.get_system_commands(lobby))
+        lobby.query_one("#game", Select).value = "chip-n-dale"
+        await pilot.pause()
+        command = next(c for c in app.get_system_commands(lobby) if c.title == "Host a no-peek table")
+        command.callback()
+        await wait_for(pilot, lambda: isinstance(app.screen, HostScreen) and app.hosting is not None)
+        assert app.hosting.host.settings.no_peek
+        assert "no-peek deal" in str(app.screen.query_one("#host-box").border_title)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))

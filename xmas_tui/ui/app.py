@@ -247,12 +247,12 @@ class XmasApp(App[None]):
         self.switch_to(LobbyScreen(self.config))
 
     def open_host(self, game: Game, players: int, name: str, bot: str, options: dict | None = None,
-                  turn_time: float | None = None) -> None:
+                  turn_time: float | None = None, no_peek: bool = False) -> None:
         from xmas_tui.tables.network import new_code
         from xmas_tui.ui.screens.network import HostScreen
 
         self.switch_to(HostScreen(game, players, code=new_code(), name=name, bot=bot, options=options,
-                                  turn_time=turn_time))
+                                  turn_time=turn_time, no_peek=no_peek))
 
     def open_join(self, name: str) -> None:
         from xmas_tui.ui.screens.network import JoinScreen
@@ -458,6 +458,11 @@ class XmasApp(App[None]):
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
         yield SystemCommand("Watch a table", "The big-screen view of a table on the LAN, for a projector",
                             lambda: self.leave_game(self.open_watch))
+        if isinstance(screen, LobbyScreen) and screen.game.race_window is None:
+            yield SystemCommand("Host a no-peek table",
+                                f"Host {screen.game.title}: the players' programs deal, and no program sees a card "
+                                "before the rules show it (the table ends if this machine goes away)",
+                                lambda: screen.action_host(no_peek=True))
         if latest_kept() is not None and not self.in_play():
             yield SystemCommand("Resume", "Go back to the unfinished game, where it stopped", self.resume_game)
         if self.config is not None:

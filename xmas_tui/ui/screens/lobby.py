@@ -368,12 +368,13 @@ class LobbyScreen(Screen[None]):
     def _player_name(self) -> str:
         return (" ".join(self.query_one("#name", Input).value.split()) or default_name())[:16]
 
-    def action_host(self) -> None:
+    def action_host(self, no_peek: bool = False) -> None:
+        """Host the game chosen (``no_peek``: the players' programs deal: ^p Commands)."""
         if self._cards_stop_the_game():
             return
         players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
         self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value),
-                           self.options(), turn_time=self.turn_time)  # fmt: skip
+                           self.options(), turn_time=self.turn_time, no_peek=no_peek)  # fmt: skip
 
     @property
     def turn_time(self) -> float | None:
