@@ -336,3 +336,11 @@ def test_every_game_says_what_it_opens_when() -> None:
     assert set(OPENINGS) == set(GAMES)
     assert all(EVERYONE == -1 and text.rstrip(")").endswith(".") for text in OPENINGS.values())
     assert all(get_game(g).openings in get_game(g).describe_rules() for g in OPENINGS)
+
+
+def test_the_readme_says_what_each_game_opens_as_its_help_does() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    for game_id in OPENINGS:
+        assert get_game(game_id).openings in readme, f"the README's no-peek section is out of date for {game_id}"

@@ -313,7 +313,8 @@ player with more Treasure cards.
     openings = (
         "The tree's Treasures are dealt face down to nobody. A flipped or collected Treasure "
         "opens to everyone as it turns; a peek opens that one card to the player peeking "
-        "only. The tree is shuffled again by every player between rounds."
+        "only. When the Event flips the tree and shuffles it, every player shuffles it again; so too "
+        "the discard pile when the deck runs out."
     )
     rulings = (
         Ruling("The 60 Treasures", "8 each of Chip Ornament, Dale Ornament, Chip Candy Cane and Dale Candy Cane, 12 Popcorn, 10 Acorns, 6 Bells. 30 cards show no Pluto, 22 show one, 8 show two (see the table in the help)."),
