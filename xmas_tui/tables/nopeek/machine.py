@@ -188,10 +188,15 @@ class Machine:
         return out
 
     @property
+    def _my_openings(self) -> list[Opening]:
+        """The openings under way whose face this machine waits for (to everyone, or to a
+        seat it plays)."""
+        return [o for o in self.pending if o.to is None or o.to in self.seats]
+
+    @property
     def idle(self) -> bool:
         """No move under way or waiting, and nothing of mine still opening."""
-        mine = [o for o in self.pending if o.to is None or o.to in self.seats]
-        return self.current is None and not self.queue and not mine and self.ledger is not None
+        return self.current is None and not self.queue and not self._my_openings and self.ledger is not None
 
     # ------------------------------------------------------------------ the key
     def begin(self, personal_keys: Mapping[int, Point], recipients: Mapping[int, Point]) -> list[bytes]:
@@ -321,10 +326,7 @@ class Machine:
             _, round_, wire = parts
             share = BeaconShare.from_wire(bytes(wire))
             self._check_author(share.holder, author)
-            value = ledger.take_beacon_share(round_ + 1, share)
-            if value is not None:
-                self.replica.draws[round_] = value
-                self._fresh = True
+            self._take_beacon(round_, share)
         elif kind == "claim":
             _, move, ask, seat, question, value = parts
             if self.runs.get(seat) != author:
@@ -369,34 +371,38 @@ class Machine:
                 if opening.to is not None:
                     self.pending.remove(opening)
                 continue
-            if not self.replica.may_open(opening.handle, opening.to):
-                self.refused.append(f"card {opening.handle} to {'everyone' if opening.to is None else self._name(opening.to)}")
-                self._given.add(("open", opening))
-                continue
             self._given.add(("open", opening))
-            if opening.to is None:
-                share = ledger.public_share(opening.handle, self.rand)
-                self._send("public", opening.handle, share.to_wire())
-                self._take_public(opening.handle, share, self.seat)
+            made = self._share_for(opening, self._recipients.get(opening.to) if opening.to is not None else None)
+            if made is None:
+                continue
+            self.outbox.append(made[0])
+            if made[1] is not None:
+                self._take_public(opening.handle, made[1], self.seat)
             else:
-                rshare = ledger.recipient_share(opening.handle, self._recipients[opening.to], self.rand)
-                self._send("private", opening.handle, opening.to, rshare.to_wire())
                 self.pending.remove(opening)  # the recipient's to put together
+
+    def _share_for(self, opening: Opening, recipient: Point | None) -> tuple[bytes, DecryptionShare | None] | None:
+        """My share for ``opening`` (its message, and the share itself if it opens the card to
+        everyone), if my rules open it now; else None, and the refusal counted."""
+        handle, to = opening.handle, opening.to
+        if self.ledger is None or not self.replica.may_open(handle, to):
+            self.refused.append(f"card {handle} to {'everyone' if to is None else self._name(to)}")
+            return None
+        if to is None:
+            share = self.ledger.public_share(handle, self.rand)
+            return pack("public", handle, share.to_wire()), share
+        assert recipient is not None
+        return pack("private", handle, to, self.ledger.recipient_share(handle, recipient, self.rand).to_wire()), None
 
     def public_share(self, handle: int) -> bytes | None:
         """My share opening ``handle`` to everyone, if my rules open it now (else None)."""
-        if self.ledger is None or not self.replica.may_open(handle, None):
-            self.refused.append(f"card {handle} to everyone")
-            return None
-        return pack("public", handle, self.ledger.public_share(handle, self.rand).to_wire())
+        made = self._share_for(Opening(handle, None), None)
+        return made[0] if made is not None else None
 
     def private_share(self, handle: int, seat: int, recipient: Point) -> bytes | None:
         """My share opening ``handle`` to ``seat``, if my rules show it that seat now."""
-        if self.ledger is None or not self.replica.may_open(handle, seat):
-            self.refused.append(f"card {handle} to {self._name(seat)}")
-            return None
-        share = self.ledger.recipient_share(handle, recipient, self.rand)
-        return pack("private", handle, seat, share.to_wire())
+        made = self._share_for(Opening(handle, seat), recipient)
+        return made[0] if made is not None else None
 
     def _take_public(self, handle: int, share: DecryptionShare, author: int) -> None:
         assert self.ledger is not None
@@ -409,6 +415,15 @@ class Machine:
             self.replica.opened(opening, face)
             if opening in self.pending:
                 self.pending.remove(opening)
+            self._fresh = True
+
+    def _take_beacon(self, round_: int, share: BeaconShare) -> None:
+        """A share of public draw ``round_`` (beacon value ``round_ + 1``: the set-up's is -1),
+        checked; the draw once enough are in."""
+        assert self.ledger is not None
+        value = self.ledger.take_beacon_share(round_ + 1, share)
+        if value is not None:
+            self.replica.draws[round_] = value
             self._fresh = True
 
     def _take_private(self, handle: int, seat: int, share: RecipientShare, author: int) -> None:
@@ -543,10 +558,7 @@ class Machine:
                 self._given.add(("beacon", need.round))
                 share = ledger.beacon_share(need.round + 1, self.rand)
                 self._send("beacon", need.round, share.to_wire())
-                value = ledger.take_beacon_share(need.round + 1, share)
-                if value is not None:
-                    self.replica.draws[need.round] = value
-                    self._fresh = True
+                self._take_beacon(need.round, share)
         elif isinstance(need, NeedFace) and need.visible == EVERYONE:
             self._open(Opening(need.handle, None))
             self._give_shares()
@@ -628,7 +640,7 @@ class Machine:
             waiting = sorted({self.runs.get(s, s) for s in acting if s not in self._revealed})
             return [self._name(s) for s in waiting]
         else:
-            mine = [o for o in self.pending if o.to is None or o.to in self.seats]
+            mine = self._my_openings
             if not mine:
                 return []
             have = ledger.public_shares_in(mine[0].handle) if mine[0].to is None else {
