@@ -306,36 +306,40 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
         replayed = normal(game.view(state, seat).to_wire())
         if normal(log["last_view"]) != replayed:
             failures.append("my last view differs from the replayed game's")
+    failures += _result_problems(log, game, state, checked)
+    return failures
+
+
+def _result_problems(log: Mapping[str, Any], game: Game, state: Any, checked: dict[str, int]) -> list[str]:
+    """The replayed game's result against the one the log announces."""
     closed = isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
     result = game.closed_result(state) if closed else game.result(state)  # (closed: the scores as they stood)
     checked["result"] = 1
     if result is None:
-        failures.append("the replayed game has not ended")
-    elif log.get("result") is None or normal(result.to_wire()) != normal(log["result"]):
+        return ["the replayed game has not ended"]
+    if log.get("result") is None or normal(result.to_wire()) != normal(log["result"]):
         claimed = Result.from_wire(log["result"]) if log.get("result") else None
-        failures.append(f"the announced result {claimed} differs from the replayed {result}")
-    return failures
+        return [f"the announced result {claimed} differs from the replayed {result}"]
+    return []
 
 
 def _audit_no_peek(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
     """A no-peek deal's log: its every card was proved as it opened (the shares and proofs
     are not kept); this replays the game from the opened cards, the players' answers and
     the public draws, holding every answer to the cards, and checks the result."""
-    from .nopeek.replica import Replica
+    from .nopeek.replica import replay_opened
 
     record = log["no_peek"]
     game = get_game(log["game"])
     players = list(log["players"])
-    replica = Replica(game, dict(log.get("options") or game.options_from(len(players))), players, None)
-    book = replica.book
-    book.public = {int(h): str(f) for h, f in record["faces"].items()}
-    book.claims = {(int(m), int(a)): value for m, a, value in record["claims"]}
-    book.audit = True
-    replica.draws = {int(r): _unhex(v, "a public draw") or b"" for r, v in record["draws"].items()}
+    faces = {int(h): str(f) for h, f in record["faces"].items()}
+    claims = {(int(m), int(a)): value for m, a, value in record["claims"]}
+    draws = {int(r): _unhex(v, "a public draw") or b"" for r, v in record["draws"].items()}
     moves = [(int(seat), game.parse_action(wire)) for seat, wire in record["moves"]]
-    checked["faces"], checked["answers"], checked["random_draws"] = len(book.public), len(book.claims), len(replica.draws)
+    checked["faces"], checked["answers"], checked["random_draws"] = len(faces), len(claims), len(draws)
+    options = dict(log.get("options") or game.options_from(len(players)))
     try:
-        replica._audit_run(moves)
+        state = replay_opened(game, options, players, faces, claims, draws, moves)
     except ClaimBroken as broken:
         return [f"{players[broken.seat]}'s answer ({broken.question}) is false, as the opened cards show"]
     except FaceHidden as hidden:
@@ -343,14 +347,7 @@ def _audit_no_peek(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]
     except ActionError as refused:
         return [f"an action is refused by the rules: {refused}"]
     checked["actions"] = len(moves)
-    closed = isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
-    result = game.closed_result(replica.state) if closed else game.result(replica.state)
-    checked["result"] = 1
-    if result is None:
-        return ["the replayed game has not ended"]
-    if log.get("result") is None or normal(result.to_wire()) != normal(log["result"]):
-        return [f"the announced result differs from the replayed {result}"]
-    return []
+    return _result_problems(log, game, state, checked)
 
 
 def _no_peek_record(session: SeatSession) -> dict[str, Any] | None:

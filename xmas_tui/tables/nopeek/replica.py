@@ -8,8 +8,9 @@ is tried again. After a move it says which faces the rules have just shown, and 
 whom (``openings``): every program computes the same list from the same public state.
 It says whether the rules open a card to a seat now (``may_open``: a program makes a
 share for nothing else), and at the end it plays the whole game again holding every
-seat's answers to the cards, all open by then (``audit``). And ``OPENINGS``: which faces
-each game opens, when and to whom, for the help and the README.
+seat's answers to the cards, all open by then (``audit``; ``replay_opened``, which a
+game log's audit uses too). And ``OPENINGS``: which faces each game opens, when and to
+whom, for the README.
 
 Must not touch: sockets, clocks, asyncio, the UI, cryptography (the machine's).
 """
@@ -205,9 +206,6 @@ class Replica:
     def over(self) -> bool:
         return self.state is not None and self.game.result(self.state) is not None
 
-    def may_draw(self, round_: int) -> bool:
-        return self.need == NeedRandom(round_)
-
     def claim(self, key: tuple[int, int]) -> Any:
         """This program's own answer to the ask that stopped the move."""
         return self.book.mine.pop(key)
@@ -226,28 +224,31 @@ class Replica:
 
     def audit(self, moves: Sequence[tuple[int, Action]]) -> None:
         """Play the game again from the start with every face opened so far, holding every
-        seat's claims to what its cards, now open, say. ``ClaimBroken`` names a false one;
-        ``FaceHidden`` if a claim spoke of a card still closed."""
-        again = Replica(self.game, self.options, self.players, None)
-        book = again.book
-        book.public = dict(self.book.public)
-        book.claims = dict(self.book.claims)
-        book.audit = True
-        again.draws = dict(self.draws)
-        again._audit_run(moves)
+        seat's claims to what its cards, now open, say (``replay_opened``)."""
+        replay_opened(self.game, self.options, self.players, self.book.public, self.book.claims, self.draws, moves)
 
-    def _audit_run(self, moves: Sequence[tuple[int, Action]]) -> None:
-        book = self.book
-        book.move, book.asked = -1, 0
-        self.state = self.game.setup(self.options, self.players, self._rng(-1))
-        for seat, action in moves:
-            book.move, book.asked = self.moves, 0
-            self.game.apply(self.state, seat, action, self._rng(self.moves))
-            self.moves += 1
 
-    def view(self) -> Any:
-        return self.game.view(self.state, self.seat)
+def replay_opened(
+    game: Game,
+    options: Mapping[str, Any],
+    players: Sequence[str],
+    faces: Mapping[int, str],
+    claims: Mapping[tuple[int, int], Any],
+    draws: Mapping[int, bytes],
+    moves: Sequence[tuple[int, Action]],
+) -> Any:
+    """A no-peek game played again from the start with ``faces`` open, its public ``draws``,
+    and every seat's answers held to the cards (``claims``); the state at the end.
+    ``ClaimBroken`` names a false answer; ``FaceHidden`` if the rules read a card still
+    closed; ``ActionError`` if a move breaks a rule."""
+    book = FaceBook()
+    book.public, book.claims, book.audit = dict(faces), dict(claims), True
 
-    def legal(self) -> list[Action]:
-        assert self.seat is not None
-        return self.game.legal_actions(self.state, self.seat)
+    def rng(round_: int) -> Rng:
+        return Rng(draws.get(round_), book)
+
+    state = game.setup(dict(options), list(players), rng(-1))
+    for move, (seat, action) in enumerate(moves):
+        book.move, book.asked = move, 0
+        game.apply(state, seat, action, rng(move))
+    return state
