@@ -651,6 +651,16 @@ class Machine:
         """Whether ``seat`` has sent its simultaneous choice (as a digest) and waits."""
         return seat in self._mine or seat in self._digests
 
+    def legal(self, seat: int) -> list[Any]:
+        """``seat``'s legal moves now (wire forms): none while a move is being made or this
+        machine stopped, after the end, or once its simultaneous choice is sent."""
+        state = self.replica.state
+        if self.stopped is not None or not self.idle or state is None or self.has_chosen(seat):
+            return []
+        if seat not in self.game.to_act(state) or self.game.result(state) is not None:
+            return []
+        return [a.to_wire() for a in self.game.legal_actions(state, seat)]
+
     # ------------------------------------------------------------------ bots
     def choose(self, seat: int | None = None) -> Action:
         """What the bot of ``seat`` (a seat this program plays; its own by default) plays now."""

@@ -164,9 +164,9 @@ class NoPeekRules:
         return []
 
     def legal(self, seat: int) -> list[Any]:
-        if not self._ready() or self.runs.get(seat) != self.host_id:
-            return []
-        return [a.to_wire() for a in self.game.legal_actions(self._state, seat)]
+        if self.closed or self.runs.get(seat) != self.host_id:
+            return []  # (a player's legal moves are its own program's to list)
+        return self.machine.legal(seat)
 
     def result(self) -> dict[Any, Any] | None:
         state = self._state

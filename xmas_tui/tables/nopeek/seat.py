@@ -72,15 +72,7 @@ class SeatProgram:
         return machine.game.view(machine.replica.state, seat).to_wire()
 
     def legal(self, seat: int) -> list[Any]:
-        machine = self.machine
-        if machine is None or machine.stopped is not None or not machine.idle or machine.replica.state is None:
-            return []
-        state = machine.replica.state
-        if seat not in machine.game.to_act(state) or machine.game.result(state) is not None:
-            return []
-        if machine.has_chosen(seat):
-            return []
-        return [a.to_wire() for a in machine.game.legal_actions(state, seat)]
+        return self.machine.legal(seat) if self.machine is not None else []
 
     def outgoing(self, seat: int, action: Any) -> Any:
         machine = self.machine
