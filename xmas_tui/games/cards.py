@@ -152,13 +152,13 @@ class FaceBook:
         self.audit = False
 
     def lookup(self, handle: int) -> str | None:
-        face = self.public.get(handle)
-        if face is None and not self.strict:
-            face = self.private.get(handle)
-        return face
+        """The face the rules may read here (``strict``: only one opened to everyone)."""
+        return self.public.get(handle) if self.strict else self.known(handle)
 
-    def knows(self, handle: int) -> bool:
-        return handle in self.public or handle in self.private
+    def known(self, handle: int) -> str | None:
+        """The face opened here, to everyone or to this program's seat."""
+        face = self.public.get(handle)
+        return face if face is not None else self.private.get(handle)
 
 
 class Cards:
@@ -443,7 +443,7 @@ class Cards:
             if may_see(mask, seat):
                 face = self._faces[handle]
                 if face is None:
-                    face = book.public.get(handle) or book.private.get(handle)
+                    face = book.known(handle)
                 if face is not None:
                     out[handle] = face
         return out
