@@ -357,7 +357,8 @@ def test_start_up_holds_collections_until_the_first_screen_says_started() -> Non
     try:
         with memory.starting():
             assert gc.get_threshold()[0] == max(memory.YOUNG_HELD, before[0]) and min(gc.get_threshold()[1:]) > 10**6
-        assert gc.get_threshold() == before and gc.get_freeze_count() == frozen  # (never started: nothing set aside)
+        # (never started: nothing set aside; the count may fall, as a thing an earlier test froze is freed)
+        assert gc.get_threshold() == before and gc.get_freeze_count() <= frozen
         with memory.starting():
             memory.started()
             assert gc.get_threshold() == before and gc.get_freeze_count() > frozen
