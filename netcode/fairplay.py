@@ -193,6 +193,45 @@ class Signer:
         return self._private.sign(final_message(table_id, term, fair, result))
 
 
+class Voice:
+    """A player's program's own signing key at a no-peek table (Ed25519): it signs each move
+    its seat makes and each message it says to the other programs, so that the host, which
+    passes them on, can neither make one up in that seat's name, nor change, repeat, reorder
+    or hold back one of them without every program seeing it. Its public half goes to the
+    host in ``Hello`` and to every program at the deal."""
+
+    def __init__(self) -> None:
+        self._private = Ed25519PrivateKey.generate()
+        self.public = self._private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    def sign_move(self, table: str, seat: int, id: int, action: Any) -> bytes:
+        return self._private.sign(move_message(table, seat, id, action))
+
+    def sign_saying(self, table: str, author: int, n: int, data: bytes) -> bytes:
+        return self._private.sign(saying_message(table, author, n, data))
+
+
+def move_message(table: str, seat: int, id: int, action: Any) -> bytes:
+    """What a seat's program signs for its move number ``id`` at the deal ``table``."""
+    return digest("move", table, seat, id, msgpack.packb(action, use_bin_type=True))
+
+
+def saying_message(table: str, author: int, n: int, data: bytes) -> bytes:
+    """What a program signs for its ``n``-th message (from 0) to the others at ``table``."""
+    return digest("saying", table, author, n, data)
+
+
+def voiced(public: bytes, signature: bytes | None, message: bytes) -> bool:
+    """Whether ``signature`` is the voice ``public``'s over ``message``."""
+    if signature is None:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+    return True
+
+
 def record_message(table_id: bytes, term: int, count: int, chain: bytes) -> bytes:
     return digest("record", table_id, term, count, chain)
 

@@ -198,3 +198,68 @@ def test_simulate_network_no_peek_from_the_command_line() -> None:
 
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
     assert figures["no_peek"] and figures["digests_equal"] and figures["audits_ok"] and figures["lost"] > 0
+
+
+# ---------------------------------------------------------------- voices: the host speaks for nobody
+
+
+def test_every_programs_voice_checks_what_the_host_passes_on() -> None:
+    """Issue 26: "whatever one program sends, the honest peers ... stop with a clear message naming
+    what went wrong and who did it." A move or a message in a seat's name must be signed by that
+    seat's program, and its messages come in order: what a host makes up, changes, repeats or
+    holds back is named."""
+    from netcode.fairplay import Voice
+    from netcode.session.voices import Voices
+
+    holly, noel = Voice(), Voice()
+    voices = Voices("t1", [holly.public, noel.public, None], ["Holly", "Noel", "Bot"])
+    move = ["play", 3]
+    assert voices.move(0, 1, move, holly.sign_move("t1", 0, 1, move)) is None
+    assert voices.move(0, 1, move, holly.sign_move("t1", 0, 1, move)) == "Holly's move 1 a second time"
+    assert voices.move(0, 2, ["play", 4], holly.sign_move("t1", 0, 2, move)) == (
+        "a move in Holly's name that Holly's program did not sign")
+    assert voices.move(1, 1, move, holly.sign_move("t1", 1, 1, move)) is not None  # (Holly's voice, Noel's seat)
+    assert voices.move(1, 1, move, noel.sign_move("t2", 1, 1, move)) is not None  # (another table's move)
+    assert voices.move(2, 7, move, None) is None  # (a bot's move: the host's program plays it)
+    said = [noel.sign_saying("t1", 1, n, b"share %d" % n) for n in range(3)]
+    assert voices.saying(1, 0, b"share 0", said[0]) is None
+    assert voices.saying(1, 2, b"share 2", said[2]) == "Noel's message 3 while holding back message 2"
+    assert voices.saying(1, 0, b"share 0", said[0]) == "Noel's message 1 a second time"
+    assert voices.saying(1, 1, b"share X", said[1]) == "a message in Noel's name that Noel's program did not sign"
+    assert voices.saying(1, 1, b"share 1", said[1]) is None
+    assert voices.saying(3, 0, b"the host's own", None) is None  # (the host's program speaks for itself)
+
+
+def test_a_host_refuses_a_move_its_players_program_did_not_sign() -> None:
+    """The host checks a player's signature before it orders the move, so an honest host never
+    passes on what every program would refuse."""
+    from netcode.session.messages import Act, Verdict
+
+    table = SimTable(get_game("christmas-game"), 3, no_peek=True, pace=0.5, seed=4)
+    host = table.host
+    table.net.run(120, stop=lambda: host.rules is not None and bool(host.rules.to_act() - {0}))
+    seat = min(host.rules.to_act() - {0})  # type: ignore[union-attr]
+    peer = next(p for p, g in host.guests.items() if g.seat == seat)
+    step = host.receive(peer, Act(99, ["play", 1], None, b"\0" * 64).to_wire(), table.net.now)
+    verdicts = [m for p, m in step.sends if p == peer and isinstance(m, Verdict)]
+    assert verdicts == [Verdict(99, "Your program's signature on this move does not hold.")]
+    assert seat in host.rules.to_act()  # type: ignore[union-attr]  # (nothing was played)
+
+
+def test_a_host_that_names_another_voice_for_a_seat_is_caught_by_that_seats_program() -> None:
+    from netcode.fairplay import Voice
+
+    table = SimTable(get_game("chip-n-dale"), 3, no_peek=True, pace=0.2, seed=5)
+    host, started = table.host, table.host._mental_started
+
+    def lying() -> None:  # (at the deal: the host's own voice for Elf 2's seat)
+        host.mental_voices[2] = Voice().public
+        started()
+
+    host._mental_started = lying  # type: ignore[method-assign]
+    table.net.run(30)
+    victim = next(s for s in table.sessions if s.seat == 2)
+    assert victim.halted == "the host (Host) named another voice for my seat: it could speak in my name"
+    assert victim.alarm is not None and victim.alarm.startswith("CHEATING DETECTED")
+    others = [s for s in table.sessions[1:] if s is not victim]
+    assert all(s.halted is not None and victim.name in s.halted for s in others), [s.halted for s in others]

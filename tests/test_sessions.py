@@ -23,9 +23,14 @@ from netcode.session.messages import (
     BadMessage,
     Dealt,
     Forged,
+    Halt,
     Hello,
     Here,
+    Mental,
+    Order,
     Refused,
+    Relay,
+    Sealed,
     Snap,
     Verdict,
     Welcome,
@@ -63,6 +68,13 @@ def test_every_message_kind_survives_its_own_wire_form() -> None:
         Dealt([b"n" * 32, None], [b"m" * 32, None], ["seat 2 gave no nonce in time; the seed is made without it"],
               [1, b"a" * 32], 2, [b"x" * 32, b"c" * 32, b"d" * 32]),
         Forged(3, 2, "Grinch"),
+        Hello(VERSION, "Ann", None, None, False, b"k" * 32, b"v" * 32),
+        Act(4, ["#sealed", b"d" * 32], 1, b"s" * 64),
+        Mental(b"share", 7, b"s" * 64),
+        Order(2, ["flip", 2], 9, b"s" * 64),
+        Sealed(1, b"d" * 32, 3, None),
+        Relay(4, b"share", 7, b"s" * 64),
+        Halt(2, "the host (Noel) passed on a move in Holly's name that Holly's program did not sign"),
     ]
     for message in samples:
         assert decode(message.to_wire()) == message
@@ -75,15 +87,17 @@ def test_every_message_kind_survives_its_own_wire_form() -> None:
         ({"t": "act"}, "malformed"),
         (["what"], "unknown_kind"),
         (["act", 1], "wrong_arity"),
-        (["act", "one", ["stop"], None], "bad_field"),
-        (["act", -1, ["stop"], None], "bad_field"),
-        (["act", 1, ["stop"], 99], "bad_field"),
-        (["hello", VERSION, "A" * 65, None, None, False, None], "bad_field"),
-        (["hello", VERSION, "Ann", b"short", None, False, None], "bad_field"),
-        (["hello", VERSION, "Ann", None, None, False, b"not a key"], "bad_field"),
-        (["mental", b"x" * (200 * 1024)], "bad_field"),
-        (["act", 1, {1: "int keys"}, None], "bad_field"),
-        (["act", 1, ["x"] * 0 + [[[[[[[[[[[[[[[[[[[[[[[[[[[["deep"]]]]]]]]]]]]]]]]]]]]]]]]]]]], None], "too_deep"),
+        (["act", "one", ["stop"], None, None], "bad_field"),
+        (["act", -1, ["stop"], None, None], "bad_field"),
+        (["act", 1, ["stop"], 99, None], "bad_field"),
+        (["hello", VERSION, "A" * 65, None, None, False, None, None], "bad_field"),
+        (["hello", VERSION, "Ann", b"short", None, False, None, None], "bad_field"),
+        (["hello", VERSION, "Ann", None, None, False, b"not a key", None], "bad_field"),
+        (["hello", VERSION, "Ann", None, None, False, None, b"not a voice"], "bad_field"),
+        (["mental", b"x" * (200 * 1024), 0, None], "bad_field"),
+        (["act", 1, ["stop"], None, b"not a signature"], "bad_field"),
+        (["act", 1, {1: "int keys"}, None, None], "bad_field"),
+        (["act", 1, ["x"] * 0 + [[[[[[[[[[[[[[[[[[[[[[[[[[[["deep"]]]]]]]]]]]]]]]]]]]]]]]]]]]], None, None], "too_deep"),
     ],
 )
 def test_a_malformed_message_is_refused_with_a_reason(raw, reason: str) -> None:
@@ -93,7 +107,7 @@ def test_a_malformed_message_is_refused_with_a_reason(raw, reason: str) -> None:
 
 
 def test_nesting_far_beyond_the_recursion_limit_is_refused_at_the_depth_limit() -> None:
-    deep: list = ["act", 1, None, None]
+    deep: list = ["act", 1, None, None, None]
     nested: list = []
     deep[2] = nested
     for _ in range(50_000):  # far beyond Python's recursion limit
@@ -113,9 +127,9 @@ def test_every_field_of_plain_data_may_nest_to_the_depth_limit_and_no_deeper() -
     def snap(legal: list) -> list:
         return ["snap", 0, legal, [], 0, [], None, {}, None, None, [], [], [], 0, [], None]
 
-    assert parse_seat_message(["act", 1, nested(MAX_DEPTH), None]).action == nested(MAX_DEPTH)
+    assert parse_seat_message(["act", 1, nested(MAX_DEPTH), None, None]).action == nested(MAX_DEPTH)
     assert parse_host_message(snap([nested(MAX_DEPTH)])).legal == [nested(MAX_DEPTH)]  # each legal action is data
-    for raw in (["act", 1, nested(MAX_DEPTH + 1), None], snap([nested(MAX_DEPTH + 1)])):
+    for raw in (["act", 1, nested(MAX_DEPTH + 1), None, None], snap([nested(MAX_DEPTH + 1)])):
         with pytest.raises(BadMessage, match=f"deeper than {MAX_DEPTH}"):
             decode(raw)
 

@@ -304,13 +304,15 @@ def build_parser() -> Parser:
                      help="with --network: virtual seconds a bot takes for a move")
     sim.add_argument("--cards", default=None, metavar="FILE", help=CARDS_HELP)
     sim.add_argument("--adversary", type=adversary_arg, default=None, metavar="NAME[@SEAT]",
-                     help="with --network: the program at SEAT (default 2) is a bad one: " + ", ".join(ADVERSARIES))
+                     help="with --network: the program at SEAT (default 2) is a bad one (host-…: the host's "
+                          "program is, at a no-peek table, and SEAT its victim): " + ", ".join(ADVERSARIES))
     return parser
 
 
 #: the adversaries ``simulate --network --adversary`` knows (``xmas_tui.tables.adversary``)
 ADVERSARIES = ("forge-share", "forge-share-stall", "withhold-ballot", "forge-ballot", "flood", "replay", "late-pongs",
-               "forged-pongs")
+               "forged-pongs", "host-forges-move", "host-frames", "host-repeats", "host-holds-back",
+               "host-drops-reveals")
 
 
 def adversary_arg(text: str) -> tuple[str, int]:
@@ -601,6 +603,9 @@ def run_adversary_simulation(args: argparse.Namespace, players: int) -> int:
     if players < 3:
         raise UsageError("an adversary needs a table of three or more players")
     verdict = run_adversary(args.game, players, strategy, seed=args.seed, seat=seat, pace=args.pace)
+    if not verdict["applies"]:
+        raise UsageError(f"{strategy} is a bad host at a no-peek table, and {args.game.id} is played in real time: "
+                         "its tables do not deal no-peek")
     if not args.json:
         how = ("hung" if verdict["hung"] else "spun" if verdict["spun"] else "finished wrong" if verdict["wrong"]
                else f"{verdict['finished']} finished, {verdict['stopped']} stopped cleanly")

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 8
+VERSION = 9
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -227,6 +227,8 @@ LOG_ENTRY = row(text(64), text(), maybe(SEAT), maybe(mapping))
 ACTION = row(SEAT, data)
 #: the host's signature over the record of play: how many actions, their chain, the signature
 SIGNED = row(COUNT, DIGEST, blob(64))
+#: an Ed25519 signature
+SIGNATURE = blob(64)
 #: a seat's share of the host's secret: its index and the value there (a scalar's 32 bytes)
 SHARE = row(whole(1, 255), blob(32))
 #: the commitments every share is checked against (``netcode.shares.Commitments``)
@@ -298,10 +300,12 @@ def decode(raw: Any) -> Message:
 # -- a seat to its host
 
 
-@declare("hello", whole(0, 1 << 16), NAME, maybe(DIGEST), maybe(blob(longest=64)), flag, maybe(blob(32)))
+@declare("hello", whole(0, 1 << 16), NAME, maybe(DIGEST), maybe(blob(longest=64)), flag, maybe(blob(32)),
+         maybe(blob(32)))  # fmt: skip
 class Hello(Message):
     """Seat me: my name, the commitment to my nonce (fair play), my rejoin token, whether I
-    only want to watch, and my program's personal key for a no-peek deal (None: I have none)."""
+    only want to watch, and my program's personal key and voice (the key its moves and
+    messages are signed with) for a no-peek deal (None: I have none)."""
 
     version: int
     name: str
@@ -309,6 +313,7 @@ class Hello(Message):
     token: bytes | None
     watch: bool
     key: bytes | None = None
+    voice: bytes | None = None
 
 
 @declare("nonce", DIGEST)
@@ -318,13 +323,15 @@ class Nonce(Message):
     nonce: bytes
 
 
-@declare("act", COUNT, data, maybe(SEAT))
+@declare("act", COUNT, data, maybe(SEAT), maybe(SIGNATURE))
 class Act(Message):
-    """Play this action (wire form) for my seat; ``id`` comes back in the ``Verdict``."""
+    """Play this action (wire form) for my seat; ``id`` comes back in the ``Verdict``. At a
+    no-peek table my program's voice signs it (``Voice.sign_move``), and ``id`` only grows."""
 
     id: int
     action: Any
     seat: int | None
+    signature: bytes | None = None
 
 
 @declare("here")
@@ -350,12 +357,15 @@ class Pong(Message):
 MENTAL_BYTES = 192 * 1024
 
 
-@declare("mental", blob(longest=MENTAL_BYTES))
+@declare("mental", blob(longest=MENTAL_BYTES), COUNT, maybe(SIGNATURE))
 class Mental(Message):
-    """My program's message to every other program of a no-peek table (its share, shuffle,
-    answer or choice revealed: ``xmas_tui.tables.nopeek``), for the host to relay as it is."""
+    """My program's ``n``-th message (from 0) to every other program of a no-peek table (its
+    share, shuffle, answer or choice revealed: ``xmas_tui.tables.nopeek``), signed by its
+    voice, for the host to relay as it is."""
 
     data: bytes
+    n: int = 0
+    signature: bytes | None = None
 
 
 @declare("press", COUNT, data)
@@ -463,11 +473,12 @@ class Dealt(Message):
 
 
 @declare("keyed", text(64), items(NAME, MAX_SEATS), items(SEAT, MAX_SEATS), items(blob(32), MAX_SEATS),
-         items(SEAT, MAX_SEATS), items(blob(32), MAX_SEATS))  # fmt: skip
+         items(SEAT, MAX_SEATS), items(blob(32), MAX_SEATS), items(maybe(blob(32)), MAX_SEATS))  # fmt: skip
 class Keyed(Message):
     """A no-peek deal begins: the table's id for every proof, every seat's name, the seats
-    whose programs hold the joint key (in holder order) with their personal keys, and for
-    every seat the seat of the program that plays it and that program's key."""
+    whose programs hold the joint key (in holder order) with their personal keys, for every
+    seat the seat of the program that plays it and that program's key, and every seat's
+    voice (None: the host's program plays it, a bot)."""
 
     table: str
     names: list[Any]
@@ -475,31 +486,44 @@ class Keyed(Message):
     keys: list[Any]
     runs: list[Any]
     recipients: list[Any]
+    voices: list[Any] = dataclasses.field(default_factory=list)
 
 
-@declare("order", SEAT, data)
+@declare("order", SEAT, data, COUNT, maybe(SIGNATURE))
 class Order(Message):
-    """The next move of a no-peek table, in order: ``seat`` plays ``action`` (wire form)."""
+    """The next move of a no-peek table, in order: ``seat`` plays ``action`` (wire form), with
+    the ``id`` and signature its program's voice made it with (none for a bot's)."""
 
     seat: int
     action: Any
+    id: int = 0
+    signature: bytes | None = None
 
 
-@declare("sealed", SEAT, DIGEST)
+#: the action a seat sends for a simultaneous choice at a no-peek table: ``[SEALED, digest]``
+SEALED = "#sealed"
+
+
+@declare("sealed", SEAT, DIGEST, COUNT, maybe(SIGNATURE))
 class Sealed(Message):
     """``seat``'s simultaneous choice at a no-peek table, as its digest only (revealed once
-    every seat to choose has sent one)."""
+    every seat to choose has sent one), signed as an ``Order`` is."""
 
     seat: int
     digest: bytes
+    id: int = 0
+    signature: bytes | None = None
 
 
-@declare("relay", SEAT, blob(longest=MENTAL_BYTES))
+@declare("relay", SEAT, blob(longest=MENTAL_BYTES), COUNT, maybe(SIGNATURE))
 class Relay(Message):
-    """The program of ``author``'s seat says ``data`` to every program (a no-peek deal)."""
+    """The program of ``author``'s seat says ``data`` to every program (a no-peek deal): its
+    ``n``-th message, as its voice signed it (the host's own program's: unsigned)."""
 
     author: int
     data: bytes
+    n: int = 0
+    signature: bytes | None = None
 
 
 @declare("verdict", COUNT, maybe(text()))
@@ -588,6 +612,17 @@ class Forged(Message):
     name: str
 
 
+@declare("halt", TERM, text())
+class Halt(Message):
+    """From one player's machine to every other's, straight (not through the host), at a
+    no-peek table: my program stopped the game of host ``term`` here, for ``why`` (it caught
+    the host passing on what no seat's program said, or waited too long for a message). The
+    host cannot hold this back: it does not carry it."""
+
+    term: int
+    why: str
+
+
 @declare("opens", COUNT, INSTANT)
 class Opens(Message):
     """Real-time round number ``race`` opens at ``at`` on the host's clock: draw its room then
@@ -610,7 +645,7 @@ class Shout(Message):
 
 HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final,
                 Ping, Opens, Shout, Keyed, Order, Sealed, Relay)
-SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press, Mental)
+SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press, Mental, Halt)
 
 
 def parse_seat_message(raw: Any) -> Message:

@@ -34,7 +34,7 @@ from netcode.channel import Delivered, HandshakeCompleted, PeerGone, RttUpdated
 from netcode.fairplay import Ledger, Signer
 from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, Takeover, take_over
 from netcode.session.host import HostSession, RulesFactory, SteppedDown, TableSettings
-from netcode.session.messages import BadMessage, Ballot, Forged, Message, Welcome, decode
+from netcode.session.messages import BadMessage, Ballot, Forged, Halt, Message, Welcome, decode
 from netcode.session.seat import HandedOver, HostSilent, SeatSession, host_changed
 from netcode.session.seats import SeatState
 from netcode.session.step import HOST, Step
@@ -83,6 +83,8 @@ class TablePeer:
         self.failovers = 0
         #: this machine's player handed the table over and leaves: it takes no part in electing
         self.leaving = False
+        #: it takes other players' machines' word straight (at a no-peek table: ``Halt``)
+        self._accepting = False
 
     @classmethod
     def as_host(cls, host: HostSession, *, local_id: int | None = None, host_for: HostFactory | None = None,
@@ -303,6 +305,23 @@ class TablePeer:
                 self._elect(now, step, event.why)
             else:
                 step.seats.append((index, event))
+        session = self.session
+        if session.no_peek and not self._accepting:  # (another player's machine may tell me the game stopped)
+            self._accepting = step.accept = True
+        if session.tell is not None:
+            self._tell_members(session.tell, step)
+            session.tell = None
+
+    def _tell_members(self, halt: Halt, step: Step) -> None:
+        """My program stopped the game: every other player's machine hears why from me, straight
+        (the host may have sent a forgery to me alone, or hold back what I would say)."""
+        host_seat = self.session.host_seat
+        if self.host_peer is not None:  # (and the host: its log tells those at its own machine)
+            step.send(self.host_peer, halt)
+        for member in self.members():
+            if member.peer != self.local_id and member.seat != host_seat and member.address is not None:
+                step.connects.append((member.peer, member.address))
+                step.send(member.peer, halt)
 
     def _can_elect(self) -> bool:
         """Whether a new host could take over: the deal shared the secret among two or more
@@ -335,6 +354,14 @@ class TablePeer:
                     self._stand(now, step)
             if self.candidacy is not None:
                 self._count(peer, message, now, step)
+            return
+        if isinstance(message, Halt):
+            member = next((m for m in self.members() if m.peer == peer), None)
+            if member is None:
+                self.session.drops["halt_from_a_stranger"] += 1
+                return
+            by = next((row.name for row in self.session.roster if row.seat == member.seat and row.name), None)
+            self._follow(self.session.halt(message, by or f"seat {member.seat + 1}"), step, now)
             return
         if isinstance(message, Forged) and self.voted.get(message.term) == peer:
             self.forgers[message.seat] = message.name

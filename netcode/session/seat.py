@@ -37,9 +37,10 @@ from typing import Any, Protocol
 
 from netcode import delta
 from netcode.channel import Delivered, PeerGone
-from netcode.fairplay import Verifier, final_signed
+from netcode.fairplay import Verifier, Voice, final_signed
 from netcode.session.clock import HostClock
 from netcode.session.messages import (
+    SEALED,
     VERSION,
     Act,
     AskNonce,
@@ -48,6 +49,7 @@ from netcode.session.messages import (
     Bye,
     Dealt,
     Final,
+    Halt,
     Handover,
     Hello,
     Here,
@@ -74,6 +76,7 @@ from netcode.session.messages import (
 )
 from netcode.session.seats import RosterRow
 from netcode.session.step import HOST, Step
+from netcode.session.voices import Voices
 from netcode.shares import Commitments, Share
 
 # ---------------------------------------------------------------- a no-peek deal
@@ -216,6 +219,11 @@ class SeatSession:
         seed the player chose). ``mental``: my program, should the table deal no-peek."""
         self.name = name
         self.mental = mental
+        #: my program's voice at a no-peek table (it signs my moves and its messages), and
+        #: every seat's, once the deal begins, with what each has said
+        self.voice = Voice() if mental is not None else None
+        self.voices: Voices | None = None
+        self._sayings = itertools.count()
         #: this seat's place among the seats played at its machine (0: the person at the terminal)
         self.index = 0
         self.watch = watch
@@ -258,6 +266,11 @@ class SeatSession:
         #: every host change I saw: ``[term, new host's name, actions recorded by then, why]``
         self.handovers: list[list[Any]] = []
         self.alarm: str | None = None
+        #: why my game stopped here at a no-peek table (the host passed on what no seat's program
+        #: said, or a message never came), and the word to send every other player's machine
+        #: straight (once, by ``TablePeer``)
+        self.halted: str | None = None
+        self.tell: Halt | None = None
         self.revealed_nonce = False
         #: the host said my nonce is in: left out of the seed after that, it is caught
         self.nonce_taken = False
@@ -299,7 +312,8 @@ class SeatSession:
     def hello(self) -> Hello:
         commit = self.verifier.nonce_commit if self.contribute else None
         key = self.mental.key if self.mental is not None and not self.watch else None
-        return Hello(VERSION, self.name, commit, self.token, self.watch, key)
+        voice = self.voice.public if self.voice is not None and key is not None else None
+        return Hello(VERSION, self.name, commit, self.token, self.watch, key, voice)
 
     @property
     def no_peek(self) -> bool:
@@ -309,9 +323,12 @@ class SeatSession:
         """My action (wire form); its ``id`` comes back in an ``Answered`` event. At a no-peek
         table a choice made at the same time as others goes as its digest first."""
         mine = self.seat if seat is None else seat
+        id = next(self._ids)
         if self.no_peek and self.mental is not None and mine is not None:
             action = self.mental.outgoing(mine, action)
-        return Act(next(self._ids), action, seat)
+            if self.voice is not None and self.voices is not None:
+                return Act(id, action, seat, self.voice.sign_move(self.voices.table, mine, id, action))
+        return Act(id, action, seat)
 
     def press(self, action: Any) -> Press:
         """One input of my real-time round (wire form), the moment it is made; its ``id`` comes
@@ -441,8 +458,17 @@ class SeatSession:
         if program is None or not self.no_peek or self.welcome is None:
             self.drops["unasked_mental"] += 1
             return
+        if self.halted is not None:  # (the game stopped here)
+            return
         if isinstance(message, Keyed):
+            self._keyed(message, seat, out)
+            if self.halted is not None:
+                return
             said = program.begin(message, seat, self.welcome.game, dict(self.welcome.options))
+        elif (wrong := self._unvoiced(message)) is not None:
+            host = self.welcome.host
+            self._halt(f"the host ({host}) passed on {wrong}: the game stops here", out, cheat=True)
+            return
         elif isinstance(message, Order):
             said = program.order(message.seat, message.action)
         elif isinstance(message, Sealed):
@@ -450,16 +476,67 @@ class SeatSession:
         else:
             said = program.take(message.author, message.data)
         for data in said:
-            out.send(HOST, Mental(data))
+            out.send(HOST, self._saying(data))
         self._mine_in_view()
         stopped = program.stopped()
-        if stopped is not None and self.alarm is None:
-            self.alarm = stopped
+        if stopped is not None and self.halted is None:  # (a wrong message: every machine hears it from mine)
+            self._halt(stopped, out)
         if not program.busy():
             self._mental_since = None
         elif self._mental_since is None or said:  # (waiting afresh, or it answered: the clock restarts)
             self._mental_since = now
         out.seats.append((self.index, Updated()))
+
+    def _keyed(self, keyed: Keyed, seat: int | None, out: Step) -> None:
+        """Every seat's voice, from the deal's start; my own must be mine."""
+        voices = list(keyed.voices) + [None] * (len(keyed.names) - len(keyed.voices))
+        self.voices = Voices(keyed.table, voices[: len(keyed.names)], [str(n) for n in keyed.names])
+        if seat is not None and self.voice is not None and self.voices.voice(seat) != self.voice.public:
+            host = self.welcome.host if self.welcome is not None else "?"
+            self._halt(f"the host ({host}) named another voice for my seat: it could speak in my name", out,
+                       cheat=True)
+
+    def _unvoiced(self, message: Order | Sealed | Relay) -> str | None:
+        """What is wrong with a move or message the host passed on in a seat's name (None: it
+        is that seat's program's own, in order)."""
+        voices = self.voices
+        if voices is None:
+            return "a move before the deal began"
+        if isinstance(message, Order):
+            return voices.move(message.seat, message.id, message.action, message.signature)
+        if isinstance(message, Sealed):
+            return voices.move(message.seat, message.id, [SEALED, message.digest], message.signature)
+        return voices.saying(message.author, message.n, message.data, message.signature)
+
+    def _halt(self, why: str, out: Step, *, cheat: bool = False) -> None:
+        """My game stops here (``cheat``: the host was caught cheating), and every other player's
+        machine hears why from mine, straight: the host may have sent what I caught to me alone,
+        or held back from them what would have shown it."""
+        self.halted = why
+        if cheat:
+            self._alarm([why], keep=True)
+        elif self.alarm is None:
+            self.alarm = why
+        self.tell = Halt(self.term, why)
+        out.seats.append((self.index, Updated()))
+
+    def halt(self, message: Halt, by: str) -> Step:
+        """Another player's machine (``by``: its player) says its program stopped the game: mine
+        stops too, saying who stopped it and why (my own program may have seen nothing wrong)."""
+        out = Step()
+        if self.halted is None and message.term == self.term and self.final is None:
+            self.halted = f"{by}'s program stopped the game: {message.why}"
+            self.alarm = self.halted
+            out.seats.append((self.index, Updated()))
+        return out
+
+    def _saying(self, data: bytes) -> Mental:
+        """My program's next message, signed by my voice."""
+        n = next(self._sayings)
+        seat = self.seat
+        if self.voice is None or self.voices is None or seat is None:
+            return Mental(data, n)
+        return Mental(data, n, self.voice.sign_saying(self.voices.table, seat, n, data))
 
     def stall_deadline(self) -> float | None:
         """When my program will have waited too long for another's message (None: it waits for
@@ -476,9 +553,9 @@ class SeatSession:
             return out
         names = self.mental.waiting_for()
         who = " and ".join(f"{name}'s program" for name in names) if names else "another program"
-        self.alarm = (f"The deal has waited {MENTAL_STALL:.0f} s for {who}: it holds the table up, or the host "
-                      "did not pass its message on.")
-        out.seats.append((self.index, Updated()))
+        host = self.welcome.host if self.welcome is not None else "?"
+        self._halt(f"The deal waited {MENTAL_STALL:.0f} s for {who}: it held the table up, or the host ({host}) "
+                   "did not pass its message on. The game stops here.", out)
         return out
 
     def _mine_in_view(self) -> None:

@@ -11,6 +11,10 @@ makes provably harmless (a flood, a replay, a withheld ballot) need no naming: t
 nothing.
 
 The strategies that attack a failover kill the host at ``KILL_AT`` so that a new one is elected.
+The strategies of a **bad host** (``host``) run at a no-peek table, where the host passes every
+move and every program's message on: the adversary is the host's program, and its victim the
+program at the seat chosen. Such a table stops with words rather than finish, so a peer that
+shows a red line there counts as stopped.
 
 Must not touch: sockets, clocks (virtual time only), the UI.
 """
@@ -22,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from netcode.dealing.group import random_scalar
-from netcode.session.messages import Pong
+from netcode.session.messages import Message, Order, Pong, Relay
 from netcode.session.peer import TablePeer
 from netcode.session.step import Step
 from netcode.shares import Share
@@ -38,6 +42,9 @@ KILL_AT = 7.0
 LIMIT = 1800.0
 #: datagrams a flooding program sends each virtual second
 FLOOD_RATE = 200
+#: how many of its victim's messages a host that drops them passes on first (the deal's are the
+#: first few; then the game's shares, beacon shares and answers)
+DROPS_AFTER = 12
 #: how late (virtual seconds) a lying program answers the host's pings
 LATE_PONG = 0.2
 
@@ -56,6 +63,8 @@ class Strategy:
     harmless: bool = False
     #: it attacks real-time rounds only: at a game without them it changes nothing (harmless)
     real_time: bool = False
+    #: the adversary is the host's program, at a no-peek table (which games of turns only deal)
+    host: bool = False
 
 
 def _forge_shares(table: SimTable, index: int, *, stand: bool = True) -> None:
@@ -148,6 +157,92 @@ def _replay(table: SimTable, index: int) -> None:
     net.call_later(3.0, again)
 
 
+def _host_passes_on(table: SimTable, change: Callable[[Message], list[Message]]) -> None:
+    """The host's program changes what it passes on: each message it sends becomes
+    ``change(message)`` (the same for every peer: a message sent to all is one object)."""
+    sim = table.host_peer
+    apply = sim.apply
+    made: dict[int, tuple[Message, list[Message]]] = {}
+
+    def bending(step: Step, now: float) -> None:
+        sends = []
+        for peer, message in step.sends:
+            key = id(message)
+            if key not in made or made[key][0] is not message:
+                made[key] = (message, change(message))
+            sends += [(peer, m) for m in made[key][1]]
+        step.sends = sends
+        apply(step, now)
+
+    sim.apply = bending  # type: ignore[method-assign]  # (the adversary's own program)
+
+
+def _victim(table: SimTable, index: int) -> Callable[[], int | None]:
+    """The victim's seat, once it is dealt one (a bad host strikes from the start of the deal)."""
+    return lambda: table.sessions[index].seat
+
+
+def _forge_move(table: SimTable, index: int) -> None:
+    """The host plays a move in the victim's name: the victim's last move again, as a new one."""
+    victim = _victim(table, index)
+    last: list[Order] = []
+
+    def change(message: Message) -> list[Message]:
+        if isinstance(message, Order) and message.seat == victim():
+            if last:
+                return [dataclasses.replace(last[0], id=message.id)]  # (its action, the signature of another)
+            last.append(message)
+        return [message]
+
+    _host_passes_on(table, change)
+
+
+def _frame(table: SimTable, index: int) -> None:
+    """The host passes on a message of its own making as the victim's (a share that fails its
+    proof would stop the table blaming the victim)."""
+    victim, done = _victim(table, index), [False]
+
+    def change(message: Message) -> list[Message]:
+        if isinstance(message, Relay) and message.author == victim() and not done[0]:
+            done[0] = True
+            return [dataclasses.replace(message, data=message.data[:-1] + bytes([message.data[-1] ^ 1]))]
+        return [message]
+
+    _host_passes_on(table, change)
+
+
+def _replay_saying(table: SimTable, index: int) -> None:
+    """The host passes on one of the victim's messages a second time."""
+    victim, seen = _victim(table, index), []
+
+    def change(message: Message) -> list[Message]:
+        if isinstance(message, Relay) and message.author == victim():
+            seen.append(message)
+            if len(seen) == 2:
+                return [message, seen[0]]
+        return [message]
+
+    _host_passes_on(table, change)
+
+
+def _hold_back(table: SimTable, index: int, *, for_good: bool, after: int = 0) -> None:
+    """The host holds back the victim's message number ``after`` (``for_good``: and every one
+    after it)."""
+    victim = _victim(table, index)
+    held: list[Relay] = []
+    passed: list[Relay] = []
+
+    def change(message: Message) -> list[Message]:
+        if isinstance(message, Relay) and message.author == victim():
+            if len(passed) >= after and (for_good or not held):
+                held.append(message)
+                return []
+            passed.append(message)
+        return [message]
+
+    _host_passes_on(table, change)
+
+
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("forge-share", "its ballot carries a forged share of the host's secret", _forge_shares,
              kills_host=True),
@@ -163,11 +258,22 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              lambda t, i: _lie_in_pongs(t, i, forge=False), real_time=True),
     Strategy("forged-pongs", "late answers to pings, and answers to pings never sent",
              lambda t, i: _lie_in_pongs(t, i, forge=True), real_time=True),
+    Strategy("host-forges-move", "the host plays a move in a player's name (its last move again)", _forge_move,
+             host=True),
+    Strategy("host-frames", "the host passes on a message of its own making as a player's", _frame, host=True),
+    Strategy("host-repeats", "the host passes on a player's message a second time", _replay_saying, host=True),
+    Strategy("host-holds-back", "the host holds back one of a player's messages and passes on the next",
+             lambda t, i: _hold_back(t, i, for_good=False), host=True),
+    Strategy("host-drops-reveals", "the host passes on none of a player's messages from a moment on",
+             lambda t, i: _hold_back(t, i, for_good=True, after=DROPS_AFTER), host=True),
 )}  # fmt: skip
 
 #: what every honest peer must read when each harmful strategy is caught
 NAMED_BY = {"forge-share": "sent a forged share", "forge-share-stall": "sent a forged share",
-            "late-pongs": "answers the host's pings", "forged-pongs": "answers the host's pings"}
+            "late-pongs": "answers the host's pings", "forged-pongs": "answers the host's pings",
+            # (a bad host's attack: any line that names the host's program will do)
+            **{name: "" for name in ("host-forges-move", "host-frames", "host-repeats", "host-holds-back",
+                                     "host-drops-reveals")}}
 
 
 def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, seat: int = 2,
@@ -175,24 +281,32 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     """One seeded table with the program at ``seat`` (after the deal) playing ``strategy``;
     the verdict as a dict (see the module's docstring)."""
     plan = STRATEGIES[strategy]
+    if plan.host and game.race_window is not None:  # (no-peek tables deal games of turns only)
+        return {"strategy": strategy, "seed": seed, "game": game.id, "players": players, "applies": False}
     table = SimTable(game, players, faults=LinkFaults(delay=0.002, jitter=0.001), pace=pace, seed=seed,
-                     bot="random")
-    table.net.run(5.0)  # (seats are drawn at the deal)
-    by_seat = {peer.session.seat: index for index, peer in table.peers.items()}
-    index = by_seat.get(seat, max(by_seat.values()))
-    plan.arm(table, index)
+                     bot="random", no_peek=plan.host)
+    if plan.host:  # (the adversary is the host's program, from the start; the program at peer ``seat``, its victim)
+        plan.arm(table, min(seat, players - 1))
+        index, arm_at = 0, 0.0
+    else:
+        table.net.run(5.0)  # (seats are drawn at the deal)
+        by_seat = {peer.session.seat: index for index, peer in table.peers.items()}
+        index, arm_at = by_seat.get(seat, max(by_seat.values())), 5.0
+        plan.arm(table, index)
     in_play: list[bool] = []  # (whether the attack met a game still in play)
     if plan.kills_host:
         table.net.call_at(KILL_AT - 0.001, lambda: in_play.append(not table.host.finished))
         table.kill_host(KILL_AT)
     else:
-        table.net.call_at(5.0, lambda: in_play.append(not table.host.finished))
+        table.net.call_at(arm_at, lambda: in_play.append(not table.host.finished))
     table.dead.add(index)  # (the adversary's own game is not judged)
     spun = False
 
+    def stopped(session) -> bool:  # noqa: ANN001  # (with words)
+        return session.gone is not None or (plan.host and session.alarm is not None)
+
     def settled() -> bool:  # every honest peer finished the game or stopped with words
-        return all(s.final is not None or s.gone is not None for i, s in enumerate(table.sessions)
-                   if i not in table.dead)
+        return all(s.final is not None or stopped(s) for i, s in enumerate(table.sessions) if i not in table.dead)
 
     try:
         ended = table.net.run(LIMIT, stop=settled)
@@ -200,22 +314,24 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
         ended, spun = False, True
     honest = [s for i, s in enumerate(table.sessions) if i not in table.dead]
     finished = [s for s in honest if s.final is not None]
-    stopped = [s for s in honest if s.final is None and s.gone is not None]
+    halted = [s for s in honest if s.final is None and stopped(s)]
     figures = table.figures() if finished else {"digests_equal": True, "audits_ok": True}
     wrong = bool(finished) and not (figures["digests_equal"] and figures["audits_ok"])
     word = NAMED_BY.get(strategy)
     adversary = table.sessions[index].name
 
     def names(session) -> bool:  # noqa: ANN001
-        said = [entry[1] for entry in session.log] + [session.gone or ""]
+        said = [entry[1] for entry in session.log] + [session.gone or "", session.alarm or ""]
         return any(adversary in line and word in line for line in said)
 
     harmless = plan.harmless or (plan.real_time and game.race_window is None)
+    if plan.host and finished and len(finished) == len(honest) and not wrong:
+        harmless = True  # (what the host held back was not needed: every honest peer finished the same game)
     named = harmless or (word is not None and all(names(s) for s in honest))
     return {
         "strategy": strategy, "seed": seed, "game": game.id, "players": players, "adversary": adversary,
         "hung": not ended and not spun, "spun": spun, "wrong": wrong, "named": named,
-        "finished": len(finished), "stopped": len(stopped), "honest": len(honest),
+        "finished": len(finished), "stopped": len(halted), "honest": len(honest), "applies": True,
         "attacked": bool(in_play and in_play[0]),
         "virtual_seconds": round(table.net.now, 1),
     }

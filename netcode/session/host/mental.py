@@ -16,6 +16,7 @@ Must not touch: sockets, clocks, asyncio, any particular game, any face.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Hashable
 from typing import Any, Protocol, cast
@@ -23,13 +24,12 @@ from typing import Any, Protocol, cast
 from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import Rules
 from netcode.session.host.seating import AT_TABLE
-from netcode.session.messages import Keyed, Mental, Order, Relay, Sealed
+from netcode.session.messages import SEALED, Act, Halt, Keyed, Mental, Order, Relay, Sealed
+from netcode.session.voices import Voices
 
 Peer = Hashable
 
-#: an action a seat sends for a simultaneous choice at a no-peek table: ``[SEALED, digest]``
-SEALED = "#sealed"
-
+__all__ = ["SEALED", "MentalDealing", "MentalRules", "deal_id"]
 
 class MentalRules(Rules, Protocol):
     """The host's own program at a no-peek table, behind the ``Rules`` protocol, and more."""
@@ -57,14 +57,23 @@ def deal_id(ledger_table_id: bytes | str, term: int) -> str:
 class MentalDealing(HostParts):
     """The no-peek deal of a ``HostSession``."""
 
-    #: seat -> its program's personal key (players who sat with one)
+    #: seat -> its program's personal key and its voice (players who sat with them)
     mental_keys: dict[int, bytes]
+    mental_voices: dict[int, bytes]
     #: the message that started the deal (sent again to a player back at the table)
     _keyed: Keyed | None
+    #: every seat's voice, and what each has said (checked before anything is passed on)
+    _voices: Voices | None
+    #: seat -> the id and signature of its move the rules are ordering now
+    _move_signatures: dict[int, tuple[int, bytes | None]]
 
     def _init_mental(self) -> None:
         self.mental_keys = {}
+        self.mental_voices = {}
         self._keyed = None
+        self._voices = None
+        self._move_signatures = {}
+        self._halts: set[int] = set()
         self._mental_moment: tuple[frozenset[int], bool] | None = None
         self._mental_stop_logged = False
 
@@ -89,7 +98,10 @@ class MentalDealing(HostParts):
     def _mental_started(self) -> None:
         """The deal begins: every program hears who holds the key and who plays each seat."""
         rules = self._mental_rules()
-        self._keyed = rules.keyed()
+        keyed = rules.keyed()
+        voices = [self.mental_voices.get(s) if keyed.runs[s] == s else None for s in range(len(keyed.names))]
+        self._keyed = dataclasses.replace(keyed, voices=voices)
+        self._voices = Voices(keyed.table, voices, [str(n) for n in keyed.names])
         for peer in self.guests:  # watchers too: their programs check every proof as well
             self._out.send(peer, self._keyed)
         self._pump_mental()
@@ -106,17 +118,45 @@ class MentalDealing(HostParts):
             self.drops["unasked_mental"] += 1
             return
         author = guest.seat
-        relay = Relay(author, message.data)
+        if self._voices is None or self._voices.saying(author, message.n, message.data, message.signature):
+            self.drops["unvoiced_mental"] += 1  # (its program's own voice must sign it, in order)
+            return
+        relay = Relay(author, message.data, message.n, message.signature)
         for other in self.guests:
             if other != peer:
                 self._out.send(other, relay)
         self._mental_rules().take(author, message.data)
         self._pump_mental()
 
+    def _halted(self, peer: Peer, message: Halt) -> None:
+        """A player's program stopped the game (it told every other player's machine too): the
+        public log says who and why, once."""
+        guest = self.guests[peer]
+        if not self.no_peek or guest.seat is None or guest.seat in self._halts:
+            self.drops["unasked_halt"] += 1
+            return
+        self._halts.add(guest.seat)
+        self.log.append(["stopped", f"{guest.name}'s program stopped the game: {message.why}", guest.seat, None])
+        self._dirty = True
+
+    def _voiced_act(self, seat: int, act: Act) -> str | None:
+        """A player's move at a no-peek table must be signed by its program's voice, with an id
+        above its last: every program checks it when the host orders it. Why not (None: it is)."""
+        if self._voices is None:
+            return "Wait: the deal has not begun."
+        if self._voices.move(seat, act.id, act.action, act.signature) is not None:
+            return "Your program's signature on this move does not hold."
+        self._move_signatures[seat] = (act.id, act.signature)
+        return None
+
     def _pump_mental(self) -> None:
         """Send what the host's program has to say, and log the moves it has made."""
         rules = self._mental_rules()
         sends, entries = rules.drain()
+        for i, message in enumerate(sends):
+            if isinstance(message, (Order, Sealed)) and message.seat in self._move_signatures:
+                id, signature = self._move_signatures.pop(message.seat)  # (as its program signed it)
+                sends[i] = dataclasses.replace(message, id=id, signature=signature)
         for message in sends:
             for peer in self.guests:
                 self._out.send(peer, message)

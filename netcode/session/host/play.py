@@ -88,6 +88,9 @@ class Play(HostParts):
             return
         if self._held_back(peer, act.id):
             return
+        if self.settings.no_peek and (unvoiced := self._voiced_act(seat, act)) is not None:
+            self._out.send(peer, Verdict(act.id, unvoiced))
+            return
         action = act.action
         try:
             if self.live.open and self.rules.racing():  # a real-time round: bounded, and heard
@@ -98,6 +101,7 @@ class Play(HostParts):
             self._apply(seat, action, now, "player")
         except RuleError as refused:
             self.refused += 1
+            self._move_signatures.pop(seat, None)
             self._out.send(peer, Verdict(act.id, str(refused)))
             return
         if place.state is SeatState.IDLE:

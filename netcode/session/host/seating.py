@@ -130,7 +130,7 @@ class Seating(HostParts):
         if isinstance(seat, str):
             self._out.send(peer, Refused(seat))
             return
-        if seat is not None and self.settings.no_peek and hello.key is None:
+        if seat is not None and self.settings.no_peek and (hello.key is None or hello.voice is None):
             self._out.send(peer, Refused("This table deals no-peek, and this program cannot take part in the deal."))
             return
         self.guests[peer] = Guest(name, seat, local, address=self._addresses.get(peer))
@@ -138,6 +138,8 @@ class Seating(HostParts):
             self.ledger.nonce_commits[seat] = hello.nonce_commit
         if seat is not None and hello.key is not None and not self.started:
             self.mental_keys[seat] = hello.key
+            if hello.voice is not None:
+                self.mental_voices[seat] = hello.voice
         s = self.settings
         self._out.send(peer, Welcome(
             seat, s.game, s.title, len(self.seats), s.host_name, self.started, self.ledger.commitment,

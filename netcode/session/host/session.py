@@ -50,6 +50,7 @@ from netcode.session.messages import (
     BadMessage,
     Ballot,
     Bye,
+    Halt,
     Hello,
     Here,
     Mental,
@@ -184,6 +185,8 @@ class HostSession(Seating, Dealing, MentalDealing, Play, Racing, Deadlines, Bots
             self._press(peer, message)
         elif isinstance(message, Mental):
             self._mental(peer, message)
+        elif isinstance(message, Halt):
+            self._halted(peer, message)
         elif isinstance(message, Pong):
             self._pong(peer, message, now)
             return self._take()
