@@ -24,7 +24,7 @@ from typing import Any
 try:
     import fcntl
 except ImportError:  # not on Windows: arrivals are then taken when they are handled
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # (no module: checked before each use)
 
 #: Linux's ioctl for the kernel's receive time of the last datagram read from a socket
 SIOCGSTAMPNS = 0x8907

@@ -57,7 +57,8 @@ def play_game(
     rng = Rng(seed)
     state = game.setup(options or {}, bot_names(players), rng)
     driver = BotDriver(game.id, dict(enumerate(kinds)), lambda seat: rng.fork(f"bot/{seat}"))
-    playout = Playout(state, None)  # type: ignore[arg-type]
+    actions: list[tuple[int, Action]] = []
+    kept: list[Event] = []
 
     def view_of(seat: int) -> View:
         return game.view(state, seat)
@@ -72,14 +73,13 @@ def play_game(
         if before_apply is not None:
             before_apply(game, state, seat, action)
         events = game.apply(state, seat, action, rng)
-        playout.actions.append((seat, action))
+        actions.append((seat, action))
         if keep_events:
-            playout.events.extend(events)
+            kept.extend(events)
     result = game.result(state)
     if result is None:
         raise RuntimeError(f"{game.id} did not end within {game.max_actions} actions (seed {seed!r})")
-    playout.result = result
-    return playout
+    return Playout(state, result, actions, kept)
 
 
 def seated_levels(levels: Sequence[str], players: int, game_number: int) -> list[str]:

@@ -162,7 +162,7 @@ class Endpoint:
 
     def last_heard(self, peer_id: Hashable) -> float | None:
         """When a datagram of ``peer_id`` last came in (None: never, or no such live peer)."""
-        conn = self.peers.get(peer_id)  # type: ignore[call-overload]
+        conn = self.peers.get(peer_id) if isinstance(peer_id, int) else None  # (a local seat: no channel)
         return None if conn is None or conn.gone else conn.last_heard
 
     def send_reliable(self, peer_id: int, payload: Any) -> None:

@@ -405,8 +405,8 @@ class TablePeer:
 
     def _stand(self, now: float, step: Step) -> None:
         election = self.election
-        assert election is not None and election.candidate is not None
-        self.voted[election.term] = self.local_id  # type: ignore[assignment]
+        assert election is not None and election.candidate is not None and self.local_id is not None
+        self.voted[election.term] = self.local_id
         self.candidacy = Candidacy(election, election.candidate, self.session.ballot(election.term), now,
                                    self.session.share_commitments)
         step.accept = True

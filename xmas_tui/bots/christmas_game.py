@@ -65,12 +65,13 @@ class SmartBot(Bot):
                 return next(a for a in legal if isinstance(a, Decline))
             return buy
         if isinstance(first, Return):
-            values = [a.value for a in legal]  # type: ignore[attr-defined]
+            values = [a.value for a in legal if isinstance(a, Return)]
             twice = [v for v in values if gifts.count(v) > 1]
             return Return(min(twice) if twice else min(values))
         if isinstance(first, Pick):
             everyone = view["gifts"]
-            return min(legal, key=lambda a: (len(set(everyone[a.seat])), a.seat))  # type: ignore[attr-defined]
+            picks = [a for a in legal if isinstance(a, Pick)]
+            return min(picks, key=lambda a: (len(set(everyone[a.seat])), a.seat))
         return first
 
 

@@ -54,8 +54,8 @@ def guest_environment(name: str, home: Path, *, term: str | None = None, colorte
     env.update(PYTHONUTF8="1", LANG="C.UTF-8", XDG_DATA_HOME=str(home))
     env[NAME_VARIABLE] = name
     env["TERM"] = terminal_word(term) or "xterm-256color"
-    if terminal_word(colorterm):
-        env["COLORTERM"] = colorterm  # type: ignore[assignment]
+    if (word := terminal_word(colorterm)) is not None:
+        env["COLORTERM"] = word
     env.update(extra or {})
     return env
 

@@ -155,7 +155,7 @@ class WebServer(Server, Listening):
                 idle.touch()
                 return await keys(data)
 
-            service.send_bytes = send_keys  # type: ignore[method-assign]
+            service.send_bytes = send_keys  # type: ignore[method-assign]  # (each key resets the idle clock)
             await service.start(to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24))
             await self._process_messages(tab, service)
         except (ConnectionError, ValueError, TypeError, AssertionError, IndexError, KeyError, AttributeError):

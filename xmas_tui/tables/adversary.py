@@ -92,6 +92,7 @@ def _withhold_ballot(table: SimTable, index: int) -> None:
 def _forge_ballot(table: SimTable, index: int) -> None:
     peer = table.peers[index]
     honest = peer.session.ballot
+    # (the adversary's own program)
     peer.session.ballot = lambda term: dataclasses.replace(honest(term), token=bytes(16))  # type: ignore[method-assign]
 
 
@@ -145,7 +146,7 @@ def _replay(table: SimTable, index: int) -> None:
             sent.append((dst, data))
         return transmit(src, dst, data)
 
-    net._transmit = recording  # type: ignore[method-assign]
+    net._transmit = recording  # type: ignore[method-assign]  # (it records what it sends)
 
     def again() -> None:
         for dst, data in list(sent):

@@ -146,8 +146,8 @@ class SimTable:
     def _current_host(self) -> tuple[int, str]:
         """The peer id and address of whoever hosts now (the first host, or who took over)."""
         for index, peer in self.peers.items():
-            if peer.hosting:
-                return peer.local_id, self.nodes[index].address  # type: ignore[return-value]
+            if peer.hosting and peer.local_id is not None:
+                return peer.local_id, str(self.nodes[index].address)
         return HOST_PEER, "host"
 
     def kill_host(self, at: float) -> None:

@@ -233,7 +233,7 @@ class SessionTable(Table):
         return self.links[0].session
 
     @property
-    def seat(self) -> int | None:  # type: ignore[override]
+    def seat(self) -> int | None:  # type: ignore[override]  # (the Table's plain attribute, read from the session)
         return self.session.seat
 
     @property
@@ -242,7 +242,7 @@ class SessionTable(Table):
         return tuple(s for link in self.links if (s := link.session.seat) is not None)
 
     @property
-    def players(self) -> tuple[str, ...]:  # type: ignore[override]
+    def players(self) -> tuple[str, ...]:  # type: ignore[override]  # (the Table's plain attribute, read from the view)
         view = self.session.view
         return tuple(plain(name, lines=False) for name in view["public"]["players"]) if view is not None else ()
 

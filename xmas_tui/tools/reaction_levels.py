@@ -63,7 +63,9 @@ def measure(level: str, ms: int, players: int, games: int, seed: int = 0) -> dic
                 DC.apply(state, seat, action, rng)
             if state.phase == "race":
                 continue
-            outcome = last_round(DC.view(state, None).public).outcome  # type: ignore[union-attr]
+            record = last_round(DC.view(state, None).public)
+            assert record is not None  # (a round just ended)
+            outcome = record.outcome
             if outcome.how == "dragon":
                 dragons += 1
                 burned += any(b.seat == 0 for b in outcome.burns)

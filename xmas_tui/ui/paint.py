@@ -64,10 +64,10 @@ def same(a: object, b: object) -> bool:
         return True
     if type(a) is not type(b):
         return False
-    if isinstance(a, Text):
-        return _text_key(a) == _text_key(b)  # type: ignore[arg-type]
-    if isinstance(a, Content):
-        return a.plain == b.plain and list(a.spans) == list(b.spans)  # type: ignore[attr-defined]
+    if isinstance(a, Text) and isinstance(b, Text):
+        return _text_key(a) == _text_key(b)
+    if isinstance(a, Content) and isinstance(b, Content):
+        return a.plain == b.plain and list(a.spans) == list(b.spans)
     if isinstance(a, str | int | float | tuple):
         return a == b
     return False
@@ -183,6 +183,7 @@ def wear(widget: Widget, ground: str | None = None, ink: str | None = None, styl
     a move, as a class)."""
     if _changed(widget, "worn", (ground, ink, style)):
         styles = widget.styles
+        # (Textual's style setters take None to mean "the stylesheet's own"; their stubs say Color only)
         styles.background, styles.color, styles.text_style = ground, ink, style  # type: ignore[assignment]
         if ink is None:  # (the stylesheet's ink again, which may be the ground's contrast: "auto")
             styles.clear_rule("auto_color")
@@ -234,6 +235,7 @@ def wrapped(widget: Widget, text: Text, width: int, *, overflow: str = "fold", n
     console = widget.app.console
     lines: list[Text] = []
     for paragraph in text.split("\n", allow_blank=True):
+        # (Rich's wrap takes any of its overflow words; its stub names a narrower literal type)
         pieces = list(paragraph.wrap(console, width, overflow=overflow, no_wrap=no_wrap))  # type: ignore[arg-type]
         for piece in pieces[:-1]:
             piece.rstrip()

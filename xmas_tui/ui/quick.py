@@ -174,6 +174,7 @@ class PartialCompositor(Compositor):
         if simplify:  # (a screenshot: nothing is written)
             return LayoutUpdate([[Strip.join(line.values()).simplify().discard_meta()] for line in chops], screen_region)
         self._written, self._written_cuts = [dict(line) for line in chops], self.cuts
+        # (a line's strips in order, as Textual's own compositor hands them: its stub wants a list)
         return LayoutUpdate([line.values() for line in chops], screen_region)  # type: ignore[misc]
 
     def _unwritten(self, spans: list[tuple[int, int, int]], chops: Chops) -> list[tuple[int, int, int]]:
@@ -396,7 +397,7 @@ class _QuickStylesCache(StylesCache):
         frame = self._frame_for(styles, padding, rest)
         if frame is False:
             return super().render_line(styles, y, size, content_size, padding, *rest)
-        gutter, left, right, ground = frame  # type: ignore[misc]
+        gutter, left, right, ground = frame  # type: ignore[misc]  # (not False: a frame of four)
         top = gutter.top
         if not top <= y < size.height - gutter.bottom:  # (a line of the border or the padding)
             return super().render_line(styles, y, size, content_size, padding, *rest)
@@ -434,7 +435,7 @@ class _ReusingStylesCache(_QuickStylesCache):
 
     def render_line(self, styles: Any, y: int, size: Any, content_size: Any, padding: Any, *rest: Any) -> Strip:
         frame = self._frame_for(styles, padding, rest)
-        top = frame[0].top if frame else styles.gutter.top  # type: ignore[index]
+        top = frame[0].top if frame else styles.gutter.top  # type: ignore[index]  # (a frame of four)
         if not top <= y < top + content_size.height:  # (a border or padding line)
             return super().render_line(styles, y, size, content_size, padding, *rest)
         base_background, background, render_content_line, *others = rest
@@ -505,6 +506,7 @@ def hold_content(static: Widget, content: object) -> bool:
     caller repaints it. False if it was not set (off: the caller updates it as Textual does)."""
     if not ON:
         return False
+    # (Static's private fields, the one place they are named: checked against the Textual versions listed)
     static._Static__content = content  # type: ignore[attr-defined]
     static._Static__visual = None  # type: ignore[attr-defined]
     return True

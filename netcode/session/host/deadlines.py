@@ -15,21 +15,30 @@ Must not touch: sockets, clocks, asyncio, any particular game.
 
 from __future__ import annotations
 
+import enum
+from typing import Final
+
 from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import Rules
 from netcode.session.seats import SeatState
 from netcode.session.step import Step
 
 _INF = float("inf")
+class Unknown(enum.Enum):
+    """The type of ``UNKNOWN`` (one value: the type checker narrows on it)."""
+
+    UNKNOWN = "unknown"
+
+
 #: the next deadline is not worked out yet (it is, when next asked)
-UNKNOWN = object()
+UNKNOWN: Final = Unknown.UNKNOWN
 
 
 class Deadlines(HostParts):
     """The timers of a ``HostSession``."""
 
-    #: the next deadline, once worked out (``UNKNOWN`` after any change)
-    _next: object
+    #: (``_next``, declared in ``HostParts``: the next deadline, once worked out; ``UNKNOWN``
+    #: after any change)
     #: when the roster goes out again (a ping changed)
     _roster_due: float | None
 
@@ -41,7 +50,7 @@ class Deadlines(HostParts):
         """When ``tick`` must next be called (absolute time), or None."""
         if self._next is UNKNOWN:
             self._next = self._earliest_deadline()
-        return self._next  # type: ignore[return-value]
+        return self._next
 
     def _earliest_deadline(self) -> float | None:
         if self.stepped_down:

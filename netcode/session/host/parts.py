@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections import Counter
 
     from netcode.fairplay import Ledger, Signer
+    from netcode.session.host.deadlines import Unknown
     from netcode.session.host.lease import Lease
     from netcode.session.host.live import LiveRounds
     from netcode.session.host.races import RaceClock
@@ -38,6 +39,8 @@ class HostParts:
     if TYPE_CHECKING:
         # HostSession
         drops: Counter[str]
+        # Deadlines
+        _next: float | None | Unknown
         settings: TableSettings
         # Seating
         guests: dict[Peer, Guest]

@@ -381,13 +381,14 @@ class Board(Widget, can_focus=True):
         self.pace = 0.0
         self._parts: dict[str, Widget] = {}
 
+    # (a default type for a type variable: without ``kind`` the part is a plain Widget)
     def part(self, id: str, kind: type[W] = Widget) -> W:  # type: ignore[assignment]
         """One of the board's own widgets, by its id: looked up once, then kept (a board
         redraws every part after every move)."""
         found = self._parts.get(id)
         if found is None:
             found = self._parts[id] = self.query_one(f"#{id}", kind)
-        return found  # type: ignore[return-value]
+        return found  # type: ignore[return-value]  # (kept as it was found: of ``kind``)
 
     @property
     def drawable(self) -> bool:

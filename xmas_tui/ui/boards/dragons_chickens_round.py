@@ -269,6 +269,6 @@ class DragonsChickensLoot(ModalScreen[None]):
         self.seat = (self.seat + step) % len(self.view["players"])
         self._show()
 
-    def action_dismiss(self) -> None:  # type: ignore[override]
+    def action_dismiss(self) -> None:  # type: ignore[override]  # (Esc's action: closes with no result)
         if self.is_current:
             self.dismiss(None)

@@ -46,7 +46,7 @@ class RulesScreen(ModalScreen[None]):
         self.query_one("#rules-box").border_title = f"Rules · {self.game.title}"
         self.query_one("#rules-scroll").focus()
 
-    def action_dismiss(self) -> None:  # type: ignore[override]
+    def action_dismiss(self) -> None:  # type: ignore[override]  # (Esc's action: closes with no result)
         self.dismiss(None)
 
 

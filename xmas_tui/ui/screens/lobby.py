@@ -368,11 +368,15 @@ class LobbyScreen(Screen[None]):
     def _player_name(self) -> str:
         return (" ".join(self.query_one("#name", Input).value.split()) or default_name())[:16]
 
+    def _players(self) -> int:
+        """How many seats the table chosen has (its list always has one chosen)."""
+        return int(str(self.query_one("#players", Select).value))
+
     def action_host(self, no_peek: bool = False) -> None:
         """Host the game chosen (``no_peek``: the players' programs deal: ^p Commands)."""
         if self._cards_stop_the_game():
             return
-        players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
+        players = self._players()
         self.app.open_host(self.game, players, self._player_name(), str(self.query_one("#bot", Select).value),
                            self.options(), turn_time=self.turn_time, no_peek=no_peek)  # fmt: skip
 
@@ -394,7 +398,7 @@ class LobbyScreen(Screen[None]):
         name = self._player_name()
         config = GameConfig(
             game=self.game,
-            players=int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
+            players=self._players(),
             name=name[:16],
             bot=str(self.query_one("#bot", Select).value),
             options=self.options(),
