@@ -40,8 +40,10 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 DOMAIN = b"xmas-tui/fairplay/v1"
 SECRET_BYTES = 32
 NONCE_BYTES = 32
-#: How long the host waits for the peers' nonces before dealing without them.
-NONCE_TIMEOUT = 1.0
+#: How long the host waits for the peers' nonces before dealing without them (a program answers
+#: at once; the time is for a link that loses the answer, and for every program to tell a host
+#: that dealt early without a nonce: see ``netcode.session.seat``).
+NONCE_TIMEOUT = 3.0
 
 
 def _part(value: bytes | str | int) -> bytes:

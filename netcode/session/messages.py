@@ -414,9 +414,12 @@ class NonceTaken(Message):
     """Your nonce is in: it goes into the seed (the host can no longer leave it out unseen)."""
 
 
-@declare("deal?")
+@declare("deal?", SPAN)
 class AskNonce(Message):
-    """The host deals: reveal your nonce now."""
+    """The host deals: reveal your nonce now. It waits ``within`` seconds for every nonce
+    (dealing sooner only once all are in: every program checks that it did)."""
+
+    within: float
 
 
 @declare("lobby", items(ROSTER_ROW, MAX_SEATS))

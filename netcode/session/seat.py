@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from netcode import delta
 from netcode.channel import Delivered, PeerGone
-from netcode.fairplay import Verifier, Voice, final_signed
+from netcode.fairplay import Verifier, Voice, final_signed, left_out_note
 from netcode.session.clock import HostClock
 from netcode.session.messages import (
     SEALED,
@@ -272,6 +272,8 @@ class SeatSession:
         self.halted: str | None = None
         self.tell: Halt | None = None
         self.revealed_nonce = False
+        #: when the host asked for the nonces (my clock) and how long it said it would wait
+        self._asked: tuple[float, float] | None = None
         #: the host said my nonce is in: left out of the seed after that, it is caught
         self.nonce_taken = False
         self.drops: Counter[str] = Counter()
@@ -400,6 +402,8 @@ class SeatSession:
             else:
                 out.seats.append((self.index, Seated(message)))
         elif isinstance(message, Dealt):
+            if self.deal is None:
+                self._check_nonces_left_out(message, now)
             self.deal = message
             self._check_my_nonce(message.nonces)
             self._check_my_share(message)
@@ -421,6 +425,7 @@ class SeatSession:
         elif isinstance(message, Members):
             self.host_seat, self.members = message.host_seat, message.members
         elif isinstance(message, AskNonce):
+            self._asked = (now, message.within)
             if self.seat is not None and self.contribute:
                 self.revealed_nonce = True
                 out.send(HOST, Nonce(self.verifier.nonce))
@@ -587,6 +592,29 @@ class SeatSession:
         if welcome.token is not None:
             self.token = welcome.token
         self.welcome = welcome
+
+    def _check_nonces_left_out(self, dealt: Dealt, now: float) -> None:
+        """The host deals once every nonce is in, or once the time it gave is up. A nonce left
+        out "not in time" when the deal came well before that time means the host dealt early
+        without it (it could then have chosen between seeds): every player's program sees it.
+        My own program knows too whether my nonce matched. (A host that waits its whole time
+        and then leaves a nonce out cannot be told from a link that lost it: a no-peek table
+        leaves a host no nonce to drop.)"""
+        host = self.welcome.host if self.welcome is not None else "the host"
+        asked, seat = self._asked, self.seat
+        names = {row.seat: row.name for row in self.roster if row.name}
+        for s, (commit, nonce) in enumerate(zip(dealt.nonce_commits, dealt.nonces, strict=False)):
+            if commit is None or nonce is not None:
+                continue
+            late = left_out_note(s) in dealt.notes
+            early = asked is not None and now - asked[0] < asked[1] / 2  # (half its time: a slow link is not blamed)
+            if s == seat and self.revealed_nonce and not late:
+                self._alarm([f"the host ({host}) left my nonce out of the seed saying it did not match its "
+                             "commitment; it did"], keep=True)
+            elif late and early and asked is not None:
+                self._alarm([f"the host ({host}) dealt {now - asked[0]:.1f} s after asking, without "
+                             f"{names.get(s, f'seat {s + 1}')}'s nonce, before its {asked[1]:.0f} s were up: "
+                             "it could have chosen the deal"], keep=True)
 
     def _check_my_nonce(self, nonces: Sequence[bytes | None]) -> None:
         """A nonce the host said was in must be in the seed."""

@@ -11,10 +11,11 @@ makes provably harmless (a flood, a replay, a withheld ballot) need no naming: t
 nothing.
 
 The strategies that attack a failover kill the host at ``KILL_AT`` so that a new one is elected.
-The strategies of a **bad host** (``host``) run at a no-peek table, where the host passes every
-move and every program's message on: the adversary is the host's program, and its victim the
-program at the seat chosen. Such a table stops with words rather than finish, so a peer that
-shows a red line there counts as stopped.
+The strategies of a **bad host** (``host``): the adversary is the host's program, and its victim
+the program at the seat chosen. One drops a nonce at an ordinary table (the honest peers play on,
+with the host named in red); the others run at a no-peek table (``no_peek``), where the host
+passes every move and every program's message on: such a table stops with words rather than
+finish, so a peer that shows a red line there counts as stopped.
 
 Must not touch: sockets, clocks (virtual time only), the UI.
 """
@@ -63,8 +64,10 @@ class Strategy:
     harmless: bool = False
     #: it attacks real-time rounds only: at a game without them it changes nothing (harmless)
     real_time: bool = False
-    #: the adversary is the host's program, at a no-peek table (which games of turns only deal)
+    #: the adversary is the host's program (``no_peek``: at a no-peek table, which games of
+    #: turns only deal)
     host: bool = False
+    no_peek: bool = False
 
 
 def _forge_shares(table: SimTable, index: int, *, stand: bool = True) -> None:
@@ -244,6 +247,23 @@ def _hold_back(table: SimTable, index: int, *, for_good: bool, after: int = 0) -
     _host_passes_on(table, change)
 
 
+def _drop_nonce(table: SimTable, index: int) -> None:
+    """The host leaves the victim's nonce out ("not in time") and deals as soon as every
+    other nonce is in: with k such victims it could choose among 2^k seeds."""
+    host = table.host
+    real = host._nonce
+    victim = _victim(table, index)
+
+    def dropping(peer, message, now):  # noqa: ANN001, ANN202
+        guest = host.guests.get(peer)
+        if guest is None or guest.seat != victim():
+            real(peer, message, now)
+        if host.dealing and host.ledger.waiting_for() <= {victim()}:
+            host._deal(now)
+
+    host._nonce = dropping  # type: ignore[method-assign]  # (the adversary's own program)
+
+
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("forge-share", "its ballot carries a forged share of the host's secret", _forge_shares,
              kills_host=True),
@@ -259,22 +279,26 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              lambda t, i: _lie_in_pongs(t, i, forge=False), real_time=True),
     Strategy("forged-pongs", "late answers to pings, and answers to pings never sent",
              lambda t, i: _lie_in_pongs(t, i, forge=True), real_time=True),
+    Strategy("host-drops-nonce", "the host leaves a player's nonce out of the seed and deals at once",
+             _drop_nonce, host=True),
     Strategy("host-forges-move", "the host plays a move in a player's name (its last move again)", _forge_move,
-             host=True),
-    Strategy("host-frames", "the host passes on a message of its own making as a player's", _frame, host=True),
-    Strategy("host-repeats", "the host passes on a player's message a second time", _replay_saying, host=True),
+             host=True, no_peek=True),
+    Strategy("host-frames", "the host passes on a message of its own making as a player's", _frame, host=True,
+             no_peek=True),
+    Strategy("host-repeats", "the host passes on a player's message a second time", _replay_saying, host=True,
+             no_peek=True),
     Strategy("host-holds-back", "the host holds back one of a player's messages and passes on the next",
-             lambda t, i: _hold_back(t, i, for_good=False), host=True),
+             lambda t, i: _hold_back(t, i, for_good=False), host=True, no_peek=True),
     Strategy("host-drops-reveals", "the host passes on none of a player's messages from a moment on",
-             lambda t, i: _hold_back(t, i, for_good=True, after=DROPS_AFTER), host=True),
+             lambda t, i: _hold_back(t, i, for_good=True, after=DROPS_AFTER), host=True, no_peek=True),
 )}  # fmt: skip
 
 #: what every honest peer must read when each harmful strategy is caught
 NAMED_BY = {"forge-share": "sent a forged share", "forge-share-stall": "sent a forged share",
             "late-pongs": "answers the host's pings", "forged-pongs": "answers the host's pings",
             # (a bad host's attack: any line that names the host's program will do)
-            **{name: "" for name in ("host-forges-move", "host-frames", "host-repeats", "host-holds-back",
-                                     "host-drops-reveals")}}
+            **{name: "" for name in ("host-drops-nonce", "host-forges-move", "host-frames", "host-repeats",
+                                     "host-holds-back", "host-drops-reveals")}}
 
 
 def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, seat: int = 2,
@@ -282,10 +306,10 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     """One seeded table with the program at ``seat`` (after the deal) playing ``strategy``;
     the verdict as a dict (see the module's docstring)."""
     plan = STRATEGIES[strategy]
-    if plan.host and game.race_window is not None:  # (no-peek tables deal games of turns only)
+    if plan.no_peek and game.race_window is not None:  # (no-peek tables deal games of turns only)
         return {"strategy": strategy, "seed": seed, "game": game.id, "players": players, "applies": False}
     table = SimTable(game, players, faults=LinkFaults(delay=0.002, jitter=0.001), pace=pace, seed=seed,
-                     bot="random", no_peek=plan.host)
+                     bot="random", no_peek=plan.no_peek)
     if plan.host:  # (the adversary is the host's program, from the start; the program at peer ``seat``, its victim)
         plan.arm(table, min(seat, players - 1))
         index, arm_at = 0, 0.0
@@ -304,7 +328,7 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     spun = False
 
     def stopped(session) -> bool:  # noqa: ANN001  # (with words)
-        return session.gone is not None or (plan.host and session.alarm is not None)
+        return session.gone is not None or (plan.no_peek and session.alarm is not None)
 
     def settled() -> bool:  # every honest peer finished the game or stopped with words
         return all(s.final is not None or stopped(s) for i, s in enumerate(table.sessions) if i not in table.dead)
@@ -317,7 +341,8 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     finished = [s for s in honest if s.final is not None]
     halted = [s for s in honest if s.final is None and stopped(s)]
     figures = table.figures() if finished else {"digests_equal": True, "audits_ok": True}
-    wrong = bool(finished) and not (figures["digests_equal"] and figures["audits_ok"])
+    # (a bad host's game fails its audit, rightly: it names the host; wrong is then a disagreement)
+    wrong = bool(finished) and not (figures["digests_equal"] and (figures["audits_ok"] or plan.host))
     word = NAMED_BY.get(strategy)
     adversary = table.sessions[index].name
 

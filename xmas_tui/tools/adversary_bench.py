@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = {}
     for name in chosen:
         started = time.perf_counter()
-        jobs = [(g, p, name, s) for g, p, s in (tables(args.tables, turns_only=True) if STRATEGIES[name].host else plan)]
+        jobs = [(g, p, name, s) for g, p, s in (tables(args.tables, turns_only=True) if STRATEGIES[name].no_peek else plan)]
         runs = list(pool.map(_run, jobs, chunksize=8)) if pool is not None else [_run(job) for job in jobs]
         took = (time.perf_counter() - started) / len(runs) * args.workers  # (one process's time a table)
         row = {

@@ -82,7 +82,7 @@ class Dealing(HostParts):
             self._deal_by = now + self.settings.nonce_timeout
             for peer, guest in self.guests.items():
                 if guest.seat in self.ledger.nonce_commits:
-                    self._out.send(peer, AskNonce())
+                    self._out.send(peer, AskNonce(self.settings.nonce_timeout))
         self._dirty = True
 
     def reshare(self, now: float) -> Step:
