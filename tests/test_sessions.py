@@ -75,6 +75,8 @@ def test_every_message_kind_survives_its_own_wire_form() -> None:
         Sealed(1, b"d" * 32, 3, None),
         Relay(4, b"share", 7, b"s" * 64),
         Halt(2, "the host (Noel) passed on a move in Holly's name that Holly's program did not sign"),
+        Missing(2, 12),
+        AskNonce(3.0),
     ]
     for message in samples:
         assert decode(message.to_wire()) == message

@@ -615,6 +615,16 @@ class Forged(Message):
     name: str
 
 
+@declare("missing", TERM, COUNT)
+class Missing(Message):
+    """From one player's machine to another's, straight, at a no-peek table: my program has
+    waited a while for your program's message ``n`` (from 0); send it to me yourself, as a
+    ``Relay`` of your own, signed as you sent it to the host (if you sent it a while ago)."""
+
+    term: int
+    n: int
+
+
 @declare("halt", TERM, text())
 class Halt(Message):
     """From one player's machine to every other's, straight (not through the host), at a

@@ -34,7 +34,17 @@ from netcode.channel import Delivered, HandshakeCompleted, PeerGone, RttUpdated
 from netcode.fairplay import Ledger, Signer
 from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, Takeover, take_over
 from netcode.session.host import HostSession, RulesFactory, SteppedDown, TableSettings
-from netcode.session.messages import BadMessage, Ballot, Forged, Halt, Message, Welcome, decode
+from netcode.session.messages import (
+    BadMessage,
+    Ballot,
+    Forged,
+    Halt,
+    Message,
+    Missing,
+    Relay,
+    Welcome,
+    decode,
+)
 from netcode.session.seat import HandedOver, HostSilent, SeatSession, host_changed
 from netcode.session.seats import SeatState
 from netcode.session.step import HOST, Step
@@ -311,6 +321,12 @@ class TablePeer:
         if session.tell is not None:
             self._tell_members(session.tell, step)
             session.tell = None
+        for seat, n in session.asking:  # (straight from its machine: the host may hold it back)
+            member = next((m for m in self.members() if m.seat == seat and m.address is not None), None)
+            if member is not None and member.peer != self.local_id:
+                step.connects.append((member.peer, member.address))
+                step.send(member.peer, Missing(session.term, n))
+        session.asking = []
 
     def _tell_members(self, halt: Halt, step: Step) -> None:
         """My program stopped the game: every other player's machine hears why from me, straight
@@ -354,6 +370,17 @@ class TablePeer:
                     self._stand(now, step)
             if self.candidacy is not None:
                 self._count(peer, message, now, step)
+            return
+        if isinstance(message, (Missing, Relay)):
+            member = next((m for m in self.members() if m.peer == peer), None)
+            if member is None:
+                self.session.drops["straight_from_a_stranger"] += 1
+            elif isinstance(message, Missing):
+                answer = self.session.answer_missing(message, now)
+                if answer is not None:
+                    step.send(peer, answer)
+            else:
+                self._follow(self.session.straight(message, member.seat, now), step, now)
             return
         if isinstance(message, Halt):
             member = next((m for m in self.members() if m.peer == peer), None)

@@ -58,6 +58,7 @@ from netcode.session.messages import (
     Members,
     Mental,
     Message,
+    Missing,
     Nonce,
     NonceTaken,
     Opens,
@@ -112,6 +113,11 @@ class MentalProgram(Protocol):
 #: seconds my program may wait for another's message of a no-peek deal before my screen
 #: names whom it waits for (a share needs a moment; a program or a host holding one back, more)
 MENTAL_STALL = 20.0
+#: seconds my program waits for another's message before it asks that program's machine for
+#: it straight (``Missing``); and how long ago a message must have gone to the host for its
+#: author to answer so (one sent just now may still be on its way through the host)
+MENTAL_ASK = 6.0
+SENT_A_WHILE_AGO = 2.0
 
 # ---------------------------------------------------------------- events
 
@@ -271,6 +277,11 @@ class SeatSession:
         #: straight (once, by ``TablePeer``)
         self.halted: str | None = None
         self.tell: Halt | None = None
+        #: my program's messages as sent (when, and what), and, when it has waited a while, the
+        #: messages to ask other machines for straight: ``(seat, n)`` (sent by ``TablePeer``)
+        self._said: list[tuple[float, Mental]] = []
+        self.asking: list[tuple[int, int]] = []
+        self._asked_straight = False
         self.revealed_nonce = False
         #: when the host asked for the nonces (my clock) and how long it said it would wait
         self._asked: tuple[float, float] | None = None
@@ -481,7 +492,7 @@ class SeatSession:
         else:
             said = program.take(message.author, message.data)
         for data in said:
-            out.send(HOST, self._saying(data))
+            out.send(HOST, self._saying(data, now))
         self._mine_in_view()
         stopped = program.stopped()
         if stopped is not None and self.halted is None:  # (a wrong message: every machine hears it from mine)
@@ -489,7 +500,7 @@ class SeatSession:
         if not program.busy():
             self._mental_since = None
         elif self._mental_since is None or said:  # (waiting afresh, or it answered: the clock restarts)
-            self._mental_since = now
+            self._mental_since, self._asked_straight = now, False
         out.seats.append((self.index, Updated()))
 
     def _keyed(self, keyed: Keyed, seat: int | None, out: Step) -> None:
@@ -535,26 +546,71 @@ class SeatSession:
             out.seats.append((self.index, Updated()))
         return out
 
-    def _saying(self, data: bytes) -> Mental:
-        """My program's next message, signed by my voice."""
+    def _saying(self, data: bytes, now: float) -> Mental:
+        """My program's next message, signed by my voice (and kept, should another machine
+        ask for it straight)."""
         n = next(self._sayings)
         seat = self.seat
         if self.voice is None or self.voices is None or seat is None:
             return Mental(data, n)
-        return Mental(data, n, self.voice.sign_saying(self.voices.table, seat, n, data))
+        said = Mental(data, n, self.voice.sign_saying(self.voices.table, seat, n, data))
+        self._said.append((now, said))
+        return said
+
+    def answer_missing(self, message: Missing, now: float) -> Relay | None:
+        """Another machine asks for my program's message ``n`` straight: it, as sent to the host,
+        if that was a while ago (None: not said yet, or only just)."""
+        n, seat = message.n, self.seat
+        if seat is None or message.term != self.term or not 0 <= n < len(self._said):
+            return None
+        sent, said = self._said[n]
+        return Relay(seat, said.data, said.n, said.signature) if now - sent >= SENT_A_WHILE_AGO else None
+
+    def straight(self, relay: Relay, sender: int, now: float) -> Step:
+        """A program's message that came from its own machine straight, as I asked: if it is the
+        one my program waits for, the host held it back (it had it a while ago)."""
+        out = Step()
+        voices = self.voices
+        if self.halted is not None or voices is None or relay.author != sender:
+            self.drops["straight_unasked"] += 1
+            return out
+        due = voices.next_saying.get(sender, 0)
+        if relay.n != due or voices.saying(sender, relay.n, relay.data, relay.signature) is not None:
+            return out  # (it came through the host meanwhile, or it is not that program's: nothing to say)
+        host, name = self.welcome.host if self.welcome is not None else "?", voices.names[sender]
+        self._halt(f"the host ({host}) held back {name}'s message {relay.n + 1}: {name}'s machine sent it to me "
+                   "straight, and had sent it to the host a while before: the game stops here", out, cheat=True)
+        return out
+
+    def _ask_for_missing(self, now: float) -> None:
+        """My program has waited ``MENTAL_ASK`` for other programs' messages: ask each of their
+        machines for its next one straight (the host may be holding it back)."""
+        voices, program = self.voices, self.mental
+        if voices is None or program is None:
+            return
+        waited = set(program.waiting_for())
+        self.asking = [(seat, voices.next_saying.get(seat, 0)) for seat, name in enumerate(voices.names)
+                       if name in waited and voices.voice(seat) is not None and seat != self.seat]
 
     def stall_deadline(self) -> float | None:
-        """When my program will have waited too long for another's message (None: it waits for
-        nothing, or that was said already)."""
+        """When my program will have waited long enough for another's message to ask for it
+        straight, or too long (None: it waits for nothing, or that was said already)."""
         if self._mental_since is None or self.alarm is not None or self.final is not None:
             return None
+        if not self._asked_straight:
+            return self._mental_since + MENTAL_ASK
         return self._mental_since + MENTAL_STALL
 
     def stalled(self, now: float) -> Step:
-        """Time passes: a deal stuck past ``stall_deadline`` says whom it waits for, in red."""
+        """Time passes: a deal stuck past ``MENTAL_ASK`` asks the machines it waits for
+        straight (``asking``); past ``MENTAL_STALL`` it says whom it waits for, in red."""
         out = Step()
         due = self.stall_deadline()
         if due is None or now < due or self.mental is None:
+            return out
+        if not self._asked_straight:
+            self._asked_straight = True
+            self._ask_for_missing(now)
             return out
         names = self.mental.waiting_for()
         who = " and ".join(f"{name}'s program" for name in names) if names else "another program"
