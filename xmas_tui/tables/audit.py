@@ -154,17 +154,20 @@ def verdict(checked: Mapping[str, int], failures: Sequence[str]) -> dict:
     listed = list(failures[:MAX_LISTED])
     if len(failures) > MAX_LISTED:
         listed.append(f"… and {len(failures) - MAX_LISTED} more")
+    def n(key: str, what: str, many: str | None = None) -> str:  # ("1 public draw", "2 public draws")
+        count = checked.get(key, 0)
+        return f"{count} {what if count == 1 else many or what + 's'}"
+
     if "answers" in checked:  # a no-peek deal: its proofs were checked as they came
         what = (
-            f"replayed {checked.get('actions', 0)} actions with {checked.get('faces', 0)} opened cards, "
-            f"{checked.get('answers', 0)} players' answers and {checked.get('random_draws', 0)} public draws"
+            f"replayed {n('actions', 'action')} with {n('faces', 'opened card')}, "
+            + n("answers", "player's answer", "players' answers") + f" and {n('random_draws', 'public draw')}"
             + (", the result" if checked.get("result") else "")
         )
     else:
         what = (
-            f"checked {checked.get('commitments', 0)} commitments, {checked.get('openings', 0)} openings, "
-            f"{checked.get('seed', 0)} shuffle seed, {checked.get('actions', 0)} actions with "
-            f"{checked.get('random_draws', 0)} random draws"
+            f"checked {n('commitments', 'commitment')}, {n('openings', 'opening')}, "
+            f"{n('seed', 'shuffle seed')}, {n('actions', 'action')} with {n('random_draws', 'random draw')}"
             + (", the final view" if checked.get("view") else "")
             + (", the result" if checked.get("result") else "")
         )
