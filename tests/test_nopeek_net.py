@@ -263,3 +263,25 @@ def test_a_host_that_names_another_voice_for_a_seat_is_caught_by_that_seats_prog
     assert victim.alarm is not None and victim.alarm.startswith("CHEATING DETECTED")
     others = [s for s in table.sessions[1:] if s is not victim]
     assert all(s.halted is not None and victim.name in s.halted for s in others), [s.halted for s in others]
+
+
+@pytest.mark.parametrize("game_id", ["chip-n-dale", "christmas-tree"])
+def test_a_player_gone_for_good_ends_a_no_peek_game_with_the_scores_as_they_stood(game_id: str) -> None:
+    """Nobody else holds a player's hand at a no-peek table, so no bot can take their seat:
+    once their hold runs out the game ends closed for everyone, audited like any end (an
+    answer about cards that never opened is taken as given, and said so). The host's program
+    used to raise out of its timer here."""
+    from xmas_tui.tables.audit import audit_seat
+
+    table = SimTable(get_game(game_id), 3, no_peek=True, pace=3, seed=2, hold=10.0)
+    table.net.run(20)
+    table.nodes[2].crash()
+    table.dead.add(2)
+    gone = table.sessions[2].name
+    table.net.run(400, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
+    for session in table.sessions[:2]:
+        assert session.final is not None and session.result is not None and session.result["closed"]
+        assert any(f"{gone} left, and no bot can take their seat" in entry[1] for entry in session.log)
+        assert not any("a bot plays seat" in entry[1] for entry in session.log)
+        verdict = audit_seat(session)
+        assert verdict["ok"], verdict["summary"]

@@ -163,6 +163,8 @@ def verdict(checked: Mapping[str, int], failures: Sequence[str]) -> dict:
             f"replayed {n('actions', 'action')} with {n('faces', 'opened card')}, "
             + n("answers", "player's answer", "players' answers") + f" and {n('random_draws', 'public draw')}"
             + (", the result" if checked.get("result") else "")
+            + (f"; {n('unchecked', 'answer')} about cards that never opened (the table closed early) taken as given"
+               if checked.get("unchecked") else "")
         )
     else:
         what = (
@@ -341,8 +343,9 @@ def _audit_no_peek(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]
     moves = [(int(seat), game.parse_action(wire)) for seat, wire in record["moves"]]
     checked["faces"], checked["answers"], checked["random_draws"] = len(faces), len(claims), len(draws)
     options = dict(log.get("options") or game.options_from(len(players)))
+    closed = isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
     try:
-        state = replay_opened(game, options, players, faces, claims, draws, moves)
+        state, unchecked = replay_opened(game, options, players, faces, claims, draws, moves, closed=closed)
     except ClaimBroken as broken:
         return [f"{players[broken.seat]}'s answer ({broken.question}) is false, as the opened cards show"]
     except FaceHidden as hidden:
@@ -350,6 +353,8 @@ def _audit_no_peek(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]
     except ActionError as refused:
         return [f"an action is refused by the rules: {refused}"]
     checked["actions"] = len(moves)
+    if unchecked:
+        checked["unchecked"] = unchecked
     return _result_problems(log, game, state, checked)
 
 

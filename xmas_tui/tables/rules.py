@@ -117,6 +117,9 @@ class GameRules:
             result = self.game.closed_result(self.state)
         return result.to_wire() if result is not None else None
 
+    def bot_may_play(self, seat: int) -> bool:
+        return True
+
     def bot_action(self, seat: int) -> Any:
         if seat not in self.watching:
             self.set_bot_seats(self.watching | {seat})

@@ -101,7 +101,7 @@ class Bots(HostParts):
         if rules is None or self.finished:
             return None
         for i in sorted(rules.to_act()):
-            if self._plays_by_bot(i):
+            if self._plays_by_bot(i) and rules.bot_may_play(i):
                 return i
         return None
 

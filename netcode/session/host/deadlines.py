@@ -96,7 +96,8 @@ class Deadlines(HostParts):
         for i, held in enumerate(self.seats):
             if held.hold_until is not None and now >= held.hold_until:
                 held.state, held.hold_until, held.changing_hands = SeatState.BOT, None, False
-                self._note(f"{held.name} did not come back: a bot plays seat {i + 1}.", i)
+                bot = self.rules is None or self.rules.bot_may_play(i)
+                self._note(f"{held.name} did not come back" + (f": a bot plays seat {i + 1}." if bot else "."), i)
             if held.act_by is not None and now >= held.act_by:
                 self._timed_out(i, now)
         if self._roster_due is not None and now >= self._roster_due:
@@ -120,6 +121,8 @@ class Deadlines(HostParts):
                 self._note(f"{seat.name} did not seal their presses in time: what they pressed stands.", i)
                 action, _ = self.rules.merge(i, so_far, action, None)
             self._apply(i, action, now, "silence")
+            return
+        if not self.rules.bot_may_play(i):  # (no bot can play it: the player's turn waits for them)
             return
         seat.timeouts += 1
         seat.covered = True

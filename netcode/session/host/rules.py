@@ -46,6 +46,10 @@ class Rules(Protocol):
     def bot_action(self, seat: int) -> Any:
         """What a bot would play for ``seat`` now (wire form)."""
 
+    def bot_may_play(self, seat: int) -> bool:
+        """Whether a bot can play ``seat`` at all (at a no-peek table, only a seat whose hand
+        the host's program was dealt: nobody else holds a player's hand)."""
+
     def set_bot_seats(self, seats: frozenset[int]) -> None:
         """The seats bots play from now on (a bot follows the game only while it plays)."""
 

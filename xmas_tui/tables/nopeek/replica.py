@@ -236,13 +236,18 @@ def replay_opened(
     claims: Mapping[tuple[int, int], Any],
     draws: Mapping[int, bytes],
     moves: Sequence[tuple[int, Action]],
-) -> Any:
+    *,
+    closed: bool = False,
+) -> tuple[Any, int]:
     """A no-peek game played again from the start with ``faces`` open, its public ``draws``,
-    and every seat's answers held to the cards (``claims``); the state at the end.
+    and every seat's answers held to the cards (``claims``); the state at the end, and how
+    many answers could not be held to cards (``closed``: the table closed before its end, so
+    a card an answer spoke of may never have opened; otherwise none).
     ``ClaimBroken`` names a false answer; ``FaceHidden`` if the rules read a card still
     closed; ``ActionError`` if a move breaks a rule."""
     book = FaceBook()
     book.public, book.claims, book.audit = dict(faces), dict(claims), True
+    book.unchecked = 0 if closed else None
 
     def rng(round_: int) -> Rng:
         return Rng(draws.get(round_), book)
@@ -251,4 +256,4 @@ def replay_opened(
     for move, (seat, action) in enumerate(moves):
         book.move, book.asked = move, 0
         game.apply(state, seat, action, rng(move))
-    return state
+    return state, book.unchecked or 0

@@ -177,6 +177,9 @@ class NoPeekRules:
             result = self.game.closed_result(state)
         return result.to_wire() if result is not None else None
 
+    def bot_may_play(self, seat: int) -> bool:
+        return self.runs.get(seat) == self.host_id
+
     def bot_action(self, seat: int) -> Any:
         if self.runs.get(seat) != self.host_id:
             raise RuleError("At a no-peek table a bot can play only a seat it was dealt.")
