@@ -93,8 +93,10 @@ class TablePeer:
         self.failovers = 0
         #: this machine's player handed the table over and leaves: it takes no part in electing
         self.leaving = False
-        #: it takes other players' machines' word straight (at a no-peek table: ``Halt``)
+        #: it takes other players' machines' word straight (at a no-peek table: ``Halt``,
+        #: ``Missing``), and the messages it sent one straight: ``(peer, n)``
         self._accepting = False
+        self._answered: set[tuple[Peer, int]] = set()
 
     @classmethod
     def as_host(cls, host: HostSession, *, local_id: int | None = None, host_for: HostFactory | None = None,
@@ -377,7 +379,8 @@ class TablePeer:
                 self.session.drops["straight_from_a_stranger"] += 1
             elif isinstance(message, Missing):
                 answer = self.session.answer_missing(message, now)
-                if answer is not None:
+                if answer is not None and (peer, message.n) not in self._answered:  # (each once: no echo chamber)
+                    self._answered.add((peer, message.n))
                     step.send(peer, answer)
             else:
                 self._follow(self.session.straight(message, member.seat, now), step, now)
