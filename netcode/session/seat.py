@@ -5,8 +5,10 @@ machine fed the host's messages (``receive(message, now)``) and the news that
 the host is gone (``host_lost``); the messages a seat sends (``hello``,
 ``act``, ``press`` (one input of a real-time round, as it is made), ``here``,
 ``bye``, the nonce when the host deals, and the answer to each of the host's
-pings, at once); and the events for whoever shows the table: seated, turned
-away, updated, a shout heard, an action's verdict, the end, the host lost.
+pings, at once); and the events for whoever shows the table (defined in
+``netcode.session.seat_events``): seated, turned away, updated, a shout heard,
+an action's verdict, the end, the host lost. At a no-peek table its part of the
+deal is ``NoPeekSeat`` (``netcode.session.seat_nopeek``).
 
 What it keeps: the welcome (my seat, the game, the table's settings, my
 rejoin token), my view (assembled from the host's whole views and deltas),
@@ -20,8 +22,8 @@ good; else as it arrived), and the shouts heard in it.
 Fair play: the seat commits to a nonce in ``Hello`` and reveals it when the
 host deals; a ``Verifier`` keeps every card commitment and checks every face
 I am shown against it on receipt; the secret and my nonce are checked in the
-final message. The first failure becomes ``alarm`` at once (the player's
-screen shows it in red). The replay of the whole game needs the rules, so it
+final message; a nonce the host left out before its time was up is named. The
+first failure becomes ``alarm`` at once (the player's screen shows it in red). The replay of the whole game needs the rules, so it
 lives with the games.
 
 Must not touch: sockets, clocks, asyncio, any particular game.
@@ -32,15 +34,13 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from netcode import delta
 from netcode.channel import Delivered, PeerGone
-from netcode.fairplay import Verifier, Voice, final_signed, left_out_note
+from netcode.fairplay import Verifier, final_signed, left_out_note
 from netcode.session.clock import HostClock
 from netcode.session.messages import (
-    SEALED,
     VERSION,
     Act,
     AskNonce,
@@ -49,16 +49,13 @@ from netcode.session.messages import (
     Bye,
     Dealt,
     Final,
-    Halt,
     Handover,
     Hello,
     Here,
     Keyed,
     Lobby,
     Members,
-    Mental,
     Message,
-    Missing,
     Nonce,
     NonceTaken,
     Opens,
@@ -75,145 +72,40 @@ from netcode.session.messages import (
     Welcome,
     parse_host_message,
 )
+from netcode.session.seat_events import (
+    HOST_GONE,
+    HOST_SILENT,
+    Answered,
+    Ended,
+    HandedOver,
+    HostChanged,
+    HostLost,
+    HostSilent,
+    Seated,
+    SeatEvent,
+    ShoutHeard,
+    TurnedAway,
+    Updated,
+    host_changed,
+)
+from netcode.session.seat_nopeek import (
+    MENTAL_ASK,
+    MENTAL_STALL,
+    SENT_A_WHILE_AGO,
+    MentalProgram,
+    NoPeekSeat,
+)
 from netcode.session.seats import RosterRow
 from netcode.session.step import HOST, Step
-from netcode.session.voices import Voices
 from netcode.shares import Commitments, Share
 
-# ---------------------------------------------------------------- a no-peek deal
+__all__ = [
+    "HOST_GONE", "HOST_SILENT", "MENTAL_ASK", "MENTAL_STALL", "SENT_A_WHILE_AGO", "Answered", "Ended",
+    "HandedOver", "HostChanged", "HostLost", "HostSilent", "MentalProgram", "SeatEvent", "SeatSession",
+    "Seated", "ShoutHeard", "TurnedAway", "Updated", "host_changed",
+]  # fmt: skip
 
-
-class MentalProgram(Protocol):
-    """A player's program at a no-peek table (``xmas_tui.tables.nopeek``), as the seat drives
-    it: every message of the deal in, what it says back out (for the host to relay), and
-    what it alone knows of its seat: its cards' faces and its legal moves (plain data)."""
-
-    #: its personal key (sent in ``Hello``)
-    key: bytes
-
-    def begin(self, keyed: Keyed, seat: int | None, game: str, options: dict[Any, Any]) -> list[bytes]:
-        """The deal begins (``seat`` None: a watcher's program, which only checks)."""
-    def order(self, seat: int, action: Any) -> list[bytes]: ...
-    def sealed(self, seat: int, digest: bytes) -> list[bytes]: ...
-    def take(self, author: int, data: bytes) -> list[bytes]: ...
-    def view(self, seat: int) -> dict[Any, Any] | None:
-        """``seat``'s whole view as this program has it (its own cards' faces too: the host does
-        not know them); None before the deal."""
-    def legal(self, seat: int) -> list[Any]:
-        """``seat``'s legal moves now (wire forms); none while a move is being made."""
-    def outgoing(self, seat: int, action: Any) -> Any:
-        """What to send for ``action``: itself, or a simultaneous choice's digest."""
-    def stopped(self) -> str | None: ...
-    def busy(self) -> bool:
-        """Whether it waits for another program's message."""
-    def waiting_for(self) -> list[str]:
-        """Whose programs it waits for, by name."""
-
-
-#: seconds my program may wait for another's message of a no-peek deal before my screen
-#: names whom it waits for (a share needs a moment; a program or a host holding one back, more)
-MENTAL_STALL = 20.0
-#: seconds my program waits for another's message before it asks that program's machine for
-#: it straight (``Missing``); and how long ago a message must have gone to the host for its
-#: author to answer so (one sent just now may still be on its way through the host)
-MENTAL_ASK = 6.0
-SENT_A_WHILE_AGO = 2.0
-
-# ---------------------------------------------------------------- events
-
-
-@dataclass(frozen=True)
-class Seated:
-    """The host seated me (``welcome.seat`` None: I watch)."""
-
-    welcome: Welcome
-
-
-@dataclass(frozen=True)
-class TurnedAway:
-    why: str
-
-
-@dataclass(frozen=True)
-class Updated:
-    """My view, the log, the roster or the clocks changed."""
-
-
-@dataclass(frozen=True)
-class ShoutHeard:
-    """In the open real-time round, ``seat`` pressed ``shout`` (plain data) at ``ms``."""
-
-    seat: int
-    shout: Any
-    ms: int
-
-
-@dataclass(frozen=True)
-class Answered:
-    """The host's verdict on my action ``id``: accepted (``refused`` None) or the rule broken."""
-
-    id: int
-    refused: str | None
-
-
-@dataclass(frozen=True)
-class Ended:
-    final: Final
-
-
-@dataclass(frozen=True)
-class HostSilent:
-    """The host went silent and the players are choosing a new one; ``why`` says it."""
-
-    why: str
-
-
-@dataclass(frozen=True)
-class HandedOver:
-    """The host stopped hosting (it handed the table over, or lost touch with most players):
-    my machine elects the next host at once, if it can; ``why`` says it for a person."""
-
-    why: str
-
-
-@dataclass(frozen=True)
-class HostChanged:
-    """Another player's machine hosts the table now, in ``term``; ``why`` says it for a person."""
-
-    term: int
-    why: str
-
-
-@dataclass(frozen=True)
-class HostLost:
-    """The host is gone; ``why`` says it for a person."""
-
-    why: str
-
-
-SeatEvent = (Seated | TurnedAway | Updated | ShoutHeard | Answered | Ended | HostSilent | HandedOver | HostChanged
-             | HostLost)
-
-#: what a player is told when the host went away, by the channel's reason
-HOST_GONE = {
-    "closed": "The host closed the table.",
-    "local": "You left the table.",
-}
-HOST_SILENT = "The host has gone silent: the game cannot go on without it."
-
-
-def host_changed(old: str, new: str, handover: Handover | None, me: str | None = None) -> str:
-    """What every screen and the public log say when ``new`` takes the table over from ``old``
-    (on the screen of ``me``, the new host's own player: "you now host…")."""
-    hosts = "you now host" if new == me else f"{new} now hosts"
-    if handover is not None and handover.deliberate:
-        return f"{old} left and handed the table over; {hosts} it."
-    if handover is not None:
-        return f"{old}'s machine lost touch with the table; {hosts} it."
-    return f"{old}'s machine went away; {hosts} the table."
-
-
-class SeatSession:
+class SeatSession(NoPeekSeat):
     """My place at a hosted table. Sans-IO: feed it the host's messages, send what it returns."""
 
     def __init__(self, name: str, table_id: bytes, seed_commit: bytes | None = None, *,
@@ -224,12 +116,7 @@ class SeatSession:
         ``contribute``: whether my nonce goes into the seed (not at a game dealt from a
         seed the player chose). ``mental``: my program, should the table deal no-peek."""
         self.name = name
-        self.mental = mental
-        #: my program's voice at a no-peek table (it signs my moves and its messages), and
-        #: every seat's, once the deal begins, with what each has said
-        self.voice = Voice() if mental is not None else None
-        self.voices: Voices | None = None
-        self._sayings = itertools.count()
+        self._init_no_peek(mental)
         #: this seat's place among the seats played at its machine (0: the person at the terminal)
         self.index = 0
         self.watch = watch
@@ -272,16 +159,6 @@ class SeatSession:
         #: every host change I saw: ``[term, new host's name, actions recorded by then, why]``
         self.handovers: list[list[Any]] = []
         self.alarm: str | None = None
-        #: why my game stopped here at a no-peek table (the host passed on what no seat's program
-        #: said, or a message never came), and the word to send every other player's machine
-        #: straight (once, by ``TablePeer``)
-        self.halted: str | None = None
-        self.tell: Halt | None = None
-        #: my program's messages as sent (when, and what), and, when it has waited a while, the
-        #: messages to ask other machines for straight: ``(seat, n)`` (sent by ``TablePeer``)
-        self._said: list[tuple[float, Mental]] = []
-        self.asking: list[tuple[int, int]] = []
-        self._asked_straight = False
         self.revealed_nonce = False
         #: when the host asked for the nonces (my clock) and how long it said it would wait
         self._asked: tuple[float, float] | None = None
@@ -299,8 +176,6 @@ class SeatSession:
         self.shouts: list[tuple[int, Any, int]] = []
         self._arrived = 0.0
         self._ids = itertools.count(1)
-        #: since when my program waits for another's message of a no-peek deal
-        self._mental_since: float | None = None
 
     # ------------------------------------------------------------ facts
     @property
@@ -467,168 +342,6 @@ class SeatSession:
             self.room_at = self.clock.local(message.at, arrived)
         elif isinstance(message, (Keyed, Order, Sealed, Relay)):
             self._mental(message, out, now)
-
-    def _mental(self, message: Keyed | Order | Sealed | Relay, out: Step, now: float) -> None:
-        """A message of the no-peek deal: to my program; what it says, to the host to relay."""
-        program, seat = self.mental, self.seat
-        if program is None or not self.no_peek or self.welcome is None:
-            self.drops["unasked_mental"] += 1
-            return
-        if self.halted is not None:  # (the game stopped here)
-            return
-        if isinstance(message, Keyed):
-            self._keyed(message, seat, out)
-            if self.halted is not None:
-                return
-            said = program.begin(message, seat, self.welcome.game, dict(self.welcome.options))
-        elif (wrong := self._unvoiced(message)) is not None:
-            host = self.welcome.host
-            self._halt(f"the host ({host}) passed on {wrong}: the game stops here", out, cheat=True)
-            return
-        elif isinstance(message, Order):
-            said = program.order(message.seat, message.action)
-        elif isinstance(message, Sealed):
-            said = program.sealed(message.seat, message.digest)
-        else:
-            said = program.take(message.author, message.data)
-        for data in said:
-            out.send(HOST, self._saying(data, now))
-        self._mine_in_view()
-        stopped = program.stopped()
-        if stopped is not None and self.halted is None:  # (a wrong message: every machine hears it from mine)
-            self._halt(stopped, out)
-        if not program.busy():
-            self._mental_since = None
-        elif self._mental_since is None or said:  # (waiting afresh, or it answered: the clock restarts)
-            self._mental_since, self._asked_straight = now, False
-        out.seats.append((self.index, Updated()))
-
-    def _keyed(self, keyed: Keyed, seat: int | None, out: Step) -> None:
-        """Every seat's voice, from the deal's start; my own must be mine."""
-        voices = list(keyed.voices) + [None] * (len(keyed.names) - len(keyed.voices))
-        self.voices = Voices(keyed.table, voices[: len(keyed.names)], [str(n) for n in keyed.names])
-        if seat is not None and self.voice is not None and self.voices.voice(seat) != self.voice.public:
-            host = self.welcome.host if self.welcome is not None else "?"
-            self._halt(f"the host ({host}) named another voice for my seat: it could speak in my name", out,
-                       cheat=True)
-
-    def _unvoiced(self, message: Order | Sealed | Relay) -> str | None:
-        """What is wrong with a move or message the host passed on in a seat's name (None: it
-        is that seat's program's own, in order)."""
-        voices = self.voices
-        if voices is None:
-            return "a move before the deal began"
-        if isinstance(message, Order):
-            return voices.move(message.seat, message.id, message.action, message.signature)
-        if isinstance(message, Sealed):
-            return voices.move(message.seat, message.id, [SEALED, message.digest], message.signature)
-        return voices.saying(message.author, message.n, message.data, message.signature)
-
-    def _halt(self, why: str, out: Step, *, cheat: bool = False) -> None:
-        """My game stops here (``cheat``: the host was caught cheating), and every other player's
-        machine hears why from mine, straight: the host may have sent what I caught to me alone,
-        or held back from them what would have shown it."""
-        self.halted = why
-        if cheat:
-            self._alarm([why], keep=True)
-        elif self.alarm is None:
-            self.alarm = why
-        self.tell = Halt(self.term, why)
-        out.seats.append((self.index, Updated()))
-
-    def halt(self, message: Halt, by: str) -> Step:
-        """Another player's machine (``by``: its player) says its program stopped the game: mine
-        stops too, saying who stopped it and why (my own program may have seen nothing wrong)."""
-        out = Step()
-        if self.halted is None and message.term == self.term and self.final is None:
-            self.halted = f"{by}'s program stopped the game: {message.why}"
-            self.alarm = self.halted
-            out.seats.append((self.index, Updated()))
-        return out
-
-    def _saying(self, data: bytes, now: float) -> Mental:
-        """My program's next message, signed by my voice (and kept, should another machine
-        ask for it straight)."""
-        n = next(self._sayings)
-        seat = self.seat
-        if self.voice is None or self.voices is None or seat is None:
-            return Mental(data, n)
-        said = Mental(data, n, self.voice.sign_saying(self.voices.table, seat, n, data))
-        self._said.append((now, said))
-        return said
-
-    def answer_missing(self, message: Missing, now: float) -> Relay | None:
-        """Another machine asks for my program's message ``n`` straight: it, as sent to the host,
-        if that was a while ago (None: not said yet, or only just)."""
-        n, seat = message.n, self.seat
-        if seat is None or message.term != self.term or not 0 <= n < len(self._said):
-            return None
-        sent, said = self._said[n]
-        return Relay(seat, said.data, said.n, said.signature) if now - sent >= SENT_A_WHILE_AGO else None
-
-    def straight(self, relay: Relay, sender: int, now: float) -> Step:
-        """A program's message that came from its own machine straight, as I asked: if it is the
-        one my program waits for, the host held it back (it had it a while ago)."""
-        out = Step()
-        voices = self.voices
-        if self.halted is not None or voices is None or relay.author != sender:
-            self.drops["straight_unasked"] += 1
-            return out
-        due = voices.next_saying.get(sender, 0)
-        if relay.n != due or voices.saying(sender, relay.n, relay.data, relay.signature) is not None:
-            return out  # (it came through the host meanwhile, or it is not that program's: nothing to say)
-        host, name = self.welcome.host if self.welcome is not None else "?", voices.names[sender]
-        self._halt(f"the host ({host}) held back {name}'s message {relay.n + 1}: {name}'s machine sent it to me "
-                   "straight, and had sent it to the host a while before: the game stops here", out, cheat=True)
-        return out
-
-    def _ask_for_missing(self, now: float) -> None:
-        """My program has waited ``MENTAL_ASK`` for other programs' messages: ask each of their
-        machines for its next one straight (the host may be holding it back)."""
-        voices, program = self.voices, self.mental
-        if voices is None or program is None:
-            return
-        waited = set(program.waiting_for())
-        self.asking = [(seat, voices.next_saying.get(seat, 0)) for seat, name in enumerate(voices.names)
-                       if name in waited and voices.voice(seat) is not None and seat != self.seat]
-
-    def stall_deadline(self) -> float | None:
-        """When my program will have waited long enough for another's message to ask for it
-        straight, or too long (None: it waits for nothing, or that was said already)."""
-        if self._mental_since is None or self.alarm is not None or self.final is not None:
-            return None
-        if not self._asked_straight:
-            return self._mental_since + MENTAL_ASK
-        return self._mental_since + MENTAL_STALL
-
-    def stalled(self, now: float) -> Step:
-        """Time passes: a deal stuck past ``MENTAL_ASK`` asks the machines it waits for
-        straight (``asking``); past ``MENTAL_STALL`` it says whom it waits for, in red."""
-        out = Step()
-        due = self.stall_deadline()
-        if due is None or now < due or self.mental is None:
-            return out
-        if not self._asked_straight:
-            self._asked_straight = True
-            self._ask_for_missing(now)
-            return out
-        names = self.mental.waiting_for()
-        who = " and ".join(f"{name}'s program" for name in names) if names else "another program"
-        host = self.welcome.host if self.welcome is not None else "?"
-        self._halt(f"The deal waited {MENTAL_STALL:.0f} s for {who}: it held the table up, or the host ({host}) "
-                   "did not pass its message on. The game stops here.", out)
-        return out
-
-    def _mine_in_view(self) -> None:
-        """At a no-peek table: my own cards' faces (the host does not know them) and my legal
-        moves come from my program."""
-        program, seat = self.mental, self.seat
-        if program is None or seat is None or not self.no_peek:
-            return
-        mine = program.view(seat)
-        if mine is not None:
-            self.view = mine
-        self.legal = program.legal(seat) if self.result is None and seat in self.to_act else []
 
     def _welcome(self, welcome: Welcome) -> None:
         if self.welcome is not None and welcome.term > self.welcome.term:
