@@ -172,21 +172,22 @@ def final_message(table_id: bytes, term: int, fair: Mapping[str, Any], result: A
 def final_signed(public: bytes, signature: bytes, table_id: bytes, term: int, fair: Mapping[str, Any],
                  result: Any) -> bool:
     """Whether ``signature`` is the host's (``public``) over the end of the game."""
-    try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, final_message(table_id, term, fair, result))
-    except (InvalidSignature, ValueError, TypeError):
-        return False
-    return True
+    return signed_by(public, signature, final_message(table_id, term, fair, result))
 
 
-class Signer:
-    """The host's signing key for this table (Ed25519): it signs the record of play as it
-    grows, so nobody but the host can add to it, and a new host can trust a record a peer
-    hands it. The private key never leaves the host's process."""
+class _Key:
+    """An Ed25519 key of this process's own (its private half never leaves it); ``public``
+    is what others check its signatures with (``signed_by``)."""
 
     def __init__(self, private: Ed25519PrivateKey | None = None) -> None:
         self._private = private or Ed25519PrivateKey.generate()
         self.public = self._private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+class Signer(_Key):
+    """The host's signing key for this table (Ed25519): it signs the record of play as it
+    grows, so nobody but the host can add to it, and a new host can trust a record a peer
+    hands it. The private key never leaves the host's process."""
 
     def sign_record(self, table_id: bytes, term: int, count: int, chain: bytes) -> bytes:
         return self._private.sign(record_message(table_id, term, count, chain))
@@ -195,16 +196,12 @@ class Signer:
         return self._private.sign(final_message(table_id, term, fair, result))
 
 
-class Voice:
+class Voice(_Key):
     """A player's program's own signing key at a no-peek table (Ed25519): it signs each move
     its seat makes and each message it says to the other programs, so that the host, which
     passes them on, can neither make one up in that seat's name, nor change, repeat, reorder
     or hold back one of them without every program seeing it. Its public half goes to the
     host in ``Hello`` and to every program at the deal."""
-
-    def __init__(self) -> None:
-        self._private = Ed25519PrivateKey.generate()
-        self.public = self._private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
     def sign_move(self, table: str, seat: int, id: int, action: Any) -> bytes:
         return self._private.sign(move_message(table, seat, id, action))
@@ -223,8 +220,9 @@ def saying_message(table: str, author: int, n: int, data: bytes) -> bytes:
     return digest("saying", table, author, n, data)
 
 
-def voiced(public: bytes, signature: bytes | None, message: bytes) -> bool:
-    """Whether ``signature`` is the voice ``public``'s over ``message``."""
+def signed_by(public: bytes, signature: bytes | None, message: bytes) -> bool:
+    """Whether ``signature`` is the Ed25519 key ``public``'s over ``message`` (a host's, or a
+    program's voice); a missing or malformed one is not."""
     if signature is None:
         return False
     try:
@@ -240,11 +238,7 @@ def record_message(table_id: bytes, term: int, count: int, chain: bytes) -> byte
 
 def record_signed(public: bytes, signature: bytes, table_id: bytes, term: int, count: int, chain: bytes) -> bool:
     """Whether ``signature`` is the host's (``public``) over the record of ``count`` actions."""
-    try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, record_message(table_id, term, count, chain))
-    except (InvalidSignature, ValueError):
-        return False
-    return True
+    return signed_by(public, signature, record_message(table_id, term, count, chain))
 
 
 # ---------------------------------------------------------------- the host

@@ -373,7 +373,7 @@ class TablePeer:
             if self.candidacy is not None:
                 self._count(peer, message, now, step)
             return
-        if isinstance(message, (Missing, Relay)):
+        if isinstance(message, (Missing, Relay, Halt)):  # (another player's machine, straight: no-peek)
             member = next((m for m in self.members() if m.peer == peer), None)
             if member is None:
                 self.session.drops["straight_from_a_stranger"] += 1
@@ -382,16 +382,11 @@ class TablePeer:
                 if answer is not None and (peer, message.n) not in self._answered:  # (each once: no echo chamber)
                     self._answered.add((peer, message.n))
                     step.send(peer, answer)
-            else:
+            elif isinstance(message, Relay):
                 self._follow(self.session.straight(message, member.seat, now), step, now)
-            return
-        if isinstance(message, Halt):
-            member = next((m for m in self.members() if m.peer == peer), None)
-            if member is None:
-                self.session.drops["halt_from_a_stranger"] += 1
-                return
-            by = next((row.name for row in self.session.roster if row.seat == member.seat and row.name), None)
-            self._follow(self.session.halt(message, by or f"seat {member.seat + 1}"), step, now)
+            else:
+                by = next((row.name for row in self.session.roster if row.seat == member.seat and row.name), None)
+                self._follow(self.session.halt(message, by or f"seat {member.seat + 1}"), step, now)
             return
         if isinstance(message, Forged) and self.voted.get(message.term) == peer:
             self.forgers[message.seat] = message.name

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from netcode.fairplay import move_message, saying_message, voiced
+from netcode.fairplay import move_message, saying_message, signed_by
 
 
 class Voices:
@@ -49,7 +49,7 @@ class Voices:
         if voice is None:
             return None  # (a bot's move: the host's program plays it)
         name = self._name(seat)
-        if not voiced(voice, signature, move_message(self.table, seat, id, action)):
+        if not signed_by(voice, signature, move_message(self.table, seat, id, action)):
             return f"a move in {name}'s name that {name}'s program did not sign"
         if id <= self.last_move.get(seat, 0):
             return f"{name}'s move {id} a second time"
@@ -62,7 +62,7 @@ class Voices:
         if author >= len(self.voices):
             return None
         voice, name = self.voice(author), self._name(author)
-        if voice is None or not voiced(voice, signature, saying_message(self.table, author, n, data)):
+        if voice is None or not signed_by(voice, signature, saying_message(self.table, author, n, data)):
             return f"a message in {name}'s name that {name}'s program did not sign"
         due = self.next_saying.get(author, 0)
         if n < due:

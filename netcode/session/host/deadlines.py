@@ -24,6 +24,8 @@ from netcode.session.seats import SeatState
 from netcode.session.step import Step
 
 _INF = float("inf")
+
+
 class Unknown(enum.Enum):
     """The type of ``UNKNOWN`` (one value: the type checker narrows on it)."""
 
@@ -37,8 +39,9 @@ UNKNOWN: Final = Unknown.UNKNOWN
 class Deadlines(HostParts):
     """The timers of a ``HostSession``."""
 
-    #: (``_next``, declared in ``HostParts``: the next deadline, once worked out; ``UNKNOWN``
-    #: after any change)
+    # (``_next``, declared in ``HostParts``: the next deadline, once worked out; ``UNKNOWN``
+    # after any change)
+
     #: when the roster goes out again (a ping changed)
     _roster_due: float | None
 

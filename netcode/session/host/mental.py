@@ -31,6 +31,7 @@ Peer = Hashable
 
 __all__ = ["SEALED", "MentalDealing", "MentalRules", "deal_id"]
 
+
 class MentalRules(Rules, Protocol):
     """The host's own program at a no-peek table, behind the ``Rules`` protocol, and more."""
 
@@ -66,6 +67,8 @@ class MentalDealing(HostParts):
     _voices: Voices | None
     #: seat -> the id and signature of its move the rules are ordering now
     _move_signatures: dict[int, tuple[int, bytes | None]]
+    #: the seats whose programs said they stopped the game (each logged once)
+    _halts: set[int]
 
     def _init_mental(self) -> None:
         self.mental_keys = {}
@@ -73,7 +76,7 @@ class MentalDealing(HostParts):
         self._keyed = None
         self._voices = None
         self._move_signatures = {}
-        self._halts: set[int] = set()
+        self._halts = set()
         self._mental_moment: tuple[frozenset[int], bool] | None = None
         self._mental_stop_logged = False
 
