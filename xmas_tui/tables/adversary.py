@@ -293,12 +293,10 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              lambda t, i: _hold_back(t, i, for_good=True, after=DROPS_AFTER), host=True, no_peek=True),
 )}  # fmt: skip
 
-#: what every honest peer must read when each harmful strategy is caught
+#: what every honest peer must read when each harmful strategy is caught (a bad host's: any line
+#: that names the host's program)
 NAMED_BY = {"forge-share": "sent a forged share", "forge-share-stall": "sent a forged share",
-            "late-pongs": "answers the host's pings", "forged-pongs": "answers the host's pings",
-            # (a bad host's attack: any line that names the host's program will do)
-            **{name: "" for name in ("host-drops-nonce", "host-forges-move", "host-frames", "host-repeats",
-                                     "host-holds-back", "host-drops-reveals")}}
+            "late-pongs": "answers the host's pings", "forged-pongs": "answers the host's pings"}
 
 
 def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, seat: int = 2,
@@ -343,7 +341,7 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     figures = table.figures() if finished else {"digests_equal": True, "audits_ok": True}
     # (a bad host's game fails its audit, rightly: it names the host; wrong is then a disagreement)
     wrong = bool(finished) and not (figures["digests_equal"] and (figures["audits_ok"] or plan.host))
-    word = NAMED_BY.get(strategy)
+    word = "" if plan.host else NAMED_BY.get(strategy)
     adversary = table.sessions[index].name
 
     def names(session) -> bool:  # noqa: ANN001

@@ -315,10 +315,14 @@ def _audit(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]:
     return failures
 
 
+def _closed(log: Mapping[str, Any]) -> bool:
+    """Whether the log's game was closed before its end (its result: the scores as they stood)."""
+    return isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
+
+
 def _result_problems(log: Mapping[str, Any], game: Game, state: Any, checked: dict[str, int]) -> list[str]:
     """The replayed game's result against the one the log announces."""
-    closed = isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
-    result = game.closed_result(state) if closed else game.result(state)  # (closed: the scores as they stood)
+    result = game.closed_result(state) if _closed(log) else game.result(state)  # (closed: the scores as they stood)
     checked["result"] = 1
     if result is None:
         return ["the replayed game has not ended"]
@@ -343,9 +347,8 @@ def _audit_no_peek(log: Mapping[str, Any], checked: dict[str, int]) -> list[str]
     moves = [(int(seat), game.parse_action(wire)) for seat, wire in record["moves"]]
     checked["faces"], checked["answers"], checked["random_draws"] = len(faces), len(claims), len(draws)
     options = dict(log.get("options") or game.options_from(len(players)))
-    closed = isinstance(log.get("result"), Mapping) and bool(log["result"].get("closed"))
     try:
-        state, unchecked = replay_opened(game, options, players, faces, claims, draws, moves, closed=closed)
+        state, unchecked = replay_opened(game, options, players, faces, claims, draws, moves, closed=_closed(log))
     except ClaimBroken as broken:
         return [f"{players[broken.seat]}'s answer ({broken.question}) is false, as the opened cards show"]
     except FaceHidden as hidden:

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pool = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
     chosen = args.strategy or list(STRATEGIES)
-    plan = tables(args.tables)
+    plan, turns_plan = tables(args.tables), tables(args.tables, turns_only=True)  # (a no-peek table: turns only)
     started = time.perf_counter()
     for game_id, players, seed in plan[: max(1, len(plan) // 10)]:
         simulate_network(get_game(game_id), players, pace=0.3, seed=seed, bot="random")
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = {}
     for name in chosen:
         started = time.perf_counter()
-        jobs = [(g, p, name, s) for g, p, s in (tables(args.tables, turns_only=True) if STRATEGIES[name].no_peek else plan)]
+        jobs = [(g, p, name, s) for g, p, s in (turns_plan if STRATEGIES[name].no_peek else plan)]
         runs = list(pool.map(_run, jobs, chunksize=8)) if pool is not None else [_run(job) for job in jobs]
         took = (time.perf_counter() - started) / len(runs) * args.workers  # (one process's time a table)
         row = {
