@@ -187,6 +187,11 @@ class SeatSession(NoPeekSeat):
         return self.view is not None
 
     @property
+    def the_host(self) -> str:
+        """How a red line names my host: "the host (Noel)"."""
+        return f"the host ({self.welcome.host if self.welcome is not None else '?'})"
+
+    @property
     def term(self) -> int:
         return self.welcome.term if self.welcome is not None else 0
 
@@ -369,20 +374,19 @@ class SeatSession(NoPeekSeat):
         My own program knows too whether my nonce matched. (A host that waits its whole time
         and then leaves a nonce out cannot be told from a link that lost it: a no-peek table
         leaves a host no nonce to drop.)"""
-        host = self.welcome.host if self.welcome is not None else "the host"
-        asked, seat = self._asked, self.seat
+        waited, within = (now - self._asked[0], self._asked[1]) if self._asked is not None else (0.0, 0.0)
+        early = self._asked is not None and waited < within / 2  # (half its time: a slow link is not blamed)
         names = {row.seat: row.name for row in self.roster if row.name}
         for s, (commit, nonce) in enumerate(zip(dealt.nonce_commits, dealt.nonces, strict=False)):
             if commit is None or nonce is not None:
                 continue
             late = left_out_note(s) in dealt.notes
-            early = asked is not None and now - asked[0] < asked[1] / 2  # (half its time: a slow link is not blamed)
-            if s == seat and self.revealed_nonce and not late:
-                self._alarm([f"the host ({host}) left my nonce out of the seed saying it did not match its "
+            if s == self.seat and self.revealed_nonce and not late:
+                self._alarm([f"{self.the_host} left my nonce out of the seed saying it did not match its "
                              "commitment; it did"], keep=True)
-            elif late and early and asked is not None:
-                self._alarm([f"the host ({host}) dealt {now - asked[0]:.1f} s after asking, without "
-                             f"{names.get(s, f'seat {s + 1}')}'s nonce, before its {asked[1]:.0f} s were up: "
+            elif late and early:
+                self._alarm([f"{self.the_host} dealt {waited:.1f} s after asking, without "
+                             f"{names.get(s, f'seat {s + 1}')}'s nonce, before its {within:.0f} s were up: "
                              "it could have chosen the deal"], keep=True)
 
     def _check_my_nonce(self, nonces: Sequence[bytes | None]) -> None:

@@ -94,6 +94,8 @@ class NoPeekSeat:
         @property
         def term(self) -> int: ...
         @property
+        def the_host(self) -> str: ...
+        @property
         def no_peek(self) -> bool: ...
         def _alarm(self, alarms: list[str], *, keep: bool = False) -> None: ...
 
@@ -131,8 +133,7 @@ class NoPeekSeat:
                 return
             said = program.begin(message, seat, self.welcome.game, dict(self.welcome.options))
         elif (wrong := self._unvoiced(message)) is not None:
-            host = self.welcome.host
-            self._halt(f"the host ({host}) passed on {wrong}: the game stops here", out, cheat=True)
+            self._halt(f"{self.the_host} passed on {wrong}: the game stops here", out, cheat=True)
             return
         elif isinstance(message, Order):
             said = program.order(message.seat, message.action)
@@ -157,8 +158,7 @@ class NoPeekSeat:
         voices = list(keyed.voices) + [None] * (len(keyed.names) - len(keyed.voices))
         self.voices = Voices(keyed.table, voices[: len(keyed.names)], [str(n) for n in keyed.names])
         if seat is not None and self.voice is not None and self.voices.voice(seat) != self.voice.public:
-            host = self.welcome.host if self.welcome is not None else "?"
-            self._halt(f"the host ({host}) named another voice for my seat: it could speak in my name", out,
+            self._halt(f"{self.the_host} named another voice for my seat: it could speak in my name", out,
                        cheat=True)
 
     def _unvoiced(self, message: Order | Sealed | Relay) -> str | None:
@@ -226,8 +226,8 @@ class NoPeekSeat:
         due = voices.next_saying.get(sender, 0)
         if relay.n != due or voices.saying(sender, relay.n, relay.data, relay.signature) is not None:
             return out  # (it came through the host meanwhile, or it is not that program's: nothing to say)
-        host, name = self.welcome.host if self.welcome is not None else "?", voices.names[sender]
-        self._halt(f"the host ({host}) held back {name}'s message {relay.n + 1}: {name}'s machine sent it to me "
+        name = voices.names[sender]
+        self._halt(f"{self.the_host} held back {name}'s message {relay.n + 1}: {name}'s machine sent it to me "
                    "straight, and had sent it to the host a while before: the game stops here", out, cheat=True)
         return out
 
@@ -263,8 +263,7 @@ class NoPeekSeat:
             return out
         names = self.mental.waiting_for()
         who = " and ".join(f"{name}'s program" for name in names) if names else "another program"
-        host = self.welcome.host if self.welcome is not None else "?"
-        self._halt(f"The deal waited {MENTAL_STALL:.0f} s for {who}: it held the table up, or the host ({host}) "
+        self._halt(f"The deal waited {MENTAL_STALL:.0f} s for {who}: it held the table up, or {self.the_host} "
                    "did not pass its message on. The game stops here.", out)
         return out
 
