@@ -266,11 +266,10 @@ def test_a_host_that_names_another_voice_for_a_seat_is_caught_by_that_seats_prog
 
 
 @pytest.mark.parametrize("game_id", ["chip-n-dale", "christmas-tree"])
-def test_a_player_gone_for_good_ends_a_no_peek_game_with_the_scores_as_they_stood(game_id: str) -> None:
-    """Nobody else holds a player's hand at a no-peek table, so no bot can take their seat:
-    once their hold runs out the game ends closed for everyone, audited like any end (an
-    answer about cards that never opened is taken as given, and said so). The host's program
-    used to raise out of its timer here."""
+def test_a_player_gone_for_good_is_played_on_by_a_bot_on_the_host_program(game_id: str) -> None:
+    """Issue 29: "A dropped seat's bot gets its hand the same way". Once a player's hold runs
+    out, the host's own program (no player: it runs the bots) takes the seat; the two programs
+    left (t = 2 of 3) open the seat's cards to it, and the game plays to its end, audited."""
     from xmas_tui.tables.audit import audit_seat
 
     table = SimTable(get_game(game_id), 3, no_peek=True, pace=3, seed=2, hold=10.0)
@@ -278,10 +277,65 @@ def test_a_player_gone_for_good_ends_a_no_peek_game_with_the_scores_as_they_stoo
     table.nodes[2].crash()
     table.dead.add(2)
     gone = table.sessions[2].name
-    table.net.run(400, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
+    table.net.run(3600, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
+    host_program = table.host.rules.machine  # type: ignore[union-attr]
+    assert 2 in host_program.seats and host_program.handed == [(2, 3)]
     for session in table.sessions[:2]:
-        assert session.final is not None and session.result is not None and session.result["closed"]
-        assert any(f"{gone} left, and no bot can take their seat" in entry[1] for entry in session.log)
-        assert not any("a bot plays seat" in entry[1] for entry in session.log)
+        assert session.final is not None and session.result is not None and not session.result.get("closed")
+        assert session.halted is None and session.alarm is None, session.alarm
+        assert any(f"A bot on the host's program plays {gone}'s seat" in entry[1] for entry in session.log)
         verdict = audit_seat(session)
         assert verdict["ok"], verdict["summary"]
+        machine = session.mental.machine  # type: ignore[union-attr]
+        assert search([machine], session.seat) == []
+    assert len({s.final.digest for s in table.sessions[:2] if s.final is not None}) == 1
+
+
+def test_a_player_back_after_their_seat_was_taken_is_told_it_cannot_be_taken_back() -> None:
+    from xmas_tui.tables.simulation import Drop
+
+    table = SimTable(get_game("christmas-game"), 3, no_peek=True, pace=3, seed=5, hold=10.0)
+    table.drop(Drop(seat_index=2, at=20.0, back_after=15.0))  # (the hold runs out at 30 s)
+    table.net.run(3600, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
+    assert all(s.final is not None and s.halted is None for s in table.sessions[:2])
+    back = table.sessions[2]
+    assert back.refused == ("Seat 3 went to a bot on the host's program when Elf 2's hold ran out: at a no-peek "
+                            "table it cannot be taken back. Choose another name to watch.")
+
+
+def test_a_host_that_takes_the_seat_of_a_player_still_here_is_caught_on_every_screen() -> None:
+    """The host could say a player left and play their seat itself: that player's program hears
+    the order too, stops the game naming the host, and tells every other machine straight."""
+    table = SimTable(get_game("christmas-tree"), 3, no_peek=True, pace=3, seed=6, hold=10.0)
+    table.net.run(20)
+    host = table.host
+    assert host.take_seat(2)  # (a modified host: Elf 2 is still here)
+    host._dirty = True
+    table.net.run(30)
+    victim = table.sessions[2]
+    assert victim.halted == "the host (Host) handed my seat to its own program while I am here: the game stops here"
+    assert victim.alarm is not None and victim.alarm.startswith("CHEATING DETECTED")
+    other = table.sessions[1]
+    assert other.halted is not None and other.halted.startswith("Elf 2's program stopped the game: the host (Host)")
+    assert any(entry[0] == "stopped" and "handed my seat" in entry[1] for entry in host.log)  # (the host's own screen)
+
+
+@pytest.mark.parametrize("game_id", ["christmas-carol", "christmas-tree"])
+def test_a_player_gone_for_good_from_two_ends_a_no_peek_game_with_the_scores_as_they_stood(game_id: str) -> None:
+    """Two players hold the key two of two: with one gone no card can open, so no bot can take
+    the seat: once the hold runs out the game ends closed for everyone, audited like any end
+    (an answer about cards that never opened is taken as given, and said so)."""
+    from xmas_tui.tables.audit import audit_seat
+
+    table = SimTable(get_game(game_id), 2, no_peek=True, pace=3, seed=2, hold=10.0)
+    table.net.run(20)
+    table.nodes[1].crash()
+    table.dead.add(1)
+    gone = table.sessions[1].name
+    table.net.run(400, stop=lambda: table.sessions[0].final is not None)
+    session = table.sessions[0]
+    assert session.final is not None and session.result is not None and session.result["closed"]
+    assert any(f"{gone} left, and no bot can take their seat" in entry[1] for entry in session.log)
+    assert not any("a bot plays seat" in entry[1] for entry in session.log)
+    verdict = audit_seat(session)
+    assert verdict["ok"], verdict["summary"]

@@ -83,6 +83,8 @@ class DealLedger:
         self.me = me
         #: holder indices that shuffle, in turn (every holder unless told)
         self.shufflers = tuple(shufflers) if shufflers is not None else tuple(range(1, joint.n + 1))
+        #: holders whose programs left the table: they shuffle no more (``leave``)
+        self.gone: set[int] = set()
         self.cts: dict[int, Ciphertext] = {}
         self.jobs: dict[int, ShuffleJob] = {}
         self._openings: dict[int, _Opening] = {}
@@ -129,10 +131,22 @@ class DealLedger:
         return job
 
     def shuffler(self, key: int) -> int | None:
-        """The holder whose turn it is to shuffle job ``key``; None once every one has."""
-        job = self.jobs[key]
-        done = len(job.steps)
-        return self.shufflers[done] if done < len(self.shufflers) else None
+        """The holder whose turn it is to shuffle job ``key``; None once every one still at the
+        table has (a holder that left is passed over: one honest shuffle hides the order)."""
+        done = {holder for holder, _ in self.jobs[key].steps}
+        return next((h for h in self.shufflers if h not in done and h not in self.gone), None)
+
+    def leave(self, holder: int) -> None:
+        """Holder ``holder``'s program left the table: the shuffles under way and to come pass it
+        over (its shares are no longer waited for; t of the others still open every card)."""
+        self.gone.add(holder)
+        for job in self.jobs.values():
+            self._finish(job)
+
+    @property
+    def present(self) -> int:
+        """How many holders are still at the table (fewer than t: no card can open any more)."""
+        return self.joint.n - len(self.gone)
 
     def make_shuffle(self, key: int, rand: Rand | None = None) -> tuple[list[Ciphertext], ShuffleProof]:
         """This holder's shuffle of job ``key`` (its turn), with its proof; taken here too."""

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform
 from netcode.session.seats import SeatState
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 9
+VERSION = 10
 #: How deep nested plain data (a view, an action, a log entry) may go.
 MAX_DEPTH = 24
 #: The longest text field (a rule broken, a note, a name before it is cleaned).
@@ -529,6 +529,17 @@ class Relay(Message):
     signature: bytes | None = None
 
 
+@declare("host-takes", SEAT, blob(32))
+class HostTakes(Message):
+    """A no-peek seat whose player's program left is played by the host's own program from
+    here on (its bot), whose personal key is ``key``: every program opens that seat's cards
+    to it again, and passes the gone program's key share over (``Machine.hand``). Its place
+    among the orders and relays is the same on every program."""
+
+    seat: int
+    key: bytes
+
+
 @declare("verdict", COUNT, maybe(text()))
 class Verdict(Message):
     """The answer to ``Act`` number ``id``: accepted (``refused`` None), or the rule it breaks."""
@@ -657,7 +668,7 @@ class Shout(Message):
 
 
 HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final,
-                Ping, Opens, Shout, Keyed, Order, Sealed, Relay)
+                Ping, Opens, Shout, Keyed, Order, Sealed, Relay, HostTakes)
 SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press, Mental, Halt)
 
 

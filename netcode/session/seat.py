@@ -52,6 +52,7 @@ from netcode.session.messages import (
     Handover,
     Hello,
     Here,
+    HostTakes,
     Keyed,
     Lobby,
     Members,
@@ -345,7 +346,7 @@ class SeatSession(NoPeekSeat):
         elif isinstance(message, Opens):
             self.race, self.shouts = message.race, []
             self.room_at = self.clock.local(message.at, arrived)
-        elif isinstance(message, (Keyed, Order, Sealed, Relay)):
+        elif isinstance(message, (Keyed, Order, Sealed, Relay, HostTakes)):
             self._mental(message, out, now)
 
     def _welcome(self, welcome: Welcome) -> None:

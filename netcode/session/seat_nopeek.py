@@ -25,6 +25,7 @@ from netcode.fairplay import Voice
 from netcode.session.messages import (
     SEALED,
     Halt,
+    HostTakes,
     Keyed,
     Mental,
     Missing,
@@ -51,6 +52,8 @@ class MentalProgram(Protocol):
     def order(self, seat: int, action: Any) -> list[bytes]: ...
     def sealed(self, seat: int, digest: bytes) -> list[bytes]: ...
     def take(self, author: int, data: bytes) -> list[bytes]: ...
+    def hand(self, seat: int, key: bytes) -> list[bytes]:
+        """``seat`` is played by the host's own program (key ``key``) from now on."""
     def view(self, seat: int) -> dict[Any, Any] | None:
         """``seat``'s whole view as this program has it (its own cards' faces too: the host does
         not know them); None before the deal."""
@@ -119,7 +122,7 @@ class NoPeekSeat:
         #: since when my program waits for another's message of a no-peek deal
         self._mental_since: float | None = None
 
-    def _mental(self, message: Keyed | Order | Sealed | Relay, out: Step, now: float) -> None:
+    def _mental(self, message: Keyed | Order | Sealed | Relay | HostTakes, out: Step, now: float) -> None:
         """A message of the no-peek deal: to my program; what it says, to the host to relay."""
         program, seat = self.mental, self.seat
         if program is None or not self.no_peek or self.welcome is None:
@@ -132,6 +135,14 @@ class NoPeekSeat:
             if self.halted is not None:
                 return
             said = program.begin(message, seat, self.welcome.game, dict(self.welcome.options))
+        elif isinstance(message, HostTakes):
+            if message.seat == seat:  # (my program is here: it says so to every machine)
+                self._halt(f"{self.the_host} handed my seat to its own program while I am here: the game stops "
+                           "here", out, cheat=True)
+                return
+            if self.voices is not None:
+                self.voices.hand(message.seat)
+            said = program.hand(message.seat, message.key)
         elif (wrong := self._unvoiced(message)) is not None:
             self._halt(f"{self.the_host} passed on {wrong}: the game stops here", out, cheat=True)
             return

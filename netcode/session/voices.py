@@ -6,7 +6,8 @@ seat's name: a move (``Order``, ``Sealed``) must carry its seat's signature with
 above the last one (the host cannot make up a move, nor play one twice); a program's
 message (``Relay``) must carry its author's signature and be the author's next one, in
 order (the host cannot make one up, change it, repeat it, or hold one back and pass on the
-next). A seat no program plays (a bot, played by the host's own program) has no voice, and
+next). A seat no program plays (a bot, played by the host's own program, or a seat handed
+to it when its player left: ``hand``) has no voice, and
 the host's own program's messages come from the host itself: neither is checked here.
 
 What the host can still do is hold a message back for good: then every program waits,
@@ -41,6 +42,12 @@ class Voices:
 
     def voice(self, seat: int) -> bytes | None:
         return self.voices[seat] if 0 <= seat < len(self.voices) else None
+
+    def hand(self, seat: int) -> None:
+        """``seat`` was handed to the host's own program (its player's left): its moves come
+        from the host from now on, unsigned, as a bot's."""
+        if 0 <= seat < len(self.voices):
+            self.voices[seat] = None
 
     def move(self, seat: int, id: int, action: Any, signature: bytes | None) -> str | None:
         """Check a move passed on in ``seat``'s name; what is wrong with it (None: all well).

@@ -9,7 +9,9 @@ too, and checks every proof); and ordering each move to every
 program (``Order``; a simultaneous choice as its digest first, ``Sealed``). The rules
 here are the host's own program (``MentalRules``): it knows the public cards and the
 bots' hands, never a player's; what it sends goes out as relays from the host's id (one
-past the last seat). A move's log lines come when that program has made it.
+past the last seat). A move's log lines come when that program has made it. A seat whose
+player's program left for good is taken by the host's program (``take_seat``): its bot
+plays it on, and the others open that seat's cards to it.
 
 Must not touch: sockets, clocks, asyncio, any particular game, any face.
 """
@@ -48,6 +50,11 @@ class MentalRules(Rules, Protocol):
     def stopped(self) -> str | None:
         """The line every screen shows when a program sent something wrong (None: all well)."""
 
+    def hand(self, seat: int) -> bool:
+        """Play ``seat`` (its player's program gone for good) with a bot of its own from now on,
+        its cards opened to it by the others (``HostTakes``); False where no card could open
+        any more (fewer than t key holders left) or the deal is not done."""
+
 
 def deal_id(ledger_table_id: bytes | str, term: int) -> str:
     """The id every proof of this table's deal is bound to."""
@@ -69,6 +76,8 @@ class MentalDealing(HostParts):
     _move_signatures: dict[int, tuple[int, bytes | None]]
     #: the seats whose programs said they stopped the game (each logged once)
     _halts: set[int]
+    #: the seats the host's own program took when their players' programs left (``take_seat``)
+    seats_taken: set[int]
 
     def _init_mental(self) -> None:
         self.mental_keys = {}
@@ -77,6 +86,7 @@ class MentalDealing(HostParts):
         self._voices = None
         self._move_signatures = {}
         self._halts = set()
+        self.seats_taken: set[int] = set()
         self._mental_moment: tuple[frozenset[int], bool] | None = None
         self._mental_stop_logged = False
 
@@ -141,6 +151,21 @@ class MentalDealing(HostParts):
         self._halts.add(guest.seat)
         self.log.append(["stopped", f"{guest.name}'s program stopped the game: {message.why}", guest.seat, None])
         self._dirty = True
+
+    def take_seat(self, seat: int) -> bool:
+        """``seat``'s player left for good: the host's own program plays it with a bot (it runs
+        the bots already, and is no player), its cards opened to it by the other programs,
+        which every program is told in order (``HostTakes``). False where it cannot."""
+        if not self._mental_rules().hand(seat):
+            return False
+        self.seats_taken.add(seat)
+        if self._voices is not None:
+            self._voices.hand(seat)
+        place = self.seats[seat]
+        self._note(f"A bot on the host's program plays {place.name}'s seat from here on: the other players' "
+                   f"programs open {place.name}'s cards to it, and to nobody else.", seat)
+        self._pump_mental()
+        return True
 
     def _voiced_act(self, seat: int, act: Act) -> str | None:
         """A player's move at a no-peek table must be signed by its program's voice, with an id

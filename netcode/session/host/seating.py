@@ -174,6 +174,9 @@ class Seating(HostParts):
             if token != self.rejoin_token(i):
                 return (f"Seat {i + 1} is {seat.name}'s: only their own terminal can take it back "
                         "(its rejoin key did not match). Choose another name to watch.")
+            if i in self.seats_taken:  # (its cards were opened to the host's program: no way back)
+                return (f"Seat {i + 1} went to a bot on the host's program when {seat.name}'s hold ran out: at a "
+                        "no-peek table it cannot be taken back. Choose another name to watch.")
             self._sit(i, name, peer, local)
             if self.started and not seat.changing_hands:
                 self._note(f"{seat.name} is back.", i)

@@ -150,6 +150,13 @@ class Machine:
         # answers come in (by move and ask) before this replica reaches the ask
         self._claims: dict[tuple[int, int], tuple[int, str, Any]] = {}
         self._ending = False
+        #: programs gone from the table (their seats handed on), and each handed seat's former
+        #: recipient keys (a share made for one before the hand-over is passed over, not blamed)
+        self.gone: set[int] = set()
+        self._former: dict[int, list[Point]] = {}
+        #: seats handed on, in order: (seat, the program that plays it now); messages not taken
+        self.handed: list[tuple[int, int]] = []
+        self.ignored = 0
         #: what it sends the host to relay, until the caller takes it (``drain``)
         self.outbox: list[bytes] = []
         #: every message it was handed, as it came
@@ -250,6 +257,12 @@ class Machine:
         """The host orders ``seat``'s simultaneous choice, as its digest only."""
         return self._guard(lambda: self._queue(("sealed", seat, bytes(digest))))
 
+    def hand(self, seat: int, program: int, key: Point) -> list[bytes]:
+        """The host hands ``seat`` (its player's program gone) to ``program`` (its own: one past
+        the last seat), whose personal key is ``key``: that program plays it from now on, and
+        the cards the rules show that seat open to it (``handed``)."""
+        return self._guard(lambda: self._hand(seat, program, key))
+
     def _queue(self, entry: tuple[Any, ...]) -> None:
         self.queue.append(entry)
 
@@ -260,10 +273,53 @@ class Machine:
         self._mine[seat] = (wire, salt)
         return commit_digest(wire, salt)
 
+    def _hand(self, seat: int, program: int, key: Point) -> None:
+        """Where the host's order stands among the messages (the same place on every program):
+        the seat's program is gone, its messages after this are not waited for and not taken,
+        the shuffles pass its key share over, its choice not yet revealed is void (its new
+        program chooses again), and every card the rules show that seat opens again, to the
+        new program's key."""
+        n = len(self.players)
+        old = self.runs.get(seat)
+        if not 0 <= seat < n or old is None or old == program:
+            return
+        if old == self.seat:
+            raise Stopped(f"the host handed {self.name}'s seat to another program while it was here: "
+                          "the game stops here", n)
+        self.runs[seat] = program
+        if old not in self.runs.values():
+            self.gone.add(old)
+            if old in self.holders and self.ledger is not None:
+                self.ledger.leave(self.holders.index(old) + 1)
+        ledger = self.ledger
+        if ledger is not None and ledger.present < ledger.joint.t:
+            raise Stopped(f"the host handed {self._name(seat)}'s seat on with fewer than {ledger.joint.t} "
+                          "programs left to open a card: the game stops here", n)
+        self._former.setdefault(seat, []).append(self._recipients[seat])
+        self._recipients[seat] = key
+        if program == self.seat:
+            self.seats = self.seats | {seat}
+            self.replica.book.owners = self.seats
+        # every card shown to the seat opens again, to its new program
+        self.replica.forget_shown(seat)
+        self._given = {g for g in self._given if not (g[0] == "open" and g[1].to == seat)}
+        self.pending = [o for o in self.pending if o.to != seat]
+        if self.replica.state is not None:
+            for opening in self.replica.openings():
+                self._open(opening)
+        if seat in self._digests and seat not in self._revealed:
+            del self._digests[seat]
+            self._early.pop(seat, None)
+        self.handed.append((seat, program))
+        self._fresh = True
+
     # ------------------------------------------------------------------ messages
     def take(self, author: int, data: bytes) -> list[bytes]:
         """Another program's message, relayed by the host; what this machine sends back."""
         self.received.append(data)
+        if author in self.gone:  # (sent before it left, passed on after: not waited for, not taken)
+            self.ignored += 1
+            return self.drain()
 
         def run() -> None:
             if len(data) > MAX_MESSAGE:
@@ -429,13 +485,30 @@ class Machine:
     def _take_private(self, handle: int, seat: int, share: RecipientShare, author: int) -> None:
         assert self.ledger is not None
         self._check_author(share.holder, author)
-        self.ledger.check_recipient_share(handle, share, self._recipients[seat])
+        try:
+            self.ledger.check_recipient_share(handle, share, self._recipients[seat])
+        except Blame:
+            if not self._made_before_handover(handle, seat, share):
+                raise
+            return
         if seat not in self.seats:
             return
         shares = self._private.setdefault(handle, [])
         if all(s.holder != share.holder for s in shares):
             shares.append(share)
         self._private_if_complete(handle, seat)
+
+    def _made_before_handover(self, handle: int, seat: int, share: RecipientShare) -> bool:
+        """Whether a share for ``seat`` that fails against its program's key holds for a key it
+        had before it was handed on (made before its author heard of the hand-over)."""
+        assert self.ledger is not None
+        for key in self._former.get(seat, []):
+            try:
+                self.ledger.check_recipient_share(handle, share, key)
+            except Blame:
+                continue
+            return True
+        return False
 
     def _private_if_complete(self, handle: int, seat: int) -> None:
         ledger = self.ledger
@@ -477,7 +550,8 @@ class Machine:
         if not acting or not acting <= set(self._digests):
             return
         for seat in sorted(acting & self.seats):
-            if ("reveal", seat) not in self._given:
+            if ("reveal", seat) not in self._given and seat not in self._revealed:  # (one handed to me
+                # after its own program revealed it stands as revealed)
                 self._given.add(("reveal", seat))
                 wire, salt = self._mine[seat]
                 self._send("reveal", seat, wire, salt)
@@ -645,7 +719,8 @@ class Machine:
                 return []
             have = ledger.public_shares_in(mine[0].handle) if mine[0].to is None else {
                 s.holder for s in self._private.get(mine[0].handle, [])}
-        return [self._name(seat) for i, seat in enumerate(self.holders) if i + 1 not in have and seat != self.seat]
+        return [self._name(seat) for i, seat in enumerate(self.holders)
+                if i + 1 not in have and seat != self.seat and seat not in self.gone]
 
     def has_chosen(self, seat: int) -> bool:
         """Whether ``seat`` has sent its simultaneous choice (as a digest) and waits."""

@@ -175,6 +175,11 @@ class Replica:
         """An opening is under way: ``openings`` lists it no more."""
         self._shown.add((opening.handle, opening.to))
 
+    def forget_shown(self, seat: int) -> None:
+        """``seat`` was handed to another program: the cards shown to it are to open again
+        (``openings`` lists them once more)."""
+        self._shown = {shown for shown in self._shown if shown[1] != seat}
+
     def opened(self, opening: Opening, face: str | None) -> None:
         """An opening done: a public face is known to all, a private one to its seat only
         (``face`` None on the others, which only note it was done)."""

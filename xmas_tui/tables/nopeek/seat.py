@@ -65,6 +65,15 @@ class SeatProgram:
     def take(self, author: int, data: bytes) -> list[bytes]:
         return self._machine().take(author, data)
 
+    def hand(self, seat: int, key: bytes) -> list[bytes]:
+        machine = self._machine()
+        try:
+            point = Point.decode(key)
+        except ValueError:
+            machine.stopped, machine.culprit = "The host handed a seat to a key that is no key: the game stops here.", None
+            return []
+        return machine.hand(seat, len(machine.players), point)
+
     def view(self, seat: int) -> dict[Any, Any] | None:
         machine = self.machine
         if machine is None or machine.replica.state is None:

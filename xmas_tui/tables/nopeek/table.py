@@ -74,9 +74,12 @@ class NoPeekTable:
         table_id: str | None = None,
         tamper: Tamper | None = None,
         scripted: bool = False,
+        runner: bool = False,
     ) -> None:
         """``scripted``: every machine's secrets come from ``seed`` (a test that must replay
-        one game); otherwise from the system, as at a real table."""
+        one game); otherwise from the system, as at a real table. ``runner``: the host's own
+        program sits in too (no seat, no key share: it checks everything and plays the bots
+        of seats handed to it, ``drop``)."""
         self.game = game
         self.players = tuple(players)
         self.options = dict(options if options is not None else game.options_from(len(players)))
@@ -94,11 +97,45 @@ class NoPeekTable:
             )
             for seat in seats
         ]  # fmt: skip
+        self.bot = bot
+        self.seed = seed
+        #: the host's own program, if it sits in (``runner``), and the seats whose players left
+        self.runner = Machine(game, self.options, self.players, n, table=self.table_id, holders=seats) if runner else None
+        self.left: set[int] = set()
         self._wire: deque[tuple[int, bytes]] = deque()
         keys = {m.seat: m.personal.public for m in self.machines}
-        for machine in self.machines:
+        for machine in self.present:
             self._post(machine, machine.begin(keys, keys))
         self._pump()
+
+    @property
+    def present(self) -> list[Machine]:
+        """The programs still at the table: the players' who have not left, and the host's own."""
+        here = [m for m in self.machines if m.seat not in self.left]
+        return here + ([self.runner] if self.runner is not None else [])
+
+    @property
+    def _reference(self) -> Machine:
+        """The program whose copy of the game the table reports (the host seat's, while it is here)."""
+        if self.host in self.left and self.runner is not None:
+            return self.runner
+        return self.machines[self.host]
+
+    def playing(self, seat: int) -> Machine:
+        """The program that plays ``seat`` now (its player's, or the host's own once handed)."""
+        return next(m for m in self.present if seat in m.seats)
+
+    def drop(self, seat: int) -> None:
+        """``seat``'s player leaves (its program says no more; what it sent before is relayed) and
+        the host hands the seat to its own program (``runner``), whose bot plays it from now on."""
+        runner = self.runner
+        assert runner is not None, "a table without the host's own program cannot hand a seat on"
+        self.left.add(seat)
+        runner.bots[seat] = make_bot(self.game.id, self.bot, seat, Rng(f"{self.seed}/bot/{seat}/handed"))
+        for machine in self.present:
+            self._post(machine, machine.hand(seat, runner.seat, runner.personal.public))
+        self._pump()
+        self._check()
 
     # the machines under the name the tests of a program use
     @property
@@ -114,12 +151,12 @@ class NoPeekTable:
         """Relay every message until none is left; a stopped machine stops the table."""
         while self._wire:
             seat, data = self._wire.popleft()
-            author = self.machines[seat]
+            author = self.runner if self.runner is not None and seat == self.runner.seat else self.machines[seat]
             kind = _kind(data)
             if self.tamper is not None:
                 data = self.tamper(kind, author, data)
             self._count(kind, data)
-            for machine in self.machines:
+            for machine in self.present:
                 if machine is not author:
                     self._post(machine, machine.take(seat, data))
             self._check()
@@ -131,16 +168,16 @@ class NoPeekTable:
         figures.by_kind[kind] = figures.by_kind.get(kind, 0) + 1
 
     def _check(self) -> None:
-        for machine in self.machines:
+        for machine in self.present:
             if machine.stopped is not None:
                 raise TableStopped(machine.stopped, machine.culprit)
 
     # ------------------------------------------------------------------ the host
     def order(self, seat: int, action: Action) -> list[Event]:
         """The host orders ``seat``'s move: every machine makes it; its events."""
-        host = self.machines[self.host]
+        host = self._reference
         before = len(host.events)
-        for machine in self.machines:
+        for machine in self.present:
             self._post(machine, machine.order(seat, action.to_wire()))
         self._pump()
         self._check()
@@ -151,8 +188,8 @@ class NoPeekTable:
         """Simultaneous choices: each seat's digest is ordered before any choice is shown;
         then each is revealed, checked against its digest, and made in seat order."""
         for seat, action in sorted(moves.items()):
-            digest = self.machines[seat].commit(seat, action)
-            for machine in self.machines:
+            digest = self.playing(seat).commit(seat, action)
+            for machine in self.present:
                 self._post(machine, machine.sealed(seat, digest))
         self.figures.commits += len(moves)
         self.figures.moves += len(moves)
@@ -160,21 +197,21 @@ class NoPeekTable:
         self._check()
 
     def result(self) -> Any:
-        return self.game.result(self.machines[self.host].replica.state)
+        return self.game.result(self._reference.replica.state)
 
     def play(self, max_moves: int | None = None, *, after: Callable[[NoPeekTable], None] | None = None) -> Any:
         """Play the game out with every seat's bot on its own machine; the result."""
         limit = max_moves if max_moves is not None else self.game.max_actions
-        host = self.machines[self.host]
         for _ in range(limit):
-            state = host.replica.state
+            state = self._reference.replica.state  # (the host seat's, or the host's own once it left)
             if self.game.result(state) is not None:
                 break
             acting = sorted(self.game.to_act(state))
             if not acting:
                 break
-            moves = {seat: self.machines[seat].choose() for seat in acting}
-            if len(moves) > 1:
+            # (a seat handed on mid-choice chooses again; the others' digests stand)
+            moves = {seat: self.playing(seat).choose(seat) for seat in acting if not self.playing(seat).has_chosen(seat)}
+            if len(acting) > 1:
                 self.commit_and_reveal(moves)
             else:
                 self.order(acting[0], moves[acting[0]])
@@ -184,10 +221,10 @@ class NoPeekTable:
         return self.result()
 
     def _figures(self) -> None:
-        host = self.machines[self.host]
+        host = self._reference
         ledger = host.ledger
         figures = self.figures
-        figures.audited = all(m.audited for m in self.machines)
+        figures.audited = all(m.audited for m in self.present)
         figures.openings_public = len(host.replica.book.public)
         figures.openings_private = sum(len(m.replica.book.private) for m in self.machines)
         figures.draws = len(host.replica.draws)
