@@ -291,6 +291,51 @@ def test_a_player_gone_for_good_is_played_on_by_a_bot_on_the_host_program(game_i
     assert len({s.final.digest for s in table.sessions[:2] if s.final is not None}) == 1
 
 
+@pytest.mark.parametrize("game_id", ["chip-n-dale", "christmas-game"])
+def test_a_player_gone_for_good_is_played_on_by_a_watchers_program_where_one_watches(game_id: str) -> None:
+    """Issue 29: "[A dropped seat's bot] is run on a peer that is not a competing player
+    wherever the table has one." A watcher's program takes the seat: its voice signs the
+    bot's moves and its messages, the cards open to it, and the host's program learns none."""
+    from xmas_tui.tables.audit import audit_seat
+
+    table = SimTable(get_game(game_id), 3, spectators=1, no_peek=True, pace=3, seed=2, hold=10.0)
+    table.net.run(20)
+    table.nodes[2].crash()
+    table.dead.add(2)
+    gone = table.sessions[2].name
+    table.net.run(3600, stop=lambda: all(s.final is not None for s in table.sessions if s is not table.sessions[2]))
+    watcher = table.sessions[3]
+    machine = watcher.mental.machine  # type: ignore[union-attr]
+    assert watcher.program_id == 4 and machine.seats == {2}
+    host_program = table.host.rules.machine  # type: ignore[union-attr]
+    assert host_program.handed == [(2, 4)] and not host_program.seats
+    assert host_program.replica.book.private == {} and search([host_program], None) == []
+    assert search([machine], 2) == []  # (Elf 2's cards, and nothing more)
+    for session in table.sessions[:2]:
+        assert session.final is not None and session.result is not None and not session.result.get("closed")
+        assert session.halted is None and session.alarm is None, session.alarm
+        assert any(f"A bot on Watcher 1's machine (watching) plays {gone}'s seat" in entry[1] for entry in session.log)
+        assert audit_seat(session)["ok"]
+    assert watcher.halted is None and watcher.final is not None
+
+
+def test_a_watcher_that_ran_a_seat_and_left_hands_it_on_to_the_host_program() -> None:
+    table = SimTable(get_game("christmas-tree"), 3, spectators=1, no_peek=True, pace=3, seed=3, hold=10.0)
+    table.net.run(20)
+    table.nodes[2].crash()
+    table.dead.add(2)
+    table.net.run(3600, stop=lambda: table.sessions[3].program_id is not None)
+    table.net.run(10)
+    table.nodes[3].crash()
+    table.dead.add(3)
+    table.net.run(3600, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
+    host_program = table.host.rules.machine  # type: ignore[union-attr]
+    assert host_program.handed == [(2, 4), (2, 3)] and host_program.seats == {2}
+    for session in table.sessions[:2]:
+        assert session.final is not None and session.halted is None and session.alarm is None
+        assert any("A bot on the host's program plays Elf 2's seat" in entry[1] for entry in session.log)
+
+
 def test_a_player_back_after_their_seat_was_taken_is_told_it_cannot_be_taken_back() -> None:
     from xmas_tui.tables.simulation import Drop
 

@@ -41,6 +41,8 @@ MAX_TEXT = 4096
 MAX_ITEMS = 65_536
 #: Seats at one table.
 MAX_SEATS = 64
+#: The ids of the programs at a no-peek table (seats, the host's own, watchers') are below this.
+MAX_PROGRAM = 1 << 16
 #: Request ids and counters are below this.
 MAX_COUNT = 2**53
 
@@ -305,7 +307,8 @@ def decode(raw: Any) -> Message:
 class Hello(Message):
     """Seat me: my name, the commitment to my nonce (fair play), my rejoin token, whether I
     only want to watch, and my program's personal key and voice (the key its moves and
-    messages are signed with) for a no-peek deal (None: I have none)."""
+    messages are signed with) for a no-peek deal (None: I have none; a watcher's program
+    has them too, should a seat whose player left be handed to it)."""
 
     version: int
     name: str
@@ -529,15 +532,20 @@ class Relay(Message):
     signature: bytes | None = None
 
 
-@declare("host-takes", SEAT, blob(32))
-class HostTakes(Message):
-    """A no-peek seat whose player's program left is played by the host's own program from
-    here on (its bot), whose personal key is ``key``: every program opens that seat's cards
-    to it again, and passes the gone program's key share over (``Machine.hand``). Its place
-    among the orders and relays is the same on every program."""
+@declare("seat-taken", SEAT, whole(0, MAX_PROGRAM), blob(32), maybe(blob(32)), SPAN)
+class SeatTaken(Message):
+    """A no-peek seat whose player's program left is played by another program from here on
+    (its bot): ``program`` is the host's own (one past the last seat, no ``voice``: it speaks
+    as the host) or a watcher's (a later id, with its voice), whose personal key is ``key``;
+    its bot moves every ``pace`` seconds. Every program opens that seat's cards to it again,
+    and passes the gone program's key share over (``Machine.hand``). Its place among the
+    orders and relays is the same on every program."""
 
     seat: int
+    program: int
     key: bytes
+    voice: bytes | None = None
+    pace: float = 0.0
 
 
 @declare("verdict", COUNT, maybe(text()))
@@ -668,7 +676,7 @@ class Shout(Message):
 
 
 HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final,
-                Ping, Opens, Shout, Keyed, Order, Sealed, Relay, HostTakes)
+                Ping, Opens, Shout, Keyed, Order, Sealed, Relay, SeatTaken)
 SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press, Mental, Halt)
 
 

@@ -150,7 +150,8 @@ class TablePeer:
             return min([due, *stalls]) if due is not None else min(stalls, default=None)
         times = [t for t in (self.election.deadline if self.election else None,
                              self.candidacy.due() if self.candidacy else None,
-                             *(s.stall_deadline() for s in self.seats)) if t is not None]
+                             *(s.stall_deadline() for s in self.seats),
+                             *(s.bots_deadline() for s in self.seats)) if t is not None]
         return min(times) if times else None
 
     # ------------------------------------------------------------ inputs
@@ -227,6 +228,7 @@ class TablePeer:
         step = Step()
         for session in self.seats:
             self._follow(session.stalled(now), step, now)
+            self._follow(session.play_bots(now), step, now)  # (a watcher's program handed seats)
         if self.candidacy is not None and self.candidacy.ready(now):
             self._take_over(now, step)
         elif self.election is not None and now >= self.election.deadline:

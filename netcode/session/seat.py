@@ -52,7 +52,6 @@ from netcode.session.messages import (
     Handover,
     Hello,
     Here,
-    HostTakes,
     Keyed,
     Lobby,
     Members,
@@ -67,6 +66,7 @@ from netcode.session.messages import (
     Refused,
     Relay,
     Sealed,
+    SeatTaken,
     Shout,
     Snap,
     Verdict,
@@ -205,7 +205,7 @@ class SeatSession(NoPeekSeat):
     # ------------------------------------------------------------ what I send
     def hello(self) -> Hello:
         commit = self.verifier.nonce_commit if self.contribute else None
-        key = self.mental.key if self.mental is not None and not self.watch else None
+        key = self.mental.key if self.mental is not None else None  # (a watcher's may be handed a seat)
         voice = self.voice.public if self.voice is not None and key is not None else None
         return Hello(VERSION, self.name, commit, self.token, self.watch, key, voice)
 
@@ -346,7 +346,7 @@ class SeatSession(NoPeekSeat):
         elif isinstance(message, Opens):
             self.race, self.shouts = message.race, []
             self.room_at = self.clock.local(message.at, arrived)
-        elif isinstance(message, (Keyed, Order, Sealed, Relay, HostTakes)):
+        elif isinstance(message, (Keyed, Order, Sealed, Relay, SeatTaken)):
             self._mental(message, out, now)
 
     def _welcome(self, welcome: Welcome) -> None:

@@ -24,14 +24,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from netcode.fairplay import Voice
 from netcode.session.messages import (
     SEALED,
+    Act,
     Halt,
-    HostTakes,
     Keyed,
     Mental,
     Missing,
     Order,
     Relay,
     Sealed,
+    SeatTaken,
     Welcome,
 )
 from netcode.session.seat_events import Updated
@@ -52,8 +53,14 @@ class MentalProgram(Protocol):
     def order(self, seat: int, action: Any) -> list[bytes]: ...
     def sealed(self, seat: int, digest: bytes) -> list[bytes]: ...
     def take(self, author: int, data: bytes) -> list[bytes]: ...
-    def hand(self, seat: int, key: bytes) -> list[bytes]:
-        """``seat`` is played by the host's own program (key ``key``) from now on."""
+    def hand(self, seat: int, program: int, key: bytes) -> list[bytes]:
+        """``seat`` is played by ``program`` (key ``key``) from now on (mine, if ``key`` is)."""
+    def runs(self) -> list[int]:
+        """The seats its bots play (a watcher's program that was handed seats)."""
+    def choose(self, seat: int) -> Any:
+        """Its bot's move for ``seat`` now (wire form)."""
+    def moves(self) -> int:
+        """Moves made so far (its bots move once each time it is their turn)."""
     def view(self, seat: int) -> dict[Any, Any] | None:
         """``seat``'s whole view as this program has it (its own cards' faces too: the host does
         not know them); None before the deal."""
@@ -101,6 +108,7 @@ class NoPeekSeat:
         @property
         def no_peek(self) -> bool: ...
         def _alarm(self, alarms: list[str], *, keep: bool = False) -> None: ...
+        def act(self, action: Any, seat: int | None = None) -> Act: ...
 
     def _init_no_peek(self, mental: MentalProgram | None) -> None:
         self.mental = mental
@@ -121,8 +129,14 @@ class NoPeekSeat:
         self._asked_straight = False
         #: since when my program waits for another's message of a no-peek deal
         self._mental_since: float | None = None
+        #: a watcher's program handed seats whose players left: its id among the programs, the
+        #: pace of its bots, since when they could move, and the move each last moved at
+        self.program_id: int | None = None
+        self.bot_pace = 0.0
+        self._bots_since: float | None = None
+        self._bots_moved: dict[int, int] = {}
 
-    def _mental(self, message: Keyed | Order | Sealed | Relay | HostTakes, out: Step, now: float) -> None:
+    def _mental(self, message: Keyed | Order | Sealed | Relay | SeatTaken, out: Step, now: float) -> None:
         """A message of the no-peek deal: to my program; what it says, to the host to relay."""
         program, seat = self.mental, self.seat
         if program is None or not self.no_peek or self.welcome is None:
@@ -135,14 +149,17 @@ class NoPeekSeat:
             if self.halted is not None:
                 return
             said = program.begin(message, seat, self.welcome.game, dict(self.welcome.options))
-        elif isinstance(message, HostTakes):
+        elif isinstance(message, SeatTaken):
             if message.seat == seat:  # (my program is here: it says so to every machine)
                 self._halt(f"{self.the_host} handed my seat to its own program while I am here: the game stops "
                            "here", out, cheat=True)
                 return
             if self.voices is not None:
-                self.voices.hand(message.seat)
-            said = program.hand(message.seat, message.key)
+                self.voices.hand(message.seat, message.program, message.voice)
+            if seat is None and message.voice is not None and self.voice is not None \
+                    and message.voice == self.voice.public:  # (a watcher: my program plays it now)
+                self.program_id, self.bot_pace = message.program, message.pace
+            said = program.hand(message.seat, message.program, message.key)
         elif (wrong := self._unvoiced(message)) is not None:
             self._halt(f"{self.the_host} passed on {wrong}: the game stops here", out, cheat=True)
             return
@@ -155,6 +172,7 @@ class NoPeekSeat:
         for data in said:
             out.send(HOST, self._saying(data, now))
         self._mine_in_view()
+        self._bots_wake(now)
         stopped = program.stopped()
         if stopped is not None and self.halted is None:  # (a wrong message: every machine hears it from mine)
             self._halt(stopped, out)
@@ -210,7 +228,7 @@ class NoPeekSeat:
         """My program's next message, signed by my voice (and kept, should another machine
         ask for it straight)."""
         n = next(self._sayings)
-        seat = self.seat
+        seat = self.seat if self.seat is not None else self.program_id
         if self.voice is None or self.voices is None or seat is None:
             return Mental(data, n)
         said = Mental(data, n, self.voice.sign_saying(self.voices.table, seat, n, data))
@@ -277,6 +295,38 @@ class NoPeekSeat:
         self._halt(f"The deal waited {MENTAL_STALL:.0f} s for {who}: it held the table up, or {self.the_host} "
                    "did not pass its message on. The game stops here.", out)
         return out
+
+    # ------------------------------------------------------------ a watcher's bots
+    def _bots_to_move(self) -> list[int]:
+        """The seats my program's bots may move now (each once per move of the game)."""
+        program = self.mental
+        if program is None or self.program_id is None or self.halted is not None or self.final is not None:
+            return []
+        made = program.moves()
+        return [s for s in program.runs() if self._bots_moved.get(s) != made and program.legal(s)]
+
+    def bots_deadline(self) -> float | None:
+        """When my program's bots move next (None: they have nothing to do)."""
+        if self._bots_since is None:
+            return None
+        return self._bots_since + self.bot_pace
+
+    def play_bots(self, now: float) -> Step:
+        """My program's bots move, if it is their time: each an ``Act`` signed by my voice."""
+        out = Step()
+        due = self.bots_deadline()
+        if due is None or now < due or self.mental is None:
+            return out
+        self._bots_since = None
+        made = self.mental.moves()
+        for seat in self._bots_to_move():
+            self._bots_moved[seat] = made
+            out.send(HOST, self.act(self.mental.choose(seat), seat))
+        return out
+
+    def _bots_wake(self, now: float) -> None:
+        if self._bots_since is None and self._bots_to_move():
+            self._bots_since = now
 
     def _mine_in_view(self) -> None:
         """At a no-peek table: my own cards' faces (the host does not know them) and my legal

@@ -7,8 +7,9 @@ above the last one (the host cannot make up a move, nor play one twice); a progr
 message (``Relay``) must carry its author's signature and be the author's next one, in
 order (the host cannot make one up, change it, repeat it, or hold one back and pass on the
 next). A seat no program plays (a bot, played by the host's own program, or a seat handed
-to it when its player left: ``hand``) has no voice, and
-the host's own program's messages come from the host itself: neither is checked here.
+to it when its player left: ``hand``) has no voice, and the host's own program's messages
+come from the host itself: neither is checked here. A seat handed to a watcher's program
+(``hand``) takes that program's voice, for its moves and for the program's messages.
 
 What the host can still do is hold a message back for good: then every program waits,
 and names whom it waits for (``netcode.session.seat``). What it cannot do is make any
@@ -36,18 +37,26 @@ class Voices:
         self.last_move: dict[int, int] = {}
         #: author -> the number of its next message (from 0)
         self.next_saying: dict[int, int] = {}
+        #: a watcher's program that plays a seat handed to it: its id -> its voice
+        self.programs: dict[int, bytes] = {}
 
     def _name(self, seat: int) -> str:
+        if seat > len(self.names):
+            return "a watcher's program"
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat + 1}"
 
     def voice(self, seat: int) -> bytes | None:
         return self.voices[seat] if 0 <= seat < len(self.voices) else None
 
-    def hand(self, seat: int) -> None:
-        """``seat`` was handed to the host's own program (its player's left): its moves come
-        from the host from now on, unsigned, as a bot's."""
+    def hand(self, seat: int, program: int, voice: bytes | None) -> None:
+        """``seat`` was handed to ``program`` (its player's left): the host's own (``voice``
+        None: its moves come from the host, unsigned, as a bot's) or a watcher's, whose voice
+        signs that seat's moves and its own messages from now on."""
         if 0 <= seat < len(self.voices):
-            self.voices[seat] = None
+            self.voices[seat] = voice
+            self.last_move.pop(seat, None)  # (a new voice counts its moves afresh)
+        if voice is not None and program > len(self.voices):
+            self.programs.setdefault(program, voice)
 
     def move(self, seat: int, id: int, action: Any, signature: bytes | None) -> str | None:
         """Check a move passed on in ``seat``'s name; what is wrong with it (None: all well).
@@ -66,9 +75,10 @@ class Voices:
     def saying(self, author: int, n: int, data: bytes, signature: bytes | None) -> str | None:
         """Check a message passed on as ``author``'s; what is wrong with it (None: all well).
         A seat past the last is the host's own program (it says its own messages)."""
-        if author >= len(self.voices):
-            return None
-        voice, name = self.voice(author), self._name(author)
+        if author == len(self.voices):
+            return None  # (the host's own program)
+        voice = self.voice(author) if author < len(self.voices) else self.programs.get(author)
+        name = self._name(author)
         if voice is None or not signed_by(voice, signature, saying_message(self.table, author, n, data)):
             return f"a message in {name}'s name that {name}'s program did not sign"
         due = self.next_saying.get(author, 0)

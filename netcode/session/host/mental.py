@@ -50,10 +50,11 @@ class MentalRules(Rules, Protocol):
     def stopped(self) -> str | None:
         """The line every screen shows when a program sent something wrong (None: all well)."""
 
-    def hand(self, seat: int) -> bool:
-        """Play ``seat`` (its player's program gone for good) with a bot of its own from now on,
-        its cards opened to it by the others (``HostTakes``); False where no card could open
-        any more (fewer than t key holders left) or the deal is not done."""
+    def hand(self, seat: int, runner: tuple[int, bytes, bytes] | None = None, pace: float = 0.0) -> bool:
+        """Play ``seat`` (the program that ran it gone for good) with a bot from now on: on
+        ``runner``, a watcher's program ``(id, key, voice)``, or on the host's own (None); its
+        cards opened to that program by the others (``SeatTaken``); False where no card could
+        open any more (fewer than t key holders left) or the deal is not done."""
 
 
 def deal_id(ledger_table_id: bytes | str, term: int) -> str:
@@ -76,8 +77,11 @@ class MentalDealing(HostParts):
     _move_signatures: dict[int, tuple[int, bytes | None]]
     #: the seats whose programs said they stopped the game (each logged once)
     _halts: set[int]
-    #: the seats the host's own program took when their players' programs left (``take_seat``)
+    #: the seats taken from players whose programs left (``take_seat``), those a watcher's
+    #: program runs (by seat: the watcher), and the ids of watchers' programs given seats
     seats_taken: set[int]
+    seat_runners: dict[int, Peer]
+    programs: dict[Peer, int]
 
     def _init_mental(self) -> None:
         self.mental_keys = {}
@@ -87,6 +91,8 @@ class MentalDealing(HostParts):
         self._move_signatures = {}
         self._halts = set()
         self.seats_taken: set[int] = set()
+        self.seat_runners: dict[int, Peer] = {}
+        self.programs: dict[Peer, int] = {}
         self._mental_moment: tuple[frozenset[int], bool] | None = None
         self._mental_stop_logged = False
 
@@ -127,10 +133,10 @@ class MentalDealing(HostParts):
     def _mental(self, peer: Peer, message: Mental) -> None:
         """A program's message: to every other program, the host's own included."""
         guest = self.guests[peer]
-        if not self.no_peek or self.rules is None or guest.seat is None:
+        author = guest.seat if guest.seat is not None else self.programs.get(peer)
+        if not self.no_peek or self.rules is None or author is None:
             self.drops["unasked_mental"] += 1
             return
-        author = guest.seat
         if self._voices is None or self._voices.saying(author, message.n, message.data, message.signature):
             self.drops["unvoiced_mental"] += 1  # (its program's own voice must sign it, in order)
             return
@@ -153,19 +159,41 @@ class MentalDealing(HostParts):
         self._dirty = True
 
     def take_seat(self, seat: int) -> bool:
-        """``seat``'s player left for good: the host's own program plays it with a bot (it runs
-        the bots already, and is no player), its cards opened to it by the other programs,
-        which every program is told in order (``HostTakes``). False where it cannot."""
-        if not self._mental_rules().hand(seat):
+        """``seat``'s player left for good (or the watcher whose program ran it): a bot plays it
+        on, on a program that is no player's: a watcher's, where one is at the table (the first
+        to come), else the host's own (it runs the bots already). The other programs open the
+        seat's cards to that program, as every program is told in order (``SeatTaken``).
+        False where it cannot."""
+        watcher = next((peer for peer, g in self.guests.items() if g.seat is None and g.key is not None
+                        and g.voice is not None), None)  # fmt: skip
+        runner = None
+        if watcher is not None:
+            guest = self.guests[watcher]
+            program = self.programs.setdefault(watcher, len(self.seats) + 1 + len(self.programs))
+            assert guest.key is not None and guest.voice is not None
+            runner = (program, guest.key, guest.voice)
+        if not self._mental_rules().hand(seat, runner, self.bot_pace):
             return False
         self.seats_taken.add(seat)
-        if self._voices is not None:
-            self._voices.hand(seat)
         place = self.seats[seat]
-        self._note(f"A bot on the host's program plays {place.name}'s seat from here on: the other players' "
-                   f"programs open {place.name}'s cards to it, and to nobody else.", seat)
+        if runner is not None:
+            self.seat_runners[seat] = watcher
+            who = f"{self.guests[watcher].name}'s machine (watching)"
+        else:
+            self.seat_runners.pop(seat, None)
+            who = "the host's program"
+        if self._voices is not None:
+            self._voices.hand(seat, runner[0] if runner else len(self.seats), runner[2] if runner else None)
+        self._note(f"A bot on {who} plays {place.name}'s seat from here on: the other players' programs open "
+                   f"{place.name}'s cards to it, and to nobody else.", seat)
         self._pump_mental()
         return True
+
+    def _runner_left(self, peer: Peer) -> None:
+        """A watcher whose program ran seats left: those seats go to another (``take_seat``)."""
+        for seat in [s for s, p in self.seat_runners.items() if p == peer]:
+            del self.seat_runners[seat]
+            self._dirty = True
 
     def _voiced_act(self, seat: int, act: Act) -> str | None:
         """A player's move at a no-peek table must be signed by its program's voice, with an id

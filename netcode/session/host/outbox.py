@@ -84,7 +84,8 @@ class Outbox(HostParts):
         rules = self.rules
         if rules is not None and not self.finished and not self.lease.paused:
             bots = frozenset(i for i in range(len(self.seats)) if self._plays_by_bot(i))
-            orphans = [i for i in bots if self.seats[i].state is SeatState.BOT and not rules.bot_may_play(i)]
+            orphans = [i for i in bots if self.seats[i].state is SeatState.BOT and not rules.bot_may_play(i)
+                       and i not in self.seat_runners]  # (a watcher's program plays it)
             if orphans and rules.result() is None:  # (a no-peek table: the host's program takes them)
                 orphans = [i for i in orphans if not self.take_seat(i)]
             if orphans and rules.result() is None:  # (too few key holders left to open their hands)

@@ -77,6 +77,9 @@ class Play(HostParts):
     def _act_message(self, peer: Peer, act: Act, now: float) -> None:
         guest = self.guests[peer]
         seat = guest.seat if act.seat is None else act.seat
+        if seat is not None and self.seat_runners.get(seat) == peer and self.rules is not None:
+            self._runner_act(peer, seat, act, now)  # (a watcher's program plays a seat handed to it)
+            return
         if guest.seat is None or self.rules is None or seat != guest.seat:
             why = ("Only a seated player can act, once the game has started." if seat == guest.seat
                    else "You can only act for your own seat.")
@@ -107,6 +110,22 @@ class Play(HostParts):
         if place.state is SeatState.IDLE:
             place.state = SeatState.HERE
         place.timeouts, place.covered, place.act_by = 0, False, None
+        self._out.send(peer, Verdict(act.id, None))
+
+    def _runner_act(self, peer: Peer, seat: int, act: Act, now: float) -> None:
+        """A bot's move on the watcher's program that plays ``seat`` (no-peek: its player left)."""
+        rules = self.rules
+        assert rules is not None
+        if (unvoiced := self._voiced_act(seat, act)) is not None:
+            self._out.send(peer, Verdict(act.id, unvoiced))
+            return
+        try:
+            self._apply(seat, act.action, now, "bot")
+        except RuleError as refused:
+            self.refused += 1
+            self._move_signatures.pop(seat, None)
+            self._out.send(peer, Verdict(act.id, str(refused)))
+            return
         self._out.send(peer, Verdict(act.id, None))
 
     def _apply(self, seat: int, action: Any, now: float, by: str) -> None:

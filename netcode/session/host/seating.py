@@ -50,6 +50,10 @@ class Guest:
     view_sent: dict[Any, Any] | None = None
     #: the final message went to this peer
     final_sent: bool = False
+    #: its program's personal key and voice (a watcher's too, at a no-peek table: it may be
+    #: handed a seat whose player left)
+    key: bytes | None = None
+    voice: bytes | None = None
     #: actions of the record of play sent, and up to where the host's signature was
     actions_sent: int = 0
     signed_sent: int = -1
@@ -133,7 +137,7 @@ class Seating(HostParts):
         if seat is not None and self.settings.no_peek and (hello.key is None or hello.voice is None):
             self._out.send(peer, Refused("This table deals no-peek, and this program cannot take part in the deal."))
             return
-        self.guests[peer] = Guest(name, seat, local, address=self._addresses.get(peer))
+        self.guests[peer] = Guest(name, seat, local, address=self._addresses.get(peer), key=hello.key, voice=hello.voice)
         if seat is not None and not self.started and hello.nonce_commit is not None:
             self.ledger.nonce_commits[seat] = hello.nonce_commit
         if seat is not None and hello.key is not None and not self.started:
@@ -196,6 +200,7 @@ class Seating(HostParts):
         seat.hold_until, seat.timeouts, seat.covered, seat.act_by = None, 0, False, None
 
     def _left(self, peer: Peer, now: float) -> None:
+        self._runner_left(peer)
         guest = self.guests.pop(peer, None)
         self.races.forget(peer)
         self.live.forget(peer)

@@ -185,7 +185,9 @@ class Machine:
     def _name(self, seat: int | None) -> str:
         if seat is not None and 0 <= seat < len(self.players):
             return self.players[seat]
-        return "the host" if seat == len(self.players) else "someone"
+        if seat == len(self.players):
+            return "the host"
+        return "a watcher" if seat is not None and seat > len(self.players) else "someone"
 
     def _send(self, *parts: Any) -> None:
         self.outbox.append(pack(*parts))
@@ -258,9 +260,10 @@ class Machine:
         return self._guard(lambda: self._queue(("sealed", seat, bytes(digest))))
 
     def hand(self, seat: int, program: int, key: Point) -> list[bytes]:
-        """The host hands ``seat`` (its player's program gone) to ``program`` (its own: one past
-        the last seat), whose personal key is ``key``: that program plays it from now on, and
-        the cards the rules show that seat open to it (``handed``)."""
+        """The host hands ``seat`` (the program that ran it gone) to ``program`` (its own: one
+        past the last seat; or a watcher's, a later id), whose personal key is ``key``: that
+        program plays it from now on, and the cards the rules show that seat open to it
+        (``handed``)."""
         return self._guard(lambda: self._hand(seat, program, key))
 
     def _queue(self, entry: tuple[Any, ...]) -> None:
@@ -283,11 +286,15 @@ class Machine:
         old = self.runs.get(seat)
         if not 0 <= seat < n or old is None or old == program:
             return
-        if old == self.seat:
+        if seat == self.seat:
             raise Stopped(f"the host handed {self.name}'s seat to another program while it was here: "
                           "the game stops here", n)
         self.runs[seat] = program
-        if old not in self.runs.values():
+        if old == self.seat:  # (a seat my program ran goes elsewhere)
+            self.seats = self.seats - {seat}
+            self.replica.book.owners = self.seats
+            self.bots.pop(seat, None)
+        if old not in self.runs.values() and old != n:  # (the host's own program stays: it orders)
             self.gone.add(old)
             if old in self.holders and self.ledger is not None:
                 self.ledger.leave(self.holders.index(old) + 1)

@@ -22,7 +22,7 @@ from netcode.dealing import keys
 from netcode.dealing.group import Point
 from netcode.session.host import RuleError
 from netcode.session.host.mental import SEALED
-from netcode.session.messages import HostTakes, Keyed, Order, Relay, Sealed
+from netcode.session.messages import Keyed, Order, Relay, Sealed, SeatTaken
 from xmas_tui.bots import make_bot
 from xmas_tui.games import ActionError, Event, Game, Rng
 from xmas_tui.games.engine import public_digest
@@ -76,7 +76,7 @@ class NoPeekRules:
             str(deal["table"]), list(players), holders, [raw_keys[s] for s in holders],
             [self.runs[s] for s in range(n)], [recipients[s].encode() for s in range(n)],
         )  # fmt: skip
-        self._sends: list[Order | Sealed | Relay | HostTakes] = []
+        self._sends: list[Order | Sealed | Relay | SeatTaken] = []
         self._relay(self.machine.begin(personal_keys, recipients))
         self._logged = 0
         self._sealed: set[int] = set()
@@ -94,7 +94,7 @@ class NoPeekRules:
     def take(self, author: int, data: bytes) -> None:
         self._relay(self.machine.take(author, data))
 
-    def drain(self) -> tuple[list[Order | Sealed | Relay | HostTakes], list[Any]]:
+    def drain(self) -> tuple[list[Order | Sealed | Relay | SeatTaken], list[Any]]:
         sends, self._sends = self._sends, []
         events = self.machine.events[self._logged :]
         self._logged = len(self.machine.events)
@@ -103,26 +103,35 @@ class NoPeekRules:
     def stopped(self) -> str | None:
         return self.machine.stopped
 
-    def hand(self, seat: int) -> bool:
-        """``seat``'s player's program has left for good: this program plays it from now on (a
-        bot, like the seats nobody took), and the others open its cards to this program's key
-        (``HostTakes``). False where that cannot be: before the deal is done, or with fewer than t
-        programs still holding a key share (no card could open any more)."""
+    def hand(self, seat: int, runner: tuple[int, bytes, bytes] | None = None, pace: float = 0.0) -> bool:
+        """``seat``'s player's program (or the watcher's that ran it) has left for good: from now
+        on a bot plays it on ``runner``, a watcher's program ``(id, personal key, voice)``, or on
+        this program (None); the others open its cards to that program's key (``SeatTaken``).
+        False where that cannot be: before the deal is done, or with fewer than t programs
+        still holding a key share (no card could open any more)."""
         machine, n = self.machine, len(self.players)
         ledger = machine.ledger
-        if self.runs.get(seat) == self.host_id:
-            return True
         if ledger is None or self._state is None or machine.stopped is not None or not 0 <= seat < n:
             return False
         gone = self.runs[seat]
         still = [h for h in machine.holders if h != gone and h not in machine.gone]
         if len(still) < ledger.joint.t:
             return False
-        self.runs[seat] = self.host_id
-        machine.bots[seat] = make_bot(self.game.id, self.bot, seat, Rng(f"no-peek/handed/{seat}/{machine.table}"))
+        if runner is None:
+            program, key, voice = self.host_id, self.personal.public, None
+            machine.bots[seat] = make_bot(self.game.id, self.bot, seat, Rng(f"no-peek/handed/{seat}/{machine.table}"))
+        else:
+            program, voice = runner[0], runner[2]
+            try:
+                key = Point.decode(runner[1])
+            except ValueError:
+                return False
+        if program == gone:
+            return True
+        self.runs[seat] = program
         self._sealed.discard(seat)
-        self._sends.append(HostTakes(seat, self.personal.public.encode()))
-        self._relay(machine.hand(seat, self.host_id, self.personal.public))
+        self._sends.append(SeatTaken(seat, program, key.encode(), voice, pace))
+        self._relay(machine.hand(seat, program, key))
         return True
 
     @property

@@ -19,9 +19,13 @@ from netcode.dealing import keys
 from netcode.dealing.group import Point
 from netcode.session.host.mental import SEALED
 from netcode.session.messages import Keyed
-from xmas_tui.games import get_game
+from xmas_tui.bots import make_bot
+from xmas_tui.games import Rng, get_game
 
 from .machine import Machine
+
+#: a watcher's program's id until a seat is handed to it (past every id a program is given)
+WATCHING = 1 << 20
 
 
 class SeatProgram:
@@ -39,7 +43,7 @@ class SeatProgram:
         if len(keyed.runs) != n or len(keyed.recipients) != n or len(keyed.holders) != len(keyed.keys):
             raise ValueError("a deal whose seats do not add up")
         holders = [int(s) for s in keyed.holders]
-        me = n + 1 if seat is None else seat  # a watcher's program: past the host's own id
+        me = WATCHING if seat is None else seat  # (a watcher's program: an id no program has)
         self.machine = Machine(
             get_game(game), options, [str(name) for name in keyed.names], me, table=keyed.table,
             holders=holders, runs={s: int(keyed.runs[s]) for s in range(n)}, personal=self.personal,
@@ -65,14 +69,32 @@ class SeatProgram:
     def take(self, author: int, data: bytes) -> list[bytes]:
         return self._machine().take(author, data)
 
-    def hand(self, seat: int, key: bytes) -> list[bytes]:
+    def hand(self, seat: int, program: int, key: bytes) -> list[bytes]:
         machine = self._machine()
         try:
             point = Point.decode(key)
         except ValueError:
             machine.stopped, machine.culprit = "The host handed a seat to a key that is no key: the game stops here.", None
             return []
-        return machine.hand(seat, len(machine.players), point)
+        if point == self.personal.public and machine.seat == WATCHING:  # (a watcher's program: mine plays it)
+            machine.seat, machine.name = program, machine._name(program)
+            machine.bots[seat] = make_bot(machine.game.id, "smart", seat, Rng(f"no-peek/watcher/{seat}/{machine.table}"))
+        return machine.hand(seat, program, point)
+
+    def runs(self) -> list[int]:
+        """The seats this program plays with its bots (a watcher's, handed seats whose players
+        left): none for a player's, whose own seat is its player's to play."""
+        machine = self.machine
+        if machine is None or machine.seat < len(machine.players):
+            return []
+        return sorted(machine.seats)
+
+    def moves(self) -> int:
+        return self.machine.replica.moves if self.machine is not None else 0
+
+    def choose(self, seat: int) -> Any:
+        """What this program's bot for ``seat`` plays now (wire form)."""
+        return self._machine().choose(seat).to_wire()
 
     def view(self, seat: int) -> dict[Any, Any] | None:
         machine = self.machine
