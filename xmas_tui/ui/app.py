@@ -22,19 +22,10 @@ from textual.screen import ModalScreen, Screen
 from xmas_tui.games import Game
 from xmas_tui.names import default_name
 from xmas_tui.outside import escaped, plain
-from xmas_tui.simulate import with_bots
 from xmas_tui.tables.kept import KeptGameError, latest_kept
 from xmas_tui.ui.memory import started
-from xmas_tui.ui.screens.dialogs import (
-    MIN_SIZE,
-    BotsFinishScreen,
-    ConfirmScreen,
-    EndScreen,
-    HandOverScreen,
-    RulesScreen,
-    TooSmallScreen,
-)
 from xmas_tui.ui.screens.lobby import GameConfig, LobbyScreen, kept_game, set_aside_notice
+from xmas_tui.ui.screens.small import MIN_SIZE, TooSmallScreen
 from xmas_tui.ui.theme import (
     THEME_NAMES,
     THEMES,
@@ -44,7 +35,7 @@ from xmas_tui.ui.theme import (
     remembered_theme,
 )
 
-if TYPE_CHECKING:  # (a table's modules, and its screens and boards, load with the first table, not with the lobby)
+if TYPE_CHECKING:  # (a table's modules, its screens and boards, and the dialogs load with the first of them, not with the lobby)
     from xmas_tui.tables.local import LocalTable
     from xmas_tui.tables.network import NetTable
     from xmas_tui.tables.table import Snapshot, Table
@@ -87,6 +78,8 @@ class ThemeChoices(Provider):
 def seat_names(name: str, players: int, local: int = 1) -> list[str]:
     """You at seat 0, then anyone sharing your keyboard ("Player 2"...), then bots,
     every name different."""
+    from xmas_tui.simulate import with_bots
+
     return with_bots([name] + [f"Player {i + 1}" for i in range(1, local)], players)
 
 
@@ -133,8 +126,6 @@ class XmasApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "xmas-tui"
     ENABLE_COMMAND_PALETTE = True
-    #: wider terminals give the side panels (players, the log) more room
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide"), (150, "-wider")]
     BINDINGS = [
         Binding("ctrl+p", "command_palette", "Commands", key_display="^p", show=False, id="app.palette"),
         Binding("ctrl+q", "quit", "Quit", key_display="^q", tooltip="Quit xmas-tui (asking first if a game would be lost)",
@@ -317,6 +308,8 @@ class XmasApp(App[None]):
     def leave_game(self, then: Callable[[], object]) -> None:
         """Do ``then`` (open the lobby, a new game, quit), asking first if it would cost a
         networked game in play; a local game is kept, and the lobby resumes it."""
+        from xmas_tui.ui.screens.dialogs import BotsFinishScreen, ConfirmScreen, HandOverScreen
+
         table = self.current
         in_play = self.in_play()
         waiting = self.waiting_guests()
@@ -409,7 +402,8 @@ class XmasApp(App[None]):
     async def action_quit(self) -> None:
         """Quit, asking first if a game would be lost. A question already up (leave? close?) gives
         way to this one; with the table's host gone there is nothing left to lose: quit at once."""
-        if isinstance(self.screen, (ConfirmScreen, HandOverScreen)):  # (BotsFinishScreen is one)
+        if isinstance(self.screen, loaded_screens("xmas_tui.ui.screens.dialogs", "ConfirmScreen", "HandOverScreen")):
+            # (BotsFinishScreen is one; none is on show before the dialogs are loaded)
             self.screen.dismiss(None)  # (as if answered "stay")
         if self.current is not None and self.current.host_gone:
             self.exit()
@@ -432,6 +426,8 @@ class XmasApp(App[None]):
         self.push_screen(ReplayScreen(replay, seat, leave=leave))
 
     def show_rules(self, game: Game) -> None:
+        from xmas_tui.ui.screens.dialogs import RulesScreen
+
         self.push_screen(RulesScreen(game))
 
     def show_result(self, table: Table, snapshot: Snapshot) -> None:
@@ -446,6 +442,8 @@ class XmasApp(App[None]):
                 self.exit()
             else:
                 self.open_lobby()
+
+        from xmas_tui.ui.screens.dialogs import EndScreen
 
         self.push_screen(EndScreen(table.game, table.players, snapshot.result, snapshot.seat), chosen)
 

@@ -1,8 +1,10 @@
 """Dialogs over the table: the rules and rulings, leaving a game, and the end of a game.
 
 The rules are Markdown: Textual's Markdown widget (and its parser) load when the rules
-are first opened, not with the lobby. Must not touch: a table or an engine's state (a dialog is given what it
-shows, and answers the app).
+are first opened; this module loads when the first dialog opens (the app imports it there),
+not with the lobby. ``MIN_SIZE`` and ``TooSmallScreen``, which the app needs from the start,
+are ``small``'s, named here too. Must not touch: a table or an engine's state (a dialog is
+given what it shows, and answers the app).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from textual.widgets import Button, Static
 from xmas_tui.games import Game, Result
 from xmas_tui.outside import words
 from xmas_tui.rules_text import rules_markdown
+from xmas_tui.ui.screens.small import MIN_SIZE as MIN_SIZE
+from xmas_tui.ui.screens.small import TooSmallScreen as TooSmallScreen
 from xmas_tui.ui.theme import Inks, inks
 
 
@@ -329,31 +333,3 @@ def verdict_text(verdict: dict | None, ink: Inks) -> Text:
     elif verdict.get("log_error"):
         text.append_text(words(f"\n{verdict['log_error']}", ink.berry))
     return text
-
-
-#: the smallest terminal every screen fits (columns, lines)
-MIN_SIZE = (80, 24)
-
-
-class TooSmallScreen(ModalScreen[None]):
-    """Over everything while the terminal is smaller than 80×24: a clear request to enlarge it,
-    instead of clipped boards. It goes by itself once the terminal is big enough."""
-
-    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", key_display="^q", id="small.quit")]
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="too-small")
-
-    def on_mount(self) -> None:
-        self.show_size()
-
-    def on_resize(self) -> None:
-        self.show_size()
-
-    def show_size(self) -> None:
-        width, height = self.app.size
-        need_w, need_h = MIN_SIZE
-        self.query_one("#too-small", Static).update(
-            f"Please make this terminal larger.\n\nxmas-tui needs {need_w}×{need_h}; this one is "
-            f"{width}×{height}.\n\nEverything comes back as it was once there is room."
-        )

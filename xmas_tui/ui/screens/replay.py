@@ -35,7 +35,7 @@ from xmas_tui.ui.boards import BOARDS
 from xmas_tui.ui.boards.base import Board
 from xmas_tui.ui.keybar import KeyBar
 from xmas_tui.ui.screens.dialogs import result_words
-from xmas_tui.ui.screens.table import GameLog
+from xmas_tui.ui.screens.table import GameLog, TableScreen
 from xmas_tui.ui.theme import inks
 
 if TYPE_CHECKING:  # (the app imports this screen when a replay opens)
@@ -47,6 +47,7 @@ class ReplayScreen(Screen[None], paint.Unscrolled):
 
     #: a table's rules: the replay is laid out as a table is (loaded with the first table or replay)
     CSS_PATH = Path(__file__).parent.parent / "table.tcss"
+    HORIZONTAL_BREAKPOINTS = TableScreen.HORIZONTAL_BREAKPOINTS  # (its side panel widens as a table's)
     AUTO_FOCUS = None  # (the board's own keys play nothing here: it is never focused)
     BINDINGS = [
         Binding("right", "step(1)", "Next", key_display="→", priority=True, tooltip="One action on", id="replay.next"),

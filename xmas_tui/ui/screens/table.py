@@ -419,6 +419,10 @@ class TableScreen(Screen[None], paint.Unscrolled):
 
     #: a table's rules, and its boards' (loaded with the first table, not with the lobby)
     CSS_PATH = Path(__file__).parent.parent / "table.tcss"
+    #: wider terminals give the side panels (players, the log) more room (table.tcss: ``Screen.-wide
+    #: #side``); the screen's own, not the app's: a screen whose classes change with the width
+    #: has its styles worked out again, and no other screen has a use for them
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide"), (150, "-wider")]
     BINDINGS = [
         Binding("question_mark,f1", "help", "Rules", key_display="?", tooltip="The rules and our rulings", id="table.help"),
         Binding("plus,equals_sign", "pace(-1)", "Pace", key_display="+/-", show=False, tooltip="Bots move faster (+) or slower (-)", id="table.faster"),
