@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-from . import paint
+from .lines import LineStrips
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class KeyBar(Widget, can_focus=False):
         self._keys: tuple[ShownKey, ...] = ()
         self._palette: ShownKey | None = None
         self._line = Content()
-        self._strips = paint.LineStrips()  # (the line of each turn drawn once: turns alternate)
+        self._strips = LineStrips()  # (the line of each turn drawn once: turns alternate)
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -142,5 +142,7 @@ class KeyBar(Widget, can_focus=False):
             self.app.bell()
 
     def on_mouse_move(self, event: MouseMove) -> None:
+        from . import paint  # (with the first table, or here: the lobby draws its line without it)
+
         key = self._key_at(event.x)
         paint.tip(self, key.tooltip if key is not None else None)

@@ -8,13 +8,14 @@ a layout only when the widget's size follows its content.
 Owns: ``show`` (a ``Static``'s content), ``title`` and ``subtitle`` (a border's), ``tip`` (a
 tooltip), ``wear`` and ``wear_edge`` (colours of a look that comes and goes), ``same``
 (whether two contents draw alike), ``Panel`` (a box of widgets whose own lines are drawn
-quickly), ``text_strip``, ``wrapped`` and ``Words`` (rich words drawn by Rich), ``line_region``
-(one line to repaint) and ``LineStrips`` (each line of a widget of lines rendered once).
-``Unscrolled``, ``QuickLines`` and ``ReusedLines`` are the quick renderer's (``quick``), named
-here too for the boards; ``settle_memory``, ``hold_collections`` and ``tidy_memory`` (when the
-garbage collector may stop a frame) are ``memory``'s, named here too for the screens. Must not
-touch: what is drawn (the screens and boards decide that), tables, games, and any private part
-of Textual (only ``quick`` does, and only where it was checked).
+quickly), ``wrapped`` and ``Words`` (rich words drawn by Rich), and ``line_region`` (one line
+to repaint). ``LineStrips`` (each line of a widget of lines rendered once), ``text_strip`` and
+``line_key`` are ``lines``'s, and ``Unscrolled``, ``QuickLines`` and ``ReusedLines`` the quick
+renderer's (``quick``), named here too for the screens and boards; ``settle_memory``,
+``hold_collections`` and ``tidy_memory`` (when the garbage collector may stop a frame) are
+``memory``'s, named here too for the screens. Must not touch: what is drawn (the screens and
+boards decide that), tables, games, and any private part of Textual (only ``quick`` does, and
+only where it was checked).
 """
 
 from __future__ import annotations
@@ -29,12 +30,16 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.style import Style as TextualStyle
-from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
 from xmas_tui.ui import quick
+
+# (named here too, for the screens and boards: ``lines``'s, which the lobby's bar of keys loads alone)
+from xmas_tui.ui.lines import LineStrips as LineStrips
+from xmas_tui.ui.lines import line_key as line_key
+from xmas_tui.ui.lines import text_key
+from xmas_tui.ui.lines import text_strip as text_strip
 
 # (named here too, for the screens: the collector's timing is ``memory``'s, which loads no Textual)
 from xmas_tui.ui.memory import OLDER_EVERY as OLDER_EVERY
@@ -47,14 +52,9 @@ from xmas_tui.ui.memory import tidy_memory as tidy_memory
 from xmas_tui.ui.quick import QuickLines, Unscrolled
 from xmas_tui.ui.quick import ReusedLines as ReusedLines  # (named here too, for the boards)
 
-_UNREVERSED = TextualStyle(reverse=False)
 #: what each widget was last given, by what it was given (content, title, subtitle, tip)
 _shown: WeakKeyDictionary[Widget, dict[str, object]] = WeakKeyDictionary()
 _NOTHING = object()
-
-
-def _text_key(text: Text) -> tuple:
-    return (text.plain, tuple(text.spans), text.style, text.justify, text.overflow, text.no_wrap, text.end)
 
 
 def same(a: object, b: object) -> bool:
@@ -65,7 +65,7 @@ def same(a: object, b: object) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, Text) and isinstance(b, Text):
-        return _text_key(a) == _text_key(b)
+        return text_key(a) == text_key(b)
     if isinstance(a, Content) and isinstance(b, Content):
         return a.plain == b.plain and list(a.spans) == list(b.spans)
     if isinstance(a, str | int | float | tuple):
@@ -201,34 +201,6 @@ def line_region(widget: Widget, y: int) -> Region:
     return Region(-widget.styles.gutter.left, y, widget.outer_size.width, 1)
 
 
-def line_key(line: Content | Text) -> tuple:
-    """What a line draws: its words and their styles (a ``Content`` compares its words only)."""
-    if isinstance(line, Text):
-        return _text_key(line)
-    return (line.plain, tuple(line.spans))
-
-
-def text_strip(widget: Widget, text: Text, width: int, style: Any, *, pad: bool = False) -> Strip:
-    """One line of rich ``text`` on ``widget`` in ``style`` (a Textual style): its words in
-    their own styles over ``style``, cut to ``width`` cells (and padded to it, if ``pad``). What
-    Textual draws for it (``Visual.to_strips``), made by Rich at a third of the cost (Textual
-    also marks each piece with where it lies, to select text with the mouse, which a line of a
-    board does not offer)."""
-    base = style.rich_style
-    console = widget.app.console
-    if not text.spans:  # (Rich draws a text's own style under its spans only)
-        own = console.get_style(text.style) if text.style else None
-        segments = [Segment(text.plain, base + own if own else base)] if text.plain else []
-    else:
-        segments = Segment.simplify(  # (a piece for each change of style, as Textual cuts them)
-            Segment(words, base + own if own is not None else base) for words, own, _ in text.render(console, end="")
-        )
-    strip = Strip(segments)
-    if pad:
-        return strip.adjust_cell_length(width, (style + _UNREVERSED).rich_style)
-    return strip.crop(0, width) if strip.cell_length > width else strip
-
-
 def wrapped(widget: Widget, text: Text, width: int, *, overflow: str = "fold", no_wrap: bool = False) -> list[Text]:
     """``text`` as the lines it takes at ``width`` on ``widget``: wrapped where a word ends (a
     line broken there loses its trailing blanks, as in Textual), or cut if ``no_wrap``."""
@@ -336,35 +308,3 @@ def _centred(line: Strip, width: int, ground: Any) -> Strip:
     if left:
         line = Strip([Segment(" " * left, ground), *line])
     return line.adjust_cell_length(width, ground)
-
-
-class LineStrips:
-    """The strips of a widget made of lines, each line rendered once while it is shown: a move
-    that changes one line of the players panel, or moves every line of the log up by one,
-    renders the new lines only (Textual renders the whole text again). A ``Content`` line is
-    rendered as Textual renders it (``Visual.to_strips``), so the cells are the same; a rich
-    ``Text`` line as ``text_strip`` renders it."""
-
-    def __init__(self) -> None:
-        self._strips: dict[tuple, Strip] = {}
-        self._made_for: tuple | None = None  # (width, style)
-
-    def strip(self, widget: Widget, line: Content | Text, shown: int, style: Any = None) -> Strip:
-        """``line`` of ``widget`` (which shows ``shown`` lines), rendered at its width and style;
-        or, given a ``style`` (a line of its own look), in that style and padded to the width."""
-        width, base = widget.size.width, widget.visual_style
-        if self._made_for != (width, base):
-            self._made_for = (width, base)
-            self._strips = {}
-        elif len(self._strips) > 4 * shown + 64:
-            self._strips = {}  # (the lines no longer shown are let go)
-        key = line_key(line) if style is None else (line_key(line), style)
-        strip = self._strips.get(key)
-        if strip is None:
-            if isinstance(line, Text):
-                strip = text_strip(widget, line, width, base if style is None else style, pad=style is not None)
-            else:
-                strips = Visual.to_strips(widget, line, width, None, base if style is None else style, pad=style is not None)
-                strip = strips[0] if strips else Strip.blank(0)
-            self._strips[key] = strip
-        return strip
