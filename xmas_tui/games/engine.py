@@ -37,8 +37,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-import msgpack
-
 from .cards import Cards
 from .rng import Rng
 
@@ -83,10 +81,14 @@ def plain(value: Any) -> Any:
 
 
 def pack(value: Any) -> bytes:
+    import msgpack  # (loaded with the first table's digest, not with the lobby that lists the games)
+
     return msgpack.packb(plain(value), use_bin_type=True)
 
 
 def unpack(data: bytes) -> Any:
+    import msgpack
+
     return msgpack.unpackb(data, raw=False, strict_map_key=True)
 
 
