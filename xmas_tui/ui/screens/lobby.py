@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
+from textual.events import ScreenResume
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -169,6 +170,7 @@ class LobbyScreen(Screen[None]):
         self.last = last
         self._kept: KeptGame | None = None  # the unfinished game on disk (see kept_game)
         self._cards: PersonalCards | None = None  # the party's own cards (see personal_cards)
+        self._resumed = False  # (shown yet: see on_screen_resume)
 
     def compose(self) -> ComposeResult:
         games = playable_games()
@@ -210,6 +212,17 @@ class LobbyScreen(Screen[None]):
         self.show_how_to_join()
         self.show_kept()
         self.query_one("#start", Button).focus()
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        """The first time the lobby is shown, Textual is asked not to work out the style of each
+        of its widgets again (``refresh_styles``): each was styled as it was mounted, a moment
+        before, and every change of class or focus since restyled its widget itself; the
+        second pass (some 8 ms of the start) gave every widget the styles it had. (This runs
+        before Textual's own handler reads the flag; a later resume, over a closed dialog or a
+        new theme, is left to Textual.)"""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def _game_rows(self, game: Game, last: GameConfig | None) -> ComposeResult:
         """The rows only some games have: their own options, and a shared keyboard."""
