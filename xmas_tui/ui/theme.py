@@ -240,14 +240,18 @@ def remember_theme(name: str) -> None:
     """Keep ``name`` as the theme to open with next time (a failure to write costs nothing)."""
     path = _settings_file()
     try:
-        settings = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        kept = path.read_text(encoding="utf-8") if path.exists() else None
+        settings = json.loads(kept) if kept is not None else {}
         if not isinstance(settings, dict):
             settings = {}
     except (OSError, ValueError):
-        settings = {}
+        kept, settings = None, {}
     settings["theme"] = name
+    text = json.dumps(settings) + "\n"
+    if text == kept:  # (already so: every start opens in the theme it keeps, and writes nothing)
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings) + "\n", encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     except OSError:
         pass
