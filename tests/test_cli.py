@@ -53,6 +53,16 @@ def test_a_bad_argument_is_one_clear_line_and_exit_2(args, message, capsys) -> N
     assert "Traceback" not in err
 
 
+def test_the_lobby_s_empty_command_line_is_what_the_parser_makes_of_it() -> None:
+    """``xmas-tui`` alone opens the lobby without building the parser (``run``): what it takes
+    instead is what the parser makes of an empty command line, so nothing else differs."""
+    import argparse
+
+    from xmas_tui.cli import build_parser
+
+    assert build_parser().parse_args([]) == argparse.Namespace(verb=None)
+
+
 @pytest.mark.parametrize("verb", [["play", "chip-n-dale"], ["host", "chip-n-dale", "--headless"], ["join", "--code", "ABCD-2345", "--headless"]])
 def test_a_log_path_that_cannot_be_written_is_refused_before_any_game(verb, tmp_path, capsys) -> None:
     """``--log`` to a place that cannot be written cost a whole game's result: it is checked

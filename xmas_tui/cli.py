@@ -426,7 +426,10 @@ def run_shared(args: argparse.Namespace, players: int, options: dict) -> int:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # (``xmas-tui`` alone opens the lobby: nothing to parse, and the parser, every verb's
+    # arguments, is built only for a command line that has something in it)
+    args = build_parser().parse_args(argv) if argv else argparse.Namespace(verb=None)
     if args.verb == "rules":
         import shutil
 
