@@ -243,9 +243,8 @@ def test_the_lobby_loads_no_network_crypto_or_sessions() -> None:
     import subprocess
     import sys
 
-    heavy = ("netcode.runners", "netcode.channel", "netcode.session.seat", "netcode.session.host",
-             "netcode.dealing", "netcode.shares", "cryptography", "rbcl", "spake2", "xmas_tui.tables.audit",
-             "xmas_tui.tables.network", "xmas_tui.tables.local")
+    heavy = ("netcode", "cryptography", "rbcl", "spake2", "asyncssh", "msgpack", "xmas_tui.tables.audit",
+             "xmas_tui.tables.network", "xmas_tui.tables.local", "xmas_tui.simulate")
     code = ("import sys, xmas_tui.ui.app, xmas_tui.ui.screens.lobby; "
             f"print(sorted(m for m in sys.modules for h in {heavy!r} if m == h or m.startswith(h + '.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
@@ -308,6 +307,12 @@ def test_the_lobby_loads_no_board_no_other_game_no_markdown_and_no_table_stylesh
     later = {"xmas_tui.ui.screens.table", "xmas_tui.ui.screens.watch", "xmas_tui.ui.screens.network",
              "xmas_tui.ui.screens.replay", "xmas_tui.tables.table", "tomllib"}
     assert sorted(loaded & later) == [], "the lobby loads a table's screens, a table or a TOML parser"
+    # nor the network, its sessions and cryptography, a game's digest (msgpack), the bots' drivers, the
+    # audit; nor the dialogs (with the rules' text), nor the quick renderer and ``paint`` (the table's)
+    lazy = ("netcode", "cryptography", "rbcl", "spake2", "asyncssh", "msgpack", "xmas_tui.tables.audit",
+            "xmas_tui.tables.network", "xmas_tui.tables.local", "xmas_tui.simulate", "xmas_tui.ui.screens.dialogs",
+            "xmas_tui.rules_text", "xmas_tui.ui.paint", "xmas_tui.ui.quick")
+    assert sorted(m for m in loaded for h in lazy if m == h or m.startswith(h + ".")) == [], "the lobby loads what a table needs"
 
 
 def test_the_listings_say_what_their_games_and_boards_say() -> None:
