@@ -336,6 +336,26 @@ def test_a_watcher_that_ran_a_seat_and_left_hands_it_on_to_the_host_program() ->
         assert any("A bot on the host's program plays Elf 2's seat" in entry[1] for entry in session.log)
 
 
+@pytest.mark.parametrize("how", ["restart", "split"])
+def test_a_player_back_with_a_new_program_is_told_why_and_the_game_goes_on(how: str) -> None:
+    """A program started again (or a terminal that lost the host and joined again) holds no
+    part of the deal: it is told so in one line, and the game goes on without it. It used to be
+    seated, and then stopped every screen crying that the host cheated, or hung the table."""
+    from xmas_tui.tables.simulation import Drop
+
+    table = SimTable(get_game("christmas-tree"), 3, no_peek=True, pace=3, seed=5, hold=20.0)
+    if how == "restart":
+        table.drop(Drop(seat_index=2, at=20.0, back_after=3.0))
+    else:
+        table.split(20.0, [2], heal_after=12.0)
+    table.net.run(3600, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
+    for session in table.sessions[:2]:
+        assert session.final is not None and session.halted is None and session.alarm is None
+    assert table.sessions[2].refused == (
+        "Seat 3 is Elf 2's, dealt no-peek by the program that sat down with it: a program started again "
+        "holds no part of that deal, so it cannot take the seat back. Choose another name to watch.")
+
+
 def test_a_player_back_after_their_seat_was_taken_is_told_it_cannot_be_taken_back() -> None:
     from xmas_tui.tables.simulation import Drop
 
@@ -344,7 +364,7 @@ def test_a_player_back_after_their_seat_was_taken_is_told_it_cannot_be_taken_bac
     table.net.run(3600, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
     assert all(s.final is not None and s.halted is None for s in table.sessions[:2])
     back = table.sessions[2]
-    assert back.refused == ("Seat 3 went to a bot on the host's program when Elf 2's hold ran out: at a no-peek "
+    assert back.refused == ("Seat 3 went to a bot when Elf 2's hold ran out: at a no-peek "
                             "table it cannot be taken back. Choose another name to watch.")
 
 

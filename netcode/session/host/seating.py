@@ -130,7 +130,7 @@ class Seating(HostParts):
         if self.stepped_down:
             self._out.send(peer, Refused("This machine no longer hosts the table: find it again in the lobby."))
             return
-        seat = None if hello.watch else self._seat_for(name, peer, hello.token, local, now)
+        seat = None if hello.watch else self._seat_for(name, peer, hello.token, local, now, hello.key)
         if isinstance(seat, str):
             self._out.send(peer, Refused(seat))
             return
@@ -159,7 +159,8 @@ class Seating(HostParts):
             self._start(now)
         self._dirty = True
 
-    def _seat_for(self, name: str, peer: Peer, token: bytes | None, local: bool, now: float) -> int | None | str:
+    def _seat_for(self, name: str, peer: Peer, token: bytes | None, local: bool, now: float,
+                  key: bytes | None = None) -> int | None | str:
         """The seat a player gets: their own again, else a free one before the deal;
         None: a spectator; a str: why they are refused."""
         folded = name_key(name)
@@ -179,8 +180,13 @@ class Seating(HostParts):
                 return (f"Seat {i + 1} is {seat.name}'s: only their own terminal can take it back "
                         "(its rejoin key did not match). Choose another name to watch.")
             if i in self.seats_taken:  # (its cards were opened to the host's program: no way back)
-                return (f"Seat {i + 1} went to a bot on the host's program when {seat.name}'s hold ran out: at a "
+                return (f"Seat {i + 1} went to a bot when {seat.name}'s hold ran out: at a "
                         "no-peek table it cannot be taken back. Choose another name to watch.")
+            if self.settings.no_peek and self.started and i in self.mental_keys and key != self.mental_keys[i]:
+                # (a new program: it holds no part of the deal, so it cannot play on with it)
+                return (f"Seat {i + 1} is {seat.name}'s, dealt no-peek by the program that sat down with it: "
+                        "a program started again holds no part of that deal, so it cannot take the seat back. "
+                        "Choose another name to watch.")
             self._sit(i, name, peer, local)
             if self.started and not seat.changing_hands:
                 self._note(f"{seat.name} is back.", i)
