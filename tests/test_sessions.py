@@ -16,8 +16,6 @@ from netcode.fairplay import Ledger, Signer, record_signed
 from netcode.session.host import ActionApplied, HostSession, TableSettings
 from netcode.session.host.races import FIRST_WAIT
 from netcode.session.messages import (
-    KINDS,
-    MAX_DEPTH,
     VERSION,
     Act,
     AskNonce,
@@ -43,6 +41,7 @@ from netcode.session.messages import (
 from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
 from netcode.session.seats import SeatState
+from netcode.session.wire import KINDS, MAX_DEPTH
 from netcode.shares import Commitments, Share, rebuild, threshold
 from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import GAMES, get_game

@@ -31,9 +31,9 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from netcode.channel import Delivered, HandshakeCompleted, PeerGone, RttUpdated
-from netcode.fairplay import Ledger, Signer
-from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, Takeover, take_over
-from netcode.session.host import HostSession, RulesFactory, SteppedDown, TableSettings
+from netcode.fairplay import Signer
+from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, take_over
+from netcode.session.host import HostSession, SteppedDown
 from netcode.session.messages import (
     BadMessage,
     Ballot,
@@ -45,16 +45,13 @@ from netcode.session.messages import (
     Welcome,
     decode,
 )
-from netcode.session.seat import HandedOver, HostSilent, SeatSession, host_changed
-from netcode.session.seats import SeatState
+from netcode.session.seat import HandedOver, HostSilent, SeatSession
 from netcode.session.step import HOST, Step
+from netcode.session.takeover import HostFactory, resumed_host
 
 Peer = Hashable
 #: reasons a connection to the host ends that call for a new host (the others: it closed the table)
 SILENT = frozenset({"silent", "unreachable"})
-
-#: ``host_for(session)``: the settings and rules of a host taking the table of ``session`` over
-HostFactory = Callable[[SeatSession], tuple[TableSettings, RulesFactory]]
 
 
 class LocalPeer(str):
@@ -474,7 +471,9 @@ class TablePeer:
         if plan is None:  # not yet a majority of good ballots: wait for another, or for the deadline
             candidacy.tried = True
             return
-        self._become_host(self._resume(plan, candidacy.term, now))
+        assert self.host_for is not None
+        self._become_host(resumed_host(session, plan, candidacy.term, now, self.host_for, self.signer,
+                                       self.forgers))
         self.election = self.candidacy = None
         self.failovers += 1
         step.extend(self._sit_at_host(0, now))  # my own seat, back with its rejoin token
@@ -486,35 +485,6 @@ class TablePeer:
         step.extend(self.command(host.reshare, now))
         step.accept = True
         step.hosting = True
-
-    def _resume(self, plan: Takeover, term: int, now: float) -> HostSession:
-        session = self.session
-        welcome, deal = session.welcome, session.deal
-        assert welcome is not None and deal is not None
-        assert self.host_for is not None
-        settings, make_rules = self.host_for(session)
-        ledger = Ledger(welcome.game, session.verifier.table_id, plan.secret, options=dict(welcome.options))
-        for seat, (commit, nonce) in enumerate(zip(deal.nonce_commits, deal.nonces, strict=True)):
-            if commit is not None:
-                ledger.nonce_commits[seat] = commit
-                if nonce is not None:
-                    ledger.revealed[seat] = nonce
-        if session.view is not None:
-            names = list(session.view["public"]["players"])
-        else:  # the host went before its first view reached me (a real-time game's first room waits)
-            names = [row.name or "" for row in sorted(session.roster, key=lambda row: row.seat)]
-        bots = [row.state is SeatState.BOT for row in session.roster]
-        old = next((row.name for row in session.roster if row.seat == session.host_seat), None) or welcome.host
-        note = host_changed(old, session.name, session.handover)
-        if self.forgers:
-            forgers = " and ".join(sorted(set(self.forgers.values())))
-            note += f" {forgers}'s program sent a forged share of the old host's secret: it was refused."
-        return HostSession.resume(
-            settings, make_rules, ledger, self.signer or Signer(), term=term, names=names,
-            bots=bots, actions=plan.actions, log=session.log if session.view is not None else None,
-            logged=len(session.actions), now=now, note=note,
-            gone=session.host_seat,
-        )  # fmt: skip
 
 
 __all__ = ["HOST", "HostFactory", "LocalPeer", "TablePeer"]
