@@ -129,3 +129,11 @@ def test_a_seat_handed_on_with_too_few_programs_left_to_open_a_card_stops_the_ga
         table.drop(1)
     assert stopped.value.culprit == 2
     assert "with fewer than 2 programs left to open a card" in str(stopped.value)
+
+
+@pytest.mark.parametrize("game_id", NO_PEEK_GAMES)
+def test_every_games_help_says_what_happens_to_a_seat_whose_player_left(game_id: str) -> None:
+    """The ruling lives in one place (``OPENINGS_AT_THE_END``) and every game's help shows it."""
+    text = get_game(game_id).describe_rules()
+    assert "A player who leaves for good (their hold runs out) is played on by a bot on a watcher's program" in text
+    assert "the game ends with the scores as they stood" in text

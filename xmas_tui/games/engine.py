@@ -392,7 +392,11 @@ OPENINGS_AT_THE_END = (
     "At a no-peek table (host --no-peek) the players' programs deal and open the cards this "
     "way, and no program, the host's included, sees a face before the rules show it. When the "
     "game is over every card still closed opens to everyone, and each program plays the whole "
-    "game again from the opened cards, holding every player's answers to them."
+    "game again from the opened cards, holding every player's answers to them. A player who "
+    "leaves for good (their hold runs out) is played on by a bot on a watcher's program, or else "
+    "the host's: the other programs open that seat's cards to it and to nobody else. With too "
+    "few programs left to open a card (one of two players gone), the game ends with the scores "
+    "as they stood."
 )
 
 
