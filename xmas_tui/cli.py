@@ -312,7 +312,7 @@ def build_parser() -> Parser:
 #: the adversaries ``simulate --network --adversary`` knows (``xmas_tui.tables.adversary``)
 ADVERSARIES = ("forge-share", "forge-share-stall", "withhold-ballot", "forge-ballot", "flood", "replay", "late-pongs",
                "forged-pongs", "host-drops-nonce", "host-forges-move", "host-frames", "host-repeats", "host-holds-back",
-               "host-drops-reveals")
+               "host-drops-reveals", "host-takes-seat")
 
 
 def adversary_arg(text: str) -> tuple[str, int]:

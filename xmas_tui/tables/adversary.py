@@ -48,6 +48,8 @@ FLOOD_RATE = 200
 DROPS_AFTER = 12
 #: how late (virtual seconds) a lying program answers the host's pings
 LATE_PONG = 0.2
+#: virtual seconds at which a bad host takes a present player's seat (once the deal is done)
+TAKES_AT = 12.0
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,22 @@ def _drop_nonce(table: SimTable, index: int) -> None:
     host._nonce = dropping  # type: ignore[method-assign]  # (the adversary's own program)
 
 
+def _take_present_seat(table: SimTable, index: int) -> None:
+    """The host says a player left and hands their seat to a bot of its own, while the player's
+    program is still at the table (its cards would open to the host's program)."""
+    victim = _victim(table, index)
+
+    def take() -> None:
+        seat = victim()
+        if seat is not None and table.host.rules is not None and table.host.rules.dealt():
+            table.host.take_seat(seat)
+            table.host._dirty = True  # (every peer hears it at the host's next step)
+        else:
+            table.net.call_later(1.0, take)
+
+    table.net.call_at(TAKES_AT, take)
+
+
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("forge-share", "its ballot carries a forged share of the host's secret", _forge_shares,
              kills_host=True),
@@ -291,6 +309,8 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              lambda t, i: _hold_back(t, i, for_good=False), host=True, no_peek=True),
     Strategy("host-drops-reveals", "the host passes on none of a player's messages from a moment on",
              lambda t, i: _hold_back(t, i, for_good=True, after=DROPS_AFTER), host=True, no_peek=True),
+    Strategy("host-takes-seat", "the host says a player left and plays their seat with its own bot",
+             _take_present_seat, host=True, no_peek=True),
 )}  # fmt: skip
 
 #: what every honest peer must read when each harmful strategy is caught (a bad host's: any line
