@@ -276,7 +276,7 @@ def _take_present_seat(table: SimTable, index: int) -> None:
         if seat is not None and table.host.rules is not None and table.host.rules.dealt():
             table.host.take_seat(seat)
             table.host._dirty = True  # (every peer hears it at the host's next step)
-        else:
+        elif not table.over:
             table.net.call_later(1.0, take)
 
     table.net.call_at(TAKES_AT, take)
