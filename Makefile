@@ -84,8 +84,8 @@ failover-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.failover_bench --sims 1000 --real 100
 
 # One bad program at each of 1,000 seeded simulated tables, for every adversary strategy: hangs,
-# wrong results, spins and attacks named (about 80 minutes on 2 cores: the bad hosts play no-peek
-# tables, about 1.2 s each; --tables N for fewer, --strategy NAME for one).
+# wrong results, spins and attacks named (about 100 minutes on 2 cores: the bad hosts play no-peek
+# tables, 0.2-2.5 s each; --tables N for fewer, --strategy NAME for one).
 adversary-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.adversary_bench --tables 1000 --workers 2
 
