@@ -143,11 +143,6 @@ class DealLedger:
         for job in self.jobs.values():
             self._finish(job)
 
-    @property
-    def present(self) -> int:
-        """How many holders are still at the table (fewer than t: no card can open any more)."""
-        return self.joint.n - len(self.gone)
-
     def make_shuffle(self, key: int, rand: Rand | None = None) -> tuple[list[Ciphertext], ShuffleProof]:
         """This holder's shuffle of job ``key`` (its turn), with its proof; taken here too."""
         if self.me is None or self.shuffler(key) != self.me.index:

@@ -182,8 +182,9 @@ class MentalDealing(HostParts):
         else:
             self.seat_runners.pop(seat, None)
             who = "the host's program"
+        program, voice = (runner[0], runner[2]) if runner is not None else (len(self.seats), None)
         if self._voices is not None:
-            self._voices.hand(seat, runner[0] if runner else len(self.seats), runner[2] if runner else None)
+            self._voices.hand(seat, program, voice)
         self._note(f"A bot on {who} plays {place.name}'s seat from here on: the other players' programs open "
                    f"{place.name}'s cards to it, and to nobody else.", seat)
         self._pump_mental()

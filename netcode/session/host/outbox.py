@@ -86,13 +86,14 @@ class Outbox(HostParts):
             bots = frozenset(i for i in range(len(self.seats)) if self._plays_by_bot(i))
             orphans = [i for i in bots if self.seats[i].state is SeatState.BOT and not rules.bot_may_play(i)
                        and i not in self.seat_runners]  # (a watcher's program plays it)
-            if orphans and rules.result() is None:  # (a no-peek table: the host's program takes them)
+            if orphans and rules.result() is None:  # (a no-peek table: a program that is no player's takes them)
                 orphans = [i for i in orphans if not self.take_seat(i)]
-            if orphans and rules.result() is None:  # (too few key holders left to open their hands)
-                names = " and ".join(self.seats[i].name or f"seat {i + 1}" for i in orphans)
-                rules.close()
-                self._note(f"{names} left, and no bot can take their seat: at a no-peek table too few players' "
-                           "programs are left to open their hand. The game ends with the scores as they stood.")
+                if orphans:  # (too few key holders left to open their hands)
+                    names = " and ".join(self.seats[i].name or f"seat {i + 1}" for i in orphans)
+                    rules.close()
+                    self._note(f"{names} left, and no bot can take their seat: at a no-peek table too few "
+                               "players' programs are left to open their hand. The game ends with the scores "
+                               "as they stood.")
             if bots != self._bot_seats:
                 self._bot_seats = bots
                 rules.set_bot_seats(bots)

@@ -77,19 +77,19 @@ class Play(HostParts):
     def _act_message(self, peer: Peer, act: Act, now: float) -> None:
         guest = self.guests[peer]
         seat = guest.seat if act.seat is None else act.seat
-        if seat is not None and self.seat_runners.get(seat) == peer and self.rules is not None:
-            self._runner_act(peer, seat, act, now)  # (a watcher's program plays a seat handed to it)
-            return
-        if guest.seat is None or self.rules is None or seat != guest.seat:
+        # (a watcher's program playing, with its bot, a no-peek seat handed to it: take_seat)
+        runner = seat is not None and self.rules is not None and self.seat_runners.get(seat) == peer
+        if not runner and (guest.seat is None or self.rules is None or seat != guest.seat):
             why = ("Only a seated player can act, once the game has started." if seat == guest.seat
                    else "You can only act for your own seat.")
             self._out.send(peer, Verdict(act.id, why))
             return
+        assert seat is not None and self.rules is not None
         place = self.seats[seat]
-        if place.state is SeatState.BOT:
+        if not runner and place.state is SeatState.BOT:
             self._out.send(peer, Verdict(act.id, "A bot plays your seat now; the host can give it back to you."))
             return
-        if self._held_back(peer, act.id):
+        if not runner and self._held_back(peer, act.id):
             return
         if self.settings.no_peek and (unvoiced := self._voiced_act(seat, act)) is not None:
             self._out.send(peer, Verdict(act.id, unvoiced))
@@ -101,31 +101,16 @@ class Play(HostParts):
                 action, clamped = self.rules.merge(seat, self.live.so_far.get(seat), action, earliest)
                 self._clamped(seat, peer, earliest, clamped)
                 self._shout_fresh(seat, action)
-            self._apply(seat, action, now, "player")
+            self._apply(seat, action, now, "bot" if runner else "player")
         except RuleError as refused:
             self.refused += 1
             self._move_signatures.pop(seat, None)
             self._out.send(peer, Verdict(act.id, str(refused)))
             return
-        if place.state is SeatState.IDLE:
-            place.state = SeatState.HERE
-        place.timeouts, place.covered, place.act_by = 0, False, None
-        self._out.send(peer, Verdict(act.id, None))
-
-    def _runner_act(self, peer: Peer, seat: int, act: Act, now: float) -> None:
-        """A bot's move on the watcher's program that plays ``seat`` (no-peek: its player left)."""
-        rules = self.rules
-        assert rules is not None
-        if (unvoiced := self._voiced_act(seat, act)) is not None:
-            self._out.send(peer, Verdict(act.id, unvoiced))
-            return
-        try:
-            self._apply(seat, act.action, now, "bot")
-        except RuleError as refused:
-            self.refused += 1
-            self._move_signatures.pop(seat, None)
-            self._out.send(peer, Verdict(act.id, str(refused)))
-            return
+        if not runner:
+            if place.state is SeatState.IDLE:
+                place.state = SeatState.HERE
+            place.timeouts, place.covered, place.act_by = 0, False, None
         self._out.send(peer, Verdict(act.id, None))
 
     def _apply(self, seat: int, action: Any, now: float, by: str) -> None:

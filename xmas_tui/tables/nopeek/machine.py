@@ -117,7 +117,6 @@ class Machine:
         self.game = game
         self.players = tuple(players)
         self.seat = seat
-        self.name = self._name(seat)
         self.table = table
         self.holders = tuple(holders)
         self.runs = dict(runs) if runs is not None else {s: s for s in range(len(players))}
@@ -173,6 +172,11 @@ class Machine:
         self.moves: list[tuple[int, Action]] = []
 
     # ------------------------------------------------------------------ helpers
+    @property
+    def name(self) -> str:
+        """This program's name in its lines (its player's; the host; a watcher)."""
+        return self._name(self.seat)
+
     @property
     def holder(self) -> int | None:
         return self.holders.index(self.seat) + 1 if self.seat in self.holders else None
@@ -299,7 +303,7 @@ class Machine:
             if old in self.holders and self.ledger is not None:
                 self.ledger.leave(self.holders.index(old) + 1)
         ledger = self.ledger
-        if ledger is not None and ledger.present < ledger.joint.t:
+        if ledger is not None and self.holders_left() < ledger.joint.t:
             raise Stopped(f"the host handed {self._name(seat)}'s seat on with fewer than {ledger.joint.t} "
                           "programs left to open a card: the game stops here", n)
         self._former.setdefault(seat, []).append(self._recipients[seat])
@@ -319,6 +323,11 @@ class Machine:
             self._early.pop(seat, None)
         self.handed.append((seat, program))
         self._fresh = True
+
+    def holders_left(self, leaving: int | None = None) -> int:
+        """The programs holding a key share still at the table (``leaving``: were that one to go
+        too); fewer than t, and no card can open any more."""
+        return sum(1 for h in self.holders if h not in self.gone and h != leaving)
 
     # ------------------------------------------------------------------ messages
     def take(self, author: int, data: bytes) -> list[bytes]:

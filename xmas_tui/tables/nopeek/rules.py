@@ -114,12 +114,10 @@ class NoPeekRules:
         if ledger is None or self._state is None or machine.stopped is not None or not 0 <= seat < n:
             return False
         gone = self.runs[seat]
-        still = [h for h in machine.holders if h != gone and h not in machine.gone]
-        if len(still) < ledger.joint.t:
+        if machine.holders_left(leaving=gone) < ledger.joint.t:
             return False
         if runner is None:
             program, key, voice = self.host_id, self.personal.public, None
-            machine.bots[seat] = make_bot(self.game.id, self.bot, seat, Rng(f"no-peek/handed/{seat}/{machine.table}"))
         else:
             program, voice = runner[0], runner[2]
             try:
@@ -128,6 +126,8 @@ class NoPeekRules:
                 return False
         if program == gone:
             return True
+        if runner is None:
+            machine.bots[seat] = make_bot(self.game.id, self.bot, seat, Rng(f"no-peek/handed/{seat}/{machine.table}"))
         self.runs[seat] = program
         self._sealed.discard(seat)
         self._sends.append(SeatTaken(seat, program, key.encode(), voice, pace))

@@ -77,7 +77,7 @@ class SeatProgram:
             machine.stopped, machine.culprit = "The host handed a seat to a key that is no key: the game stops here.", None
             return []
         if point == self.personal.public and machine.seat == WATCHING:  # (a watcher's program: mine plays it)
-            machine.seat, machine.name = program, machine._name(program)
+            machine.seat = program
             machine.bots[seat] = make_bot(machine.game.id, "smart", seat, Rng(f"no-peek/watcher/{seat}/{machine.table}"))
         return machine.hand(seat, program, point)
 
