@@ -48,6 +48,9 @@ def search(machines: Sequence[Machine], seat: int | None) -> list[str]:
             parts = msgpack.unpackb(data, raw=False)
             if parts[0] == "public":
                 public_shares.setdefault(parts[1], set()).add(DecryptionShare.from_wire(parts[2]).holder)
+            elif parts[0] == "room":  # (a real-time room's shares, sent together at its instant)
+                for handle, wire in parts[1]:
+                    public_shares.setdefault(handle, set()).add(DecryptionShare.from_wire(wire).holder)
     for machine in machines:
         cards = machine.replica.state.cards
         ledger = machine.ledger

@@ -807,6 +807,7 @@ def test_every_ruling_is_written_down() -> None:
         "Players", "The 109 Treasure cards", "Timed presses", "Easiest to see", "A wrong shout or grab",
         "Within 10 ms", "Cards nobody wins", "Out of reach of the shield", "Chickens", "Dark rooms",
         "An empty pile", "Ties", "Between rounds", "Claims over a network", "Bot levels",
+        "At a no-peek table",  # (tested in test_nopeek_races)
     }
 
 

@@ -23,7 +23,7 @@ from xmas_tui.tables.simulation import SimTable
 from .netkit import free_port, results_of, run_table
 from .nopeekkit import search
 
-#: the games of turns (a real-time game does not deal no-peek yet)
+#: the games of turns (Dragons & Chickens, played in real time: ``test_nopeek_races``)
 TURN_GAMES = ("chip-n-dale", "christmas-carol", "christmas-game", "christmas-tree")
 
 
@@ -140,16 +140,6 @@ def test_real_processes_deal_no_peek(game_id: str, tmp_path) -> None:
     verified = subprocess.run([sys.executable, "-m", "xmas_tui", "verify", str(tmp_path / "join.json")],
                               capture_output=True, text=True, timeout=60)
     assert verified.returncode == 0 and "Fair play: OK" in verified.stdout
-
-
-def test_no_peek_is_refused_in_one_line_for_a_real_time_game() -> None:
-    proc = subprocess.run([sys.executable, "-m", "xmas_tui", "host", "dragons-chickens", "--headless", "--no-peek"],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "XMAS_TUI_DISCOVERY": "127.0.0.1:9"})
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
-        "xmas-tui: --no-peek: dragons-chickens is played in real time, and its tables do not deal no-peek yet"
-    ]
 
 
 def test_a_program_that_holds_its_messages_back_is_named_within_the_stall_time() -> None:

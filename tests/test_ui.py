@@ -287,18 +287,16 @@ async def test_the_key_bar_offers_only_the_keys_that_do_something_in_this_part_o
         assert "←→⏎ Choose" in bar(app) and "Slot" not in bar(app)
 
 
-async def test_the_command_palette_hosts_a_no_peek_table_for_a_game_of_turns(monkeypatch) -> None:
+@pytest.mark.parametrize("game_id", ["chip-n-dale", "dragons-chickens"])
+async def test_the_command_palette_hosts_a_no_peek_table(monkeypatch, game_id: str) -> None:
     """^p Commands → "Host a no-peek table": the host's waiting room says so, and its table
-    deals no-peek; a real-time game offers no such command."""
+    deals no-peek, for a game of turns and the real-time one alike."""
     monkeypatch.setenv("XMAS_TUI_DISCOVERY", f"127.0.0.1:{free_port()}")
     app = XmasApp()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         lobby = app.screen
-        lobby.query_one("#game", Select).value = "dragons-chickens"
-        await pilot.pause()
-        assert not any(c.title == "Host a no-peek table" for c in app.get_system_commands(lobby))
-        lobby.query_one("#game", Select).value = "chip-n-dale"
+        lobby.query_one("#game", Select).value = game_id
         await pilot.pause()
         command = next(c for c in app.get_system_commands(lobby) if c.title == "Host a no-peek table")
         command.callback()

@@ -220,7 +220,7 @@ def build_parser() -> Parser:
     host.add_argument("--turn-time", type=turn_time_arg, default=None, metavar="SECONDS",
                       help="seconds a player has for a move before a bot plays it for them (default: no timer)")
     host.add_argument("--no-peek", action="store_true",
-                      help="the players' programs deal and open the cards: this machine sees no card of theirs (games of turns)")
+                      help="the players' programs deal and open the cards: this machine sees no card of theirs")
     host.add_argument("--discovery", type=address_arg, default=None, help="where to announce the table (HOST:PORT; default: LAN broadcast)")
     host.add_argument("--seed", type=seed_arg, default=None)
     host.add_argument("--headless", action="store_true", help="no terminal: a bot plays your seat; print a JSON result")
@@ -298,7 +298,7 @@ def build_parser() -> Parser:
                           "on its own channel over a simulated lossy LAN, bots at every seat")
     sim.add_argument("--spectators", type=non_negative_int, default=0, help="with --network: peers who watch")
     sim.add_argument("--no-peek", action="store_true",
-                     help="with --network: the players' programs deal and open the cards (games of turns)")
+                     help="with --network: the players' programs deal and open the cards")
     sim.add_argument("--loss", type=loss_arg, default=0.0, help="with --network: the share of datagrams lost (0-0.5)")
     sim.add_argument("--pace", type=pace_free_seconds, default=1.0,
                      help="with --network: virtual seconds a bot takes for a move")
@@ -503,8 +503,6 @@ def run_network(args: argparse.Namespace) -> int:
         n = players_for(args.game, args.players)
         if args.bots >= n:
             raise UsageError(f"--bots {args.bots} leaves no seat for anyone else at a {n}-seat table")
-        if args.no_peek and args.game.race_window is not None:
-            raise UsageError(f"--no-peek: {args.game.id} is played in real time, and its tables do not deal no-peek yet")
         code = args.code or new_code()
         options = options_for(args.game, n, args.option, args.cards)
         if not args.headless:
@@ -585,8 +583,6 @@ def run_network_simulation(args: argparse.Namespace, players: int) -> int:
 
     if args.adversary is not None:
         return run_adversary_simulation(args, players)
-    if args.no_peek and args.game.race_window is not None:
-        raise UsageError(f"--no-peek: {args.game.id} is played in real time, and its tables do not deal no-peek yet")
     figures = simulate_network(args.game, players, spectators=args.spectators, loss=args.loss, pace=args.pace,
                                seed=args.seed, bot=args.bot, options=options_for(args.game, players, args.option, args.cards),
                                no_peek=args.no_peek)
@@ -606,9 +602,6 @@ def run_adversary_simulation(args: argparse.Namespace, players: int) -> int:
     if players < 3:
         raise UsageError("an adversary needs a table of three or more players")
     verdict = run_adversary(args.game, players, strategy, seed=args.seed, seat=seat, pace=args.pace)
-    if not verdict["applies"]:
-        raise UsageError(f"{strategy} is a bad host at a no-peek table, and {args.game.id} is played in real time: "
-                         "its tables do not deal no-peek")
     if not args.json:
         how = ("hung" if verdict["hung"] else "spun" if verdict["spun"] else "finished wrong" if verdict["wrong"]
                else f"{verdict['finished']} finished, {verdict['stopped']} stopped cleanly")

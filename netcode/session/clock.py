@@ -78,7 +78,12 @@ class HostClock:
         """When (my clock) to draw what the host draws at ``instant`` (its clock), for a room
         that arrived at ``arrived``: that instant if the estimate is good, never before the
         room arrived nor more than ``LONGEST_WAIT`` after; else at once."""
-        offset, error = self.offset, self.error
-        if offset is None or error is None or error > GOOD_ENOUGH / 2:
+        offset = self.offset
+        if offset is None or not self.good:
             return arrived
         return min(max(arrived, instant - offset), arrived + LONGEST_WAIT)
+
+    @property
+    def good(self) -> bool:
+        """Whether the estimate of the host's clock is good enough to draw a room by."""
+        return self.offset is not None and self.error is not None and self.error <= GOOD_ENOUGH / 2

@@ -41,7 +41,7 @@ from netcode.session.wire import (
 __all__ = ["MAX_COUNT", "BadMessage", "Message", "decode"]  # (the grammar's names the sessions read here too)
 
 #: The version of this set of messages; a peer of another version is refused at ``Hello``.
-VERSION = 10
+VERSION = 11
 #: Seats at one table.
 MAX_SEATS = 64
 #: The ids of the programs at a no-peek table (seats, the host's own, watchers') are below this.
@@ -270,30 +270,40 @@ class Keyed(Message):
     voices: list[Any] = dataclasses.field(default_factory=list)
 
 
-@declare("order", SEAT, data, COUNT, maybe(SIGNATURE))
+@declare("order", SEAT, data, COUNT, maybe(SIGNATURE), flag, maybe(data))
 class Order(Message):
     """The next move of a no-peek table, in order: ``seat`` plays ``action`` (wire form), with
-    the ``id`` and signature its program's voice made it with (none for a bot's)."""
+    the ``id`` and signature its program's voice made it with (none for a bot's); ``silent``:
+    the rules' silent action of a real-time game, which the host gives a seat that said
+    nothing in time (unsigned: every program checks it is just that), with what the host
+    heard it press as it went (``heard``: it stands)."""
 
     seat: int
     action: Any
     id: int = 0
     signature: bytes | None = None
+    silent: bool = False
+    heard: Any = None
 
 
 #: the action a seat sends for a simultaneous choice at a no-peek table: ``[SEALED, digest]``
 SEALED = "#sealed"
 
 
-@declare("sealed", SEAT, DIGEST, COUNT, maybe(SIGNATURE))
+@declare("sealed", SEAT, DIGEST, COUNT, maybe(SIGNATURE), maybe(data), maybe(whole(0, 1 << 31)))
 class Sealed(Message):
     """``seat``'s simultaneous choice at a no-peek table, as its digest only (revealed once
-    every seat to choose has sent one), signed as an ``Order`` is."""
+    every seat to choose has sent one), signed as an ``Order`` is. In a real-time round, the
+    host's own measure goes with it (outside the signature): what it heard the seat press as
+    it went (``heard``) and the least reaction time it can believe of the rest (``bound``,
+    ms); every program merges the choice with them as it opens, by the game's rules."""
 
     seat: int
     digest: bytes
     id: int = 0
     signature: bytes | None = None
+    heard: Any = None
+    bound: int | None = None
 
 
 @declare("relay", SEAT, blob(longest=MENTAL_BYTES), COUNT, maybe(SIGNATURE))
@@ -430,13 +440,16 @@ class Halt(Message):
     why: str
 
 
-@declare("opens", COUNT, INSTANT)
+@declare("opens", COUNT, INSTANT, SPAN)
 class Opens(Message):
     """Real-time round number ``race`` opens at ``at`` on the host's clock: draw its room then
-    (the room itself follows)."""
+    (the room itself follows; at a no-peek table, my program's shares of it go then). ``lead``:
+    how long before ``at`` the host sent this (a program that cannot tell the host's clock yet
+    waits that long from its arrival)."""
 
     race: int
     at: float
+    lead: float = 0.0
 
 
 @declare("shout", COUNT, SEAT, data, whole(0, 1 << 20))

@@ -142,12 +142,13 @@ class TablePeer:
 
     def next_deadline(self) -> float | None:
         if self.host is not None:
-            stalls = [t for t in (s.stall_deadline() for s in self.seats) if t is not None]
+            stalls = [t for s in self.seats for t in (s.stall_deadline(), s.room_deadline()) if t is not None]
             due = self.host.next_deadline()
             return min([due, *stalls]) if due is not None else min(stalls, default=None)
         times = [t for t in (self.election.deadline if self.election else None,
                              self.candidacy.due() if self.candidacy else None,
                              *(s.stall_deadline() for s in self.seats),
+                             *(s.room_deadline() for s in self.seats),
                              *(s.bots_deadline() for s in self.seats)) if t is not None]
         return min(times) if times else None
 
@@ -221,10 +222,15 @@ class TablePeer:
             step = self._route(self.host.tick(now), now)
             for session in self.seats:  # (my own players' programs at a no-peek deal)
                 step.seats.extend(session.stalled(now).seats)
+                released = session.release_room(now)
+                step.seats.extend(released.seats)
+                for _, message in released.sends:
+                    step.extend(self.post(message, now, session.index))
             return step
         step = Step()
         for session in self.seats:
             self._follow(session.stalled(now), step, now)
+            self._follow(session.release_room(now), step, now)
             self._follow(session.play_bots(now), step, now)  # (a watcher's program handed seats)
         if self.candidacy is not None and self.candidacy.ready(now):
             self._take_over(now, step)

@@ -346,6 +346,10 @@ class SeatSession(NoPeekSeat):
         elif isinstance(message, Opens):
             self.race, self.shouts = message.race, []
             self.room_at = self.clock.local(message.at, arrived)
+            if self.no_peek:  # (my program's shares of the room wait for its instant, as my clock
+                # tells the host's; else as long after it came as the host sent it ahead)
+                at = self.room_at if self.clock.good else arrived + message.lead
+                self.room_opens(message.race, at, out, now)
         elif isinstance(message, (Keyed, Order, Sealed, Relay, SeatTaken)):
             self._mental(message, out, now)
 

@@ -50,8 +50,17 @@ class MentalProgram(Protocol):
 
     def begin(self, keyed: Keyed, seat: int | None, game: str, options: dict[Any, Any]) -> list[bytes]:
         """The deal begins (``seat`` None: a watcher's program, which only checks)."""
-    def order(self, seat: int, action: Any) -> list[bytes]: ...
-    def sealed(self, seat: int, digest: bytes) -> list[bytes]: ...
+    def order(self, seat: int, action: Any, silent: bool = False, heard: Any = None) -> list[bytes]:
+        """The host orders ``seat``'s move (``silent``: the silent action of a real-time game,
+        given a seat that said nothing in time, with what was ``heard`` of it)."""
+    def sealed(self, seat: int, digest: bytes, heard: Any = None, bound: int | None = None) -> list[bytes]:
+        """The host orders ``seat``'s simultaneous choice as its digest (in a real-time round,
+        with what it heard of it and the bound on the rest)."""
+    def room(self) -> tuple[int, bool]:
+        """A real-time game: the rooms begun so far, and whether my shares of the last one wait
+        for its instant."""
+    def release_room(self) -> list[bytes]:
+        """The room's instant has come: my shares of it, to send."""
     def take(self, author: int, data: bytes) -> list[bytes]: ...
     def hand(self, seat: int, program: int, key: bytes) -> list[bytes]:
         """``seat`` is played by ``program`` (key ``key``) from now on (mine, if ``key`` is)."""
@@ -135,6 +144,9 @@ class NoPeekSeat:
         self.bot_pace = 0.0
         self._bots_since: float | None = None
         self._bots_moved: dict[int, int] = {}
+        #: a real-time game: each room's instant (my clock), by its round's number (``Opens``):
+        #: my program's shares of a room wait for it, so no program can open the room sooner
+        self._room_opens: dict[int, float] = {}
 
     def _mental(self, message: Keyed | Order | Sealed | Relay | SeatTaken, out: Step, now: float) -> None:
         """A message of the no-peek deal: to my program; what it says, to the host to relay."""
@@ -164,11 +176,12 @@ class NoPeekSeat:
             self._halt(f"{self.the_host} passed on {wrong}: the game stops here", out, cheat=True)
             return
         elif isinstance(message, Order):
-            said = program.order(message.seat, message.action)
+            said = program.order(message.seat, message.action, message.silent, message.heard)
         elif isinstance(message, Sealed):
-            said = program.sealed(message.seat, message.digest)
+            said = program.sealed(message.seat, message.digest, message.heard, message.bound)
         else:
             said = program.take(message.author, message.data)
+        said += self._room_due(now)
         for data in said:
             out.send(HOST, self._saying(data, now))
         self._mine_in_view()
@@ -192,10 +205,13 @@ class NoPeekSeat:
 
     def _unvoiced(self, message: Order | Sealed | Relay) -> str | None:
         """What is wrong with a move or message the host passed on in a seat's name (None: it
-        is that seat's program's own, in order)."""
+        is that seat's program's own, in order). A real-time game's silent action is the
+        host's own word (my program checks it is just the silent action)."""
         voices = self.voices
         if voices is None:
             return "a move before the deal began"
+        if isinstance(message, Order) and message.silent:
+            return None
         if isinstance(message, Order):
             return voices.move(message.seat, message.id, message.action, message.signature)
         if isinstance(message, Sealed):
@@ -294,6 +310,41 @@ class NoPeekSeat:
         who = " and ".join(f"{name}'s program" for name in names) if names else "another program"
         self._halt(f"The deal waited {MENTAL_STALL:.0f} s for {who}: it held the table up, or {self.the_host} "
                    "did not pass its message on. The game stops here.", out)
+        return out
+
+    # ------------------------------------------------------------ a real-time room
+    def room_opens(self, race: int, at: float, out: Step, now: float) -> None:
+        """The host says round ``race``'s room opens at ``at`` (my clock): my program's shares
+        of it go then, not before."""
+        if self.mental is None or not self.no_peek or self.halted is not None:
+            return
+        self._room_opens = {r: t for r, t in self._room_opens.items() if r >= race - 1}
+        self._room_opens[race] = at
+        for data in self._room_due(now):
+            out.send(HOST, self._saying(data, now))
+
+    def room_deadline(self) -> float | None:
+        """When my program's held shares of a room go out (None: it holds none)."""
+        program = self.mental
+        if program is None or self.halted is not None:
+            return None
+        number, holding = program.room()
+        return self._room_opens.get(number) if holding else None
+
+    def _room_due(self, now: float) -> list[bytes]:
+        due = self.room_deadline()
+        if due is None or now < due or self.mental is None:
+            return []
+        return self.mental.release_room()
+
+    def release_room(self, now: float) -> Step:
+        """Time passes: the room's instant has come, my program's shares of it go to the host."""
+        out = Step()
+        said = self._room_due(now)
+        for data in said:
+            out.send(HOST, self._saying(data, now))
+        if said:
+            out.seats.append((self.index, Updated()))
         return out
 
     # ------------------------------------------------------------ a watcher's bots

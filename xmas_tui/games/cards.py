@@ -87,12 +87,14 @@ class CardError(Exception):
 
 class FaceHidden(Exception):
     """The rules read a face this program does not know (a no-peek table): ``handle``
-    and who may see it now (``visible``, a mask)."""
+    and who may see it now (``visible``, a mask); ``cards``: the card model that read it,
+    as the rules left it (what else they have shown so far)."""
 
-    def __init__(self, handle: int, visible: int) -> None:
+    def __init__(self, handle: int, visible: int, cards: Cards | None = None) -> None:
         super().__init__(f"the face of card {handle} is not open here")
         self.handle = handle
         self.visible = visible
+        self.cards = cards
 
 
 class ClaimNeeded(Exception):
@@ -195,7 +197,7 @@ class Cards:
         if face is None:
             face = self.book.lookup(handle) if self.book is not None else None
             if face is None:
-                raise FaceHidden(handle, self._seen[handle])
+                raise FaceHidden(handle, self._seen[handle], self)
         return face
 
     # ----------------------------------------------------------------- making

@@ -706,8 +706,9 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 """
     openings = (
         "Every pile is dealt face down to nobody; each room's cards open to everyone at the "
-        "moment the room opens. The cards under the Dragon card stay closed. (Over the network "
-        "a table of this real-time game does not deal no-peek yet.)"
+        "moment the room opens: every player's program holds its shares of the room until the "
+        "instant the host names, and sends them then, so no program, the host's included, can "
+        "open a room before its instant. The cards under the Dragon card stay closed."
     )
     rulings = (
         Ruling("Players", "2 to 5 players. 109 cards deal 54, 36, 27 or 21 each; the 1 or 4 left over go face down under the Dragon card."),
@@ -715,6 +716,7 @@ When every pile is empty the game ends: most cards wins, then most chickens.
         Ruling("Timed presses", f"After each reveal every player submits, sealed, their inputs for the round, timed in milliseconds from the reveal: at most one shout, one chest grab, one hand on the shield and one slap, all within {WINDOW_MS} ms. The presses are opened together and the round is settled in time order. On a screen the clock starts once the revealed cards have been drawn there, and each key counts from when it arrived; a key pressed before does not count. Your presses are sealed {LINGER_MS / 1000:g} s after your first one (with a dragon out, {LINGER_MS / 1000:g} s after your hand is on the shield), at the latest {WINDOW_MS / 1000:g} s after the reveal; a second press of the same kind does nothing. Every press is heard by the whole table the moment the one who runs it has it (“Pablo: Chalice!”), so anyone may answer a shout, as the rulebook's examples do; bots seal theirs as the room is revealed and are heard each at its own time; the round is still settled by the times. Between rounds the last round stays on screen for three times the pace (+/-), or until Enter. Up to three people may share one keyboard, each with their own keys (see Keys), counted in the order they arrive: everything a race shows is public, so one screen for all of them hides nothing."),
         Ruling("Between rounds", "The next room is revealed only when every player is ready: each has seen the last round (Enter, or its pause ran out). At a networked table the host makes a player who says nothing ready once its intermission has passed. So no program learns a room before the moment it opens."),
         Ruling("Claims over a network", f"Every terminal draws a new room at the same instant: the host names it on its own clock, each terminal reads the host's clock off its pings, and each is sent its room just in time for it (half its round trip and half their spread before the instant). Each terminal times its own player from the moment it drew the room, so a slow link costs nothing. The host believes no claim faster than what it saw itself: the time from the instant (or from sending the room, if it came late) to receiving the press, less half the smallest round trip it measured to that player, the spread of their recent round trips (at most {NETWORK_JITTER_CAP_MS} ms), half that spread and {NETWORK_CLOCK_SLACK_MS} ms for their reading of the host's clock, and {NETWORK_FRAME_MS} ms for drawing the frame. A faster claim counts at that bound, and the log says so. A modified program that lies about its times can still gain about twice its own link's jitter, a frame and 3 ms, no more (on a steady link, about 20 ms); an honest player is never clamped while their link stays within the jitter it has shown."),
+        Ruling("At a no-peek table", "Each room opens at its instant and no sooner: the players' programs hold their shares of its cards until the instant the host names, and send them together then. Every share passes through the host, so the host's program is the first that could open a room: about one link's way after the instant (2 ms on the simulated LAN), never before. Your presses are heard as they are made, as at any table; your sealed presses go round as a digest first, with the host's bound on your times beside them, and every program merges the two by these rules. A player whose program says nothing in time is given the silent action by the host, and every program checks that it is exactly the silent action (no press, or ready): a host that passed off anything else as silence stops the game on every screen."),
         Ruling("Bot levels", f"Easy bots react in about {bot_range('easy')}, sensible ones in {bot_range('sensible')}, hard ones in {bot_range('hard')} to a room of two cards, {BOT_PER_CARD} more for each card beyond two, and see a dragon a tenth sooner; easy bots shout a wrong treasure or miss a tie in 15 rounds of 100, sensible ones in 7, hard ones in 2. Random bots press anything."),
         Ruling("Easiest to see", "Dragons are small, medium or large; the largest dragon is the easiest to see. Between dragons of the same size, the one nearest the burned player counts for them: their own card, then the next player's clockwise."),
         Ruling("A wrong shout or grab", "Shouting a treasure that is not the most abundant, or grabbing the chest when one treasure is the most abundant, puts you out of that round's race for the cards: your later shout or grab is ignored. Naming one of the tied treasures in a tie simply does not count and costs nothing. While a dragon is out, shouts and grabs do nothing."),
@@ -1023,11 +1025,10 @@ When every pile is empty the game ends: most cards wins, then most chickens.
             return
         state.round += 1
         state.phase = "race"
-        shown = []
-        for seat in range(n):
-            handle = cards.draw(pile_zone(seat), table_zone(seat), visible=EVERYONE)
-            if handle is not None:
-                shown.append(f"{state.players[seat]} {face_name(cards.face(handle))}")
+        # every top card turns before any is read: at a no-peek table the whole room opens at once
+        drawn = [(seat, cards.draw(pile_zone(seat), table_zone(seat), visible=EVERYONE)) for seat in range(n)]
+        shown = [f"{state.players[seat]} {face_name(cards.face(handle))}" for seat, handle in drawn
+                 if handle is not None]
         log.append(Event("reveal", f"Round {state.round} — My-trea-sure! " + "; ".join(shown) + "."))
 
 

@@ -66,8 +66,7 @@ class Strategy:
     harmless: bool = False
     #: it attacks real-time rounds only: at a game without them it changes nothing (harmless)
     real_time: bool = False
-    #: the adversary is the host's program (``no_peek``: at a no-peek table, which games of
-    #: turns only deal)
+    #: the adversary is the host's program (``no_peek``: at a no-peek table)
     host: bool = False
     no_peek: bool = False
 
@@ -324,8 +323,6 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     """One seeded table with the program at ``seat`` (after the deal) playing ``strategy``;
     the verdict as a dict (see the module's docstring)."""
     plan = STRATEGIES[strategy]
-    if plan.no_peek and game.race_window is not None:  # (no-peek tables deal games of turns only)
-        return {"strategy": strategy, "seed": seed, "game": game.id, "players": players, "applies": False}
     table = SimTable(game, players, faults=LinkFaults(delay=0.002, jitter=0.001), pace=pace, seed=seed,
                      bot="random", no_peek=plan.no_peek)
     if plan.host:  # (the adversary is the host's program, from the start; the program at peer ``seat``, its victim)
@@ -375,7 +372,7 @@ def run_adversary(game: Game, players: int, strategy: str, *, seed: int = 1, sea
     return {
         "strategy": strategy, "seed": seed, "game": game.id, "players": players, "adversary": adversary,
         "hung": not ended and not spun, "spun": spun, "wrong": wrong, "named": named,
-        "finished": len(finished), "stopped": len(halted), "honest": len(honest), "applies": True,
+        "finished": len(finished), "stopped": len(halted), "honest": len(honest),
         "attacked": bool(in_play and in_play[0]),
         "virtual_seconds": round(table.net.now, 1),
     }

@@ -62,10 +62,6 @@ __all__ = ["MIN_CODE", "HeardTable", "JoinError", "NetTable", "RosterRow", "Seat
 INTERMISSION = 3 * DEFAULT_PACE
 
 
-class NoPeekUnsupported(ValueError):
-    """A table that cannot deal no-peek (a game played in real time, for now)."""
-
-
 def lan_address() -> str:
     """This machine's address on the LAN, for players who type ``host:port`` (no packet is sent)."""
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as route:
@@ -136,10 +132,7 @@ class NetTable:
                pace: float = 0.0, turn_time: float | None = None, auto_start: bool = False, seed: int | None = None,
                options: dict | None = None, announce: bool = True, no_peek: bool = False) -> NetTable:
         """A table this machine hosts, on the LAN (``open`` opens it). ``no_peek``: the players'
-        programs deal and open the cards, so this machine's program sees none of theirs (games
-        of turns only, for now: ``NoPeekUnsupported`` for a real-time one)."""
-        if no_peek and game.race_window is not None:
-            raise NoPeekUnsupported(f"{game.title} is played in real time: its tables do not deal no-peek yet.")
+        programs deal and open the cards, so this machine's program sees none of theirs."""
         table_id = os.urandom(8)
         options = dict(options or {})
         secret = secret_from_seed(seed) if seed is not None else new_secret()

@@ -15,10 +15,16 @@ come from it.
 
 Must not touch: Textual, sockets, real clocks (the wall clock is read only to
 report how long a run took).
+
+And ``RoomWatch``: at a no-peek table of a real-time game, when each program could first
+open each room (its machine held enough shares), against the instant the host named for
+it; every clock here is the network's, so the figures are what the protocol allows, free
+of any machine's own clock error.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -70,6 +76,61 @@ class Drop:
     back_after: float | None = 5.0
 
 
+class RoomWatch:
+    """When each program at a no-peek table of a real-time game could first open each room."""
+
+    def __init__(self, table: SimTable) -> None:
+        self.table = table
+        #: program -> the room its machine waits to open
+        self._waiting: dict[str, int] = {}
+        #: room -> the instant the host named (its clock: the network's), and who knew it when
+        self.instants: dict[int, float] = {}
+        self.known: dict[int, dict[str, float]] = {}
+
+    def poll(self, now: float) -> None:
+        table = self.table
+        host = table.current_host
+        if host.live.open and host.live.at is not None:
+            self.instants.setdefault(host.live.race, host.live.at)
+        programs = [(HOST_PROGRAM, getattr(host.rules, "machine", None))]
+        programs += [(s.name, s.mental.machine) for s in table.sessions if isinstance(s.mental, SeatProgram)]
+        for name, machine in programs:
+            if machine is None:
+                continue
+            if machine.room_waiting:
+                self._waiting[name] = machine.rooms
+            elif name in self._waiting:
+                self.known.setdefault(self._waiting.pop(name), {})[name] = now
+
+    def figures(self) -> dict[str, Any]:
+        """How soon after its instant (ms; below 0: before it) each room could be opened: by the
+        best-placed program (the earliest of all, and the median room's), by the host's own
+        program, and by the players' programs; and how many times any program could before."""
+        rooms = [(self.instants[r], known) for r, known in sorted(self.known.items()) if r in self.instants]
+        if not rooms:
+            return {"rooms": 0}
+        best = [min(known.values()) - at for at, known in rooms]
+        host = [known[HOST_PROGRAM] - at for at, known in rooms if HOST_PROGRAM in known]
+        players = [t - at for at, known in rooms for name, t in known.items() if name != HOST_PROGRAM]
+
+        def ms(seconds: float) -> float:
+            return round(seconds * 1000, 1)
+
+        return {
+            "rooms": len(rooms),
+            "best_earliest_ms": ms(min(best)),
+            "best_median_ms": ms(statistics.median(best)),
+            "host_program_median_ms": ms(statistics.median(host)) if host else None,
+            "players_median_ms": ms(statistics.median(players)) if players else None,
+            "players_latest_ms": ms(max(players)) if players else None,
+            "before_instant": sum(1 for at, known in rooms for t in known.values() if t < at),
+        }
+
+
+#: the host's own program, among the programs a ``RoomWatch`` follows
+HOST_PROGRAM = "the host's program"
+
+
 class SimTable:
     """A networked table in the simulated network: its host, seats and spectators."""
 
@@ -113,6 +174,8 @@ class SimTable:
             self._join(index, f"Elf {index}", player=index not in stalled)
         for index in range(spectators):
             self._join(players + index, f"Watcher {index + 1}", player=False, watch=True)
+        #: a no-peek table of a real-time game: when each program could open each room
+        self.rooms = RoomWatch(self) if no_peek and game.race_window is not None else None
 
     def _bot(self, index: int) -> SeatBot:
         return SeatBot(self.game, self.bot, Rng(_bytes(self.seed, "bot", index)), pace=self.pace)
@@ -243,6 +306,8 @@ class SimTable:
 
     @property
     def over(self) -> bool:
+        if self.rooms is not None:  # (asked after every event: when each program could open a room)
+            self.rooms.poll(self.net.now)
         if not self.current_host.finished:  # the cheap test first: asked after every event
             return False
         if self.cut and (not self._healed or self._gone()):  # the split heals, and they come back
@@ -285,6 +350,7 @@ class SimTable:
             "virtual_seconds": round(self.net.now, 3),
             "datagrams": self.net.stats["datagrams_sent"],
             "lost": self.net.stats["datagrams_lost"],
+            **({"room_known": self.rooms.figures()} if self.rooms is not None else {}),
         }
 
 
@@ -317,6 +383,7 @@ def simulate_network(game: Game, players: int, *, spectators: int = 0, loss: flo
         "digests_equal": figures["digests_equal"], "audits_ok": figures["audits_ok"],
         "finished": figures["finished"], "actions": figures["actions"],
         "datagrams": figures["datagrams"], "lost": figures["lost"], "no_peek": no_peek,
+        **({"room_known": figures["room_known"]} if "room_known" in figures else {}),
     }  # fmt: skip
 
 

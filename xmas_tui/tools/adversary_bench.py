@@ -24,10 +24,9 @@ from xmas_tui.tables.adversary import STRATEGIES, run_adversary
 from xmas_tui.tables.simulation import simulate_network
 
 
-def tables(count: int, *, turns_only: bool = False) -> list[tuple[str, int, int]]:
-    """``count`` (game, players, seed) triples: every game in turn, 3-6 players as it allows
-    (``turns_only``: the games of turns, which a no-peek table deals)."""
-    ids = sorted(g for g in GAMES if not (turns_only and get_game(g).race_window is not None))
+def tables(count: int) -> list[tuple[str, int, int]]:
+    """``count`` (game, players, seed) triples: every game in turn, 3-6 players as it allows."""
+    ids = sorted(GAMES)
     out = []
     for seed in range(1, count + 1):
         game = get_game(ids[seed % len(ids)])
@@ -50,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pool = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
     chosen = args.strategy or list(STRATEGIES)
-    plan, turns_plan = tables(args.tables), tables(args.tables, turns_only=True)  # (a no-peek table: turns only)
+    plan = tables(args.tables)
     started = time.perf_counter()
     for game_id, players, seed in plan[: max(1, len(plan) // 10)]:
         simulate_network(get_game(game_id), players, pace=0.3, seed=seed, bot="random")
@@ -59,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = {}
     for name in chosen:
         started = time.perf_counter()
-        jobs = [(g, p, name, s) for g, p, s in (turns_plan if STRATEGIES[name].no_peek else plan)]
+        jobs = [(g, p, name, s) for g, p, s in plan]
         runs = list(pool.map(_run, jobs, chunksize=8)) if pool is not None else [_run(job) for job in jobs]
         took = (time.perf_counter() - started) / len(runs) * args.workers  # (one process's time a table)
         row = {

@@ -456,7 +456,7 @@ class XmasApp(App[None]):
         yield SystemCommand("Lobby", "Leave this game and open the lobby", lambda: self.leave_game(self.open_lobby))
         yield SystemCommand("Watch a table", "The big-screen view of a table on the LAN, for a projector",
                             lambda: self.leave_game(self.open_watch))
-        if isinstance(screen, LobbyScreen) and screen.game.race_window is None:
+        if isinstance(screen, LobbyScreen):
             yield SystemCommand("Host a no-peek table",
                                 f"Host {screen.game.title}: the players' programs deal, and no program sees a card "
                                 "before the rules show it (the table ends if this machine goes away)",

@@ -116,7 +116,7 @@ class Bots(HostParts):
         assert rules is not None
         if self.real_time:
             for i in sorted(rules.to_act()):
-                if self._plays_by_bot(i):
+                if self._plays_by_bot(i) and rules.bot_may_play(i):
                     action = rules.bot_action(i)
                     self._apply(i, action, now, "bot")
                     if self.live.open:  # sealed now, heard at its own times

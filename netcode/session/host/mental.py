@@ -50,6 +50,12 @@ class MentalRules(Rules, Protocol):
     def stopped(self) -> str | None:
         """The line every screen shows when a program sent something wrong (None: all well)."""
 
+    def room_from(self) -> list[int]:
+        """The programs whose shares of a real-time room came in since last asked, in order."""
+
+    def shares_needed(self, program: int) -> int:
+        """How many other programs' shares of a room ``program`` needs to open it."""
+
     def hand(self, seat: int, runner: tuple[int, bytes, bytes] | None = None, pace: float = 0.0) -> bool:
         """Play ``seat`` (the program that ran it gone for good) with a bot from now on: on
         ``runner``, a watcher's program ``(id, key, voice)``, or on the host's own (None); its
@@ -93,7 +99,7 @@ class MentalDealing(HostParts):
         self.seats_taken: set[int] = set()
         self.seat_runners: dict[int, Peer] = {}
         self.programs: dict[Peer, int] = {}
-        self._mental_moment: tuple[frozenset[int], bool] | None = None
+        self._mental_moment: tuple[frozenset[int], bool, bool] | None = None
         self._mental_stop_logged = False
 
     @property
@@ -130,7 +136,7 @@ class MentalDealing(HostParts):
         assert rules is not None and hasattr(rules, "keyed")
         return cast(MentalRules, rules)
 
-    def _mental(self, peer: Peer, message: Mental) -> None:
+    def _mental(self, peer: Peer, message: Mental, now: float) -> None:
         """A program's message: to every other program, the host's own included."""
         guest = self.guests[peer]
         author = guest.seat if guest.seat is not None else self.programs.get(peer)
@@ -144,7 +150,10 @@ class MentalDealing(HostParts):
         for other in self.guests:
             if other != peer:
                 self._out.send(other, relay)
-        self._mental_rules().take(author, message.data)
+        rules = self._mental_rules()
+        rules.take(author, message.data)
+        for shared in rules.room_from():  # (a real-time room's shares: each peer's room left with them)
+            self._room_share(shared, now, rules.shares_needed)
         self._pump_mental()
 
     def _halted(self, peer: Peer, message: Halt) -> None:
@@ -220,8 +229,8 @@ class MentalDealing(HostParts):
         if entries:
             self.log.extend(entries)
             self._dirty = True
-        moment = (rules.to_act(), rules.result() is not None)
-        if moment != self._mental_moment:  # a move made, the next one free, or the end audited
+        moment = (rules.to_act(), rules.result() is not None, rules.racing())
+        if moment != self._mental_moment:  # a move made, the next one free, a room to open, or the end audited
             self._mental_moment = moment
             self._dirty = True
         stopped = rules.stopped()

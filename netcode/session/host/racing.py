@@ -20,7 +20,7 @@ Must not touch: sockets, clocks, asyncio, any particular game.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from netcode.session.host.live import LiveRounds
@@ -50,6 +50,7 @@ class Racing(HostParts):
         self.live = LiveRounds()
         self._room_leaving = set()
         self._arrived = 0.0
+        self._room_shares: list[int] = []
 
     def _pong(self, peer: Peer, message: Pong, now: float) -> None:
         """A peer's answer to a ping: its round trip, and, if its room waits, when it leaves."""
@@ -139,9 +140,28 @@ class Racing(HostParts):
         """A real-time round opens: its instant, each remote peer's room held until it is due."""
         remote = [peer for peer, guest in self.guests.items() if not guest.local]
         at, holds = self.races.open_room(now, remote)
+        if self.settings.no_peek:  # (the players' programs send their shares of the room at its
+            holds = {}             # instant themselves: the host holds nothing that tells it)
+            self._room_shares = []
         race = self.live.start(at, holds)
         for peer in self.guests:
-            self._out.send(peer, Opens(race, at))
+            self._out.send(peer, Opens(race, at, max(0.0, at - now)))
+
+    def _room_share(self, author: int, now: float, needed: Callable[[int], int]) -> None:
+        """A no-peek table: ``author``'s shares of the open room were just passed on to everyone.
+        A remote peer's room left the host with the share that gave its program enough to open
+        it (its own share counts, where it holds one: ``needed`` says how many others' a program
+        needs): its claims are bounded from then."""
+        shares = self._room_shares
+        shares.append(author)
+        if not self.live.open:
+            return
+        for peer, guest in self.guests.items():
+            program = guest.seat if guest.seat is not None else self.programs.get(peer)
+            if guest.local or program is None or peer in self.races.sent:
+                continue
+            if sum(1 for a in shares if a != program) >= needed(program):
+                self.races.room_sent(peer, now)
 
     def _earliest(self, peer: Peer) -> int | None:
         """The bound on a claim of ``peer``'s arriving now (None for a seat on this machine)."""

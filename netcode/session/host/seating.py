@@ -154,7 +154,7 @@ class Seating(HostParts):
             self._send_dealt(peer)
         if self.live.open and self.live.at is not None:  # in the middle of a real-time round
             self.races.room_sent(peer, now)
-            self._out.send(peer, Opens(self.live.race, self.live.at))
+            self._out.send(peer, Opens(self.live.race, self.live.at, max(0.0, self.live.at - now)))
         if s.auto_start and not self.started and all(p.state is not SeatState.OPEN for p in self.seats):
             self._start(now)
         self._dirty = True

@@ -184,7 +184,7 @@ class HostSession(Seating, Dealing, MentalDealing, Play, Racing, Deadlines, Bots
         elif isinstance(message, Press):
             self._press(peer, message)
         elif isinstance(message, Mental):
-            self._mental(peer, message)
+            self._mental(peer, message, now)
         elif isinstance(message, Halt):
             self._halted(peer, message)
         elif isinstance(message, Pong):

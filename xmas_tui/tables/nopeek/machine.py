@@ -107,13 +107,16 @@ class Machine:
         bots: Mapping[int, Bot] | None = None,
         rand: Rand | None = None,
         personal: keys.PersonalKey | None = None,
+        hold_rooms: bool = False,
     ) -> None:
         """``seat``: the seat this program plays, or one past the last seat for the host's own
         program (which plays no seat of its own, only bots); ``holders``: the seats of the
         programs that hold the joint key, in holder order; ``runs``: seat -> the program (its
         seat) that plays it (bots included; a seat of its own by default); ``bots``: the bots
         this program runs, by seat (its own seat's bot plays it in a simulation);
-        ``personal``: its personal key (made here if not given)."""
+        ``personal``: its personal key (made here if not given); ``hold_rooms``: in a real-time
+        game, hold its shares of each room until told the room's instant has come
+        (``release_room``: a networked table; a table in one process opens rooms at once)."""
         self.game = game
         self.players = tuple(players)
         self.seat = seat
@@ -127,6 +130,18 @@ class Machine:
         self.replica.book.owners = self.seats
         self.personal = personal if personal is not None else keys.PersonalKey.generate(rand)
         self.ledger: DealLedger | None = None
+        #: a real-time game: a move's cards shown to everyone open together (its room), and
+        #: with ``hold_rooms`` my shares of them wait for the room's instant
+        self.timed = game.race_window is not None
+        self.hold_rooms = hold_rooms and self.timed
+        self._held: list[list[Any]] = []
+        self._released: int | None = None
+        #: rooms begun so far (the host numbers its rounds the same way), and the last one's move
+        self.rooms = 0
+        self._room_key: int | None = None
+        #: the programs whose shares of the room under way came in, in order (the host times
+        #: each seat's room by them)
+        self.room_from: list[int] = []
         # the key: every holder's personal key, the dealings in, my own
         self._personal_keys: list[Point] = []
         self._recipients: dict[int, Point] = {}
@@ -146,6 +161,9 @@ class Machine:
         self._mine: dict[int, tuple[Any, bytes]] = {}
         self._revealed: dict[int, Any] = {}
         self._early: dict[int, tuple[int, Any, bytes]] = {}
+        #: a real-time round: what the host heard of a seat's presses as they were made, and
+        #: the least time it can believe of the rest (``sealed``; merged as the choice opens)
+        self._merges: dict[int, tuple[Any, int | None]] = {}
         # answers come in (by move and ask) before this replica reaches the ask
         self._claims: dict[tuple[int, int], tuple[int, str, Any]] = {}
         self._ending = False
@@ -255,13 +273,45 @@ class Machine:
         self.current, self._fresh = ("setup",), True
 
     # ------------------------------------------------------------------ orders
-    def order(self, seat: int, action: Any) -> list[bytes]:
-        """The host orders ``seat``'s move (wire form)."""
+    def order(self, seat: int, action: Any, *, silent: bool = False, heard: Any = None) -> list[bytes]:
+        """The host orders ``seat``'s move (wire form); ``silent``: the rules' silent action of
+        a real-time game, which the host gives a seat that said nothing in time (checked here
+        to be just that), merged with what it ``heard`` the seat press as it went."""
+        if silent:
+            return self._guard(lambda: self._queue(("silent", seat, action, (heard, None) if heard else None)))
         return self._guard(lambda: self._queue(("move", seat, action)))
 
-    def sealed(self, seat: int, digest: bytes) -> list[bytes]:
-        """The host orders ``seat``'s simultaneous choice, as its digest only."""
-        return self._guard(lambda: self._queue(("sealed", seat, bytes(digest))))
+    def sealed(self, seat: int, digest: bytes, heard: Any = None, bound: int | None = None) -> list[bytes]:
+        """The host orders ``seat``'s simultaneous choice, as its digest only; in a real-time
+        round with what the host heard it press as it went (``heard``) and the least reaction
+        time it can believe of the rest (``bound``, ms), which the choice is merged with."""
+        return self._guard(lambda: self._queue(("sealed", seat, bytes(digest), heard, bound)))
+
+    def release_room(self) -> list[bytes]:
+        """The room's instant has come (the host said when): my shares of it go out together."""
+        def run() -> None:
+            if self.current is not None:
+                self._released = self._move_key()
+            if self._held:  # (the others need mine, even where theirs opened the room here)
+                self._send("room", self._held)
+                self._held = []
+
+        return self._guard(run)
+
+    @property
+    def room_waiting(self) -> bool:
+        """A real-time game's move waits for its room to open (the host names its instant)."""
+        need = self.replica.need
+        return (self.timed and self.current is not None and not self._ending and isinstance(need, NeedFace)
+                and need.visible == EVERYONE)
+
+    @property
+    def holding(self) -> bool:
+        """Whether my shares of a room wait for its instant."""
+        return bool(self._held)
+
+    def _move_key(self) -> int:
+        return self.replica.moves if self.replica.state is not None else -1
 
     def hand(self, seat: int, program: int, key: Point) -> list[bytes]:
         """The host hands ``seat`` (the program that ran it gone) to ``program`` (its own: one
@@ -321,6 +371,7 @@ class Machine:
         if seat in self._digests and seat not in self._revealed:
             del self._digests[seat]
             self._early.pop(seat, None)
+            self._merges.pop(seat, None)
         self.handed.append((seat, program))
         self._fresh = True
 
@@ -391,6 +442,13 @@ class Machine:
         elif kind == "public":
             _, handle, wire = parts
             self._take_public(handle, DecryptionShare.from_wire(bytes(wire)), author)
+        elif kind == "room":
+            _, shares = parts
+            if not isinstance(shares, list) or not shares:
+                raise ValueError("a room with no share")
+            self.room_from.append(author)
+            for handle, wire in shares:
+                self._take_public(handle, DecryptionShare.from_wire(bytes(wire)), author)
         elif kind == "private":
             _, handle, seat, wire = parts
             self._take_private(handle, seat, RecipientShare.from_wire(bytes(wire)), author)
@@ -447,7 +505,10 @@ class Machine:
             made = self._share_for(opening, self._recipients.get(opening.to) if opening.to is not None else None)
             if made is None:
                 continue
-            self.outbox.append(made[0])
+            if made[1] is not None and self._holds_room():
+                self._held.append([opening.handle, made[1].to_wire()])
+            else:
+                self.outbox.append(made[0])
             if made[1] is not None:
                 self._take_public(opening.handle, made[1], self.seat)
             else:
@@ -465,6 +526,11 @@ class Machine:
             return pack("public", handle, share.to_wire()), share
         assert recipient is not None
         return pack("private", handle, to, self.ledger.recipient_share(handle, recipient, self.rand).to_wire()), None
+
+    def _holds_room(self) -> bool:
+        """Whether a share to everyone made now waits for its room's instant."""
+        return self.hold_rooms and not self._ending and self.current is not None and \
+            self._released != self._move_key()
 
     def public_share(self, handle: int) -> bytes | None:
         """My share opening ``handle`` to everyone, if my rules open it now (else None)."""
@@ -554,8 +620,10 @@ class Machine:
         self._revealed[seat] = action
         self._reveal_if_complete()
 
-    def _sealed(self, seat: int, digest: bytes) -> None:
+    def _sealed(self, seat: int, digest: bytes, heard: Any, bound: int | None) -> None:
         self._digests[seat] = digest
+        if heard is not None or bound is not None:
+            self._merges[seat] = (heard, bound)
         early = self._early.pop(seat, None)
         if early is not None:
             self._take_reveal(early[0], seat, early[1], early[2])
@@ -573,8 +641,8 @@ class Machine:
                 self._send("reveal", seat, wire, salt)
                 self._revealed[seat] = wire
         if acting <= set(self._revealed):
-            moves = [("move", seat, self._revealed[seat]) for seat in sorted(acting)]
-            self._digests, self._revealed = {}, {}
+            moves = [("move", seat, self._revealed[seat], self._merges.pop(seat, None)) for seat in sorted(acting)]
+            self._digests, self._revealed, self._merges = {}, {}, {}
             for seat in acting:
                 self._mine.pop(seat, None)
             self._given = {g for g in self._given if g[0] != "reveal"}
@@ -596,7 +664,7 @@ class Machine:
                     return
                 entry = self.queue.popleft()
                 if entry[0] == "sealed":
-                    self._sealed(entry[1], entry[2])
+                    self._sealed(entry[1], entry[2], entry[3], entry[4])
                     continue
                 self.current, self._fresh = entry, True
             if not self._fresh:
@@ -615,9 +683,14 @@ class Machine:
                 return
             self.events.extend(replica.log)  # what the deal did
         else:
-            _, seat, wire = current
+            kind, seat, wire = current[:3]
+            clamped: list[Event] = []
             try:
                 action = self.game.parse_action(wire)
+                if kind == "silent":
+                    self._check_silent(seat, action)
+                if len(current) > 3 and current[3] is not None:
+                    action, clamped = self._merged(seat, action, *current[3])
                 result = replica.attempt(seat, action)
             except ActionError as refused:
                 self.refused_moves.append((seat, wire, str(refused)))
@@ -626,8 +699,10 @@ class Machine:
             if not isinstance(result, list):
                 self._meet(result)
                 return
-            self.events.extend(result)
+            self.events.extend(clamped + result)
             self.moves.append((seat, action))
+            if self._digests:  # (a silent move may have been the last the others' choices waited for)
+                self._reveal_if_complete()
         self.current = None
         self._jobs()
         for opening in replica.openings():
@@ -637,6 +712,29 @@ class Machine:
             for handle in replica.hidden():
                 if self.ledger is not None and self.ledger.has(handle):
                     self._open(Opening(handle, None))
+
+    def _check_silent(self, seat: int, action: Action) -> None:
+        """The host gave ``seat`` the rules' silent action (it said nothing in time): it must be
+        just that, in a real-time game; a choice the seat had sent first is void."""
+        state = self.replica.state
+        if not self.timed or state is None or action != self.game.silent_action(state, seat):
+            raise Stopped(f"the host passed on a move in {self._name(seat)}'s name that is not the silent one "
+                          "the rules give a player who says nothing: the game stops here", len(self.players))
+        for kept in (self._mine, self._digests, self._early, self._merges, self._revealed):
+            kept.pop(seat, None)
+
+    def _merged(self, seat: int, action: Action, heard: Any, bound: int | None) -> tuple[Action, list[Event]]:
+        """A real-time round's choice, merged with what the host heard the seat press as it
+        went (the game's pure ``merge``), no time below the host's ``bound``; the log says
+        which claims were raised."""
+        before = self.game.parse_action(heard) if heard is not None else None
+        merged, clamps = self.game.merge(self.replica.state, seat, before, action, bound)
+        if not clamps:
+            return merged, []
+        line = (f"{self._name(seat)}'s claimed time was below what the host can believe: counted from "
+                f"{bound} ms.")
+        return merged, [Event("table", line, seat, {"clamped": seat, "bound_ms": bound,
+                                                    "claims": [list(c) for c in clamps]})]
 
     def _meet(self, need: Any) -> None:
         """Give what this machine can towards the need that stopped the move."""
@@ -651,6 +749,12 @@ class Machine:
                 self._take_beacon(need.round, share)
         elif isinstance(need, NeedFace) and need.visible == EVERYONE:
             self._open(Opening(need.handle, None))
+            if self.timed and self._room_key != self._move_key():  # (a new room: every program counts it)
+                self._room_key = self._move_key()
+                self.rooms += 1
+            if self.timed:  # (the whole room opens at once)
+                for opening in self.replica.shown_so_far():
+                    self._open(opening)
             self._give_shares()
         elif isinstance(need, NeedFace):
             mine = [s for s in sorted(self.seats) if need.visible >> s & 1]

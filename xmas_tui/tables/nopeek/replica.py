@@ -104,6 +104,8 @@ class Replica:
         self._shown: set[tuple[int, int | None]] = set()
         #: the state as far as a stopped move got (what an opening mid-move is checked on)
         self.trial: Any = None
+        #: the card model as the last stopped try left it (what it had shown by then)
+        self._stopped_cards: Any = None
         self.log: list[Event] = []
 
     def _rng(self, round_: int) -> Rng:
@@ -114,12 +116,14 @@ class Replica:
         book.strict = True
         book.move = -1 if self.state is None else self.moves
         book.asked = 0
+        self._stopped_cards = None
         try:
             return run()
         except RandomnessNeeded:
             self.need = NeedRandom(book.move)
         except FaceHidden as hidden:
             self.need = NeedFace(hidden.handle, hidden.visible)
+            self._stopped_cards = hidden.cards
         except ClaimNeeded as claim:
             self.need = NeedClaim(claim.seat, claim.question, claim.key)
         finally:
@@ -157,7 +161,17 @@ class Replica:
     def openings(self) -> list[Opening]:
         """The faces the rules show now that are not open yet, and to whom: the same on
         every program (it reads only the public state)."""
-        cards = self.state.cards
+        return self._openings(self.state.cards)
+
+    def shown_so_far(self) -> list[Opening]:
+        """The faces a stopped move (or set-up) has shown everyone so far that are not open
+        yet (a real-time game's room: every card of it turns before the rules read one, and
+        all of them open together). The same on every program."""
+        if self._stopped_cards is None:
+            return []
+        return [o for o in self._openings(self._stopped_cards) if o.to is None]
+
+    def _openings(self, cards: Any) -> list[Opening]:
         out = []
         for handle, mask in sorted(cards._seen.items()):
             if cards._faces[handle] is not None or handle in self.book.public or mask == 0:
@@ -195,6 +209,8 @@ class Replica:
         last move stopped on reading it shown to everyone, or the state shows it so."""
         if to is None and self.need == NeedFace(handle, EVERYONE):
             return True
+        if to is None and self._stopped_cards is not None and self._stopped_cards._seen.get(handle) == EVERYONE:
+            return True  # (shown to everyone by the move under way: a real-time room)
         state = self.trial if self.trial is not None else self.state
         if state is None:
             return False

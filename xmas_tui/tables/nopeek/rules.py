@@ -81,6 +81,10 @@ class NoPeekRules:
         self._logged = 0
         self._sealed: set[int] = set()
         self._sealed_at = -1
+        #: a real-time round: seat -> what the host heard it press and the bound on the rest,
+        #: for the digest it sends next (``merge``, then ``act``)
+        self._merging: dict[int, tuple[Any, int | None]] = {}
+        self._rooms_seen = 0
         self.closed = False
         self.watching: frozenset[int] = frozenset()
 
@@ -169,8 +173,13 @@ class NoPeekRules:
             raise RuleError("Wait: the last move is still being dealt, or it is not your turn.")
         acting = self.game.to_act(self._state)
         machine = self.machine
+        heard, bound = self._merging.pop(seat, (None, None))
         if isinstance(action, list) and len(action) == 2 and action[0] == SEALED and isinstance(action[1], bytes):
             digest = action[1]
+        elif self._is_silent(seat, action):  # (a real-time game: the host's word that it said nothing in time)
+            self._sends.append(Order(seat, action, silent=True, heard=heard))
+            self._relay(machine.order(seat, action, silent=True, heard=heard))
+            return []
         elif len(acting) > 1 and self.runs.get(seat) == self.host_id:  # a bot's choice: digest first
             try:
                 digest = machine.commit(seat, self.game.parse_action(action))
@@ -183,9 +192,19 @@ class NoPeekRules:
             self._relay(machine.order(seat, action))
             return []
         self._sealed.add(seat)
-        self._sends.append(Sealed(seat, digest))
-        self._relay(machine.sealed(seat, digest))
+        self._sends.append(Sealed(seat, digest, heard=heard, bound=bound))
+        self._relay(machine.sealed(seat, digest, heard, bound))
         return []
+
+    def _is_silent(self, seat: int, action: Any) -> bool:
+        """Whether ``action`` is the silent action of a real-time game for a seat the host's
+        program does not play (its deadline passed: the host gives it that, unsigned)."""
+        if self.game.race_window is None or self.runs.get(seat) == self.host_id:
+            return False
+        try:
+            return bool(self.game.parse_action(action) == self.game.silent_action(self._state, seat))
+        except ActionError:
+            return False
 
     def view(self, seat: int | None) -> dict[Any, Any]:
         if self._state is None:
@@ -221,25 +240,63 @@ class NoPeekRules:
         self.watching = frozenset(seats)
 
     def silent_action(self, seat: int) -> Any:
-        raise RuleError("A no-peek table has no real-time rounds.")
+        return self.game.silent_action(self._state, seat).to_wire()
 
     def sealed_pending(self) -> bool:
         return False
 
     def window(self) -> float | None:
-        return None
+        return self.game.race_window
 
     def racing(self) -> bool:
-        return False
+        """A real-time round is on: its room is waiting to open (the host names its instant:
+        the players' programs send their shares of it then) or open."""
+        machine = self.machine
+        if machine.stopped is not None or self.closed:
+            return False
+        return machine.room_waiting or (self._state is not None and self.game.racing(self._state))
+
+    def shares_needed(self, program: int) -> int:
+        """How many other programs' shares of a room ``program`` needs to open it."""
+        ledger = self.machine.ledger
+        if ledger is None:
+            return 0
+        holds = program in self.machine.holders and program not in self.machine.gone
+        return ledger.joint.t - holds
+
+    def room_from(self) -> list[int]:
+        """The programs whose shares of the room under way came in since last asked, in order."""
+        fresh = self.machine.room_from[self._rooms_seen :]
+        self._rooms_seen = len(self.machine.room_from)
+        return fresh
 
     def press(self, seat: int, so_far: Any | None, press: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
-        raise RuleError("A no-peek table has no real-time rounds.")
+        """One input of a real-time round, as it is made (the room is public: the game's pure
+        ``press`` on the public state)."""
+        if not (self.machine.idle and self._state is not None and self.game.racing(self._state)):
+            raise RuleError("A press counts only while a real-time round is open.")
+        try:
+            before = self.game.parse_action(so_far) if so_far is not None else None
+            pressed, clamped = self.game.press(self._state, seat, before, self.game.parse_action(press), earliest_ms)
+        except ActionError as refused:
+            raise RuleError(str(refused)) from None
+        return pressed.to_wire(), [list(c) for c in clamped]
 
     def merge(self, seat: int, so_far: Any | None, action: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
-        raise RuleError("A no-peek table has no real-time rounds.")
+        """A seat's choice closing its real-time round comes as a digest: what was heard of it
+        and the bound go with its order (``Sealed``), and every program merges them as the
+        choice opens (the log says what was raised)."""
+        self._merging[seat] = (so_far, earliest_ms)
+        return action, []
 
     def heard(self, seat: int, action: Any) -> list[tuple[int, Any]]:
-        return []
+        """What the table hears of a bot's real-time action (a player's comes as a digest)."""
+        if isinstance(action, list) and action and action[0] == SEALED:
+            return []
+        try:
+            return self.game.heard(self.game.parse_action(action))
+        except ActionError:
+            return []
 
     def digest(self) -> str:
         return public_digest(self.view(None))

@@ -47,6 +47,7 @@ class SeatProgram:
         self.machine = Machine(
             get_game(game), options, [str(name) for name in keyed.names], me, table=keyed.table,
             holders=holders, runs={s: int(keyed.runs[s]) for s in range(n)}, personal=self.personal,
+            hold_rooms=True,
         )  # fmt: skip
         personal_keys = {s: Point.decode(k) for s, k in zip(holders, keyed.keys, strict=True)}
         if seat in personal_keys and personal_keys[seat] != self.personal.public:
@@ -60,11 +61,19 @@ class SeatProgram:
             raise ValueError("a move of a no-peek deal before the deal began")
         return self.machine
 
-    def order(self, seat: int, action: Any) -> list[bytes]:
-        return self._machine().order(seat, action)
+    def order(self, seat: int, action: Any, silent: bool = False, heard: Any = None) -> list[bytes]:
+        return self._machine().order(seat, action, silent=silent, heard=heard)
 
-    def sealed(self, seat: int, digest: bytes) -> list[bytes]:
-        return self._machine().sealed(seat, digest)
+    def sealed(self, seat: int, digest: bytes, heard: Any = None, bound: int | None = None) -> list[bytes]:
+        return self._machine().sealed(seat, digest, heard, bound)
+
+    def room(self) -> tuple[int, bool]:
+        """Rooms begun so far, and whether my shares of the last wait for its instant."""
+        machine = self.machine
+        return (machine.rooms, machine.holding) if machine is not None else (0, False)
+
+    def release_room(self) -> list[bytes]:
+        return self._machine().release_room()
 
     def take(self, author: int, data: bytes) -> list[bytes]:
         return self._machine().take(author, data)
