@@ -394,3 +394,21 @@ def test_a_player_gone_for_good_from_two_ends_a_no_peek_game_with_the_scores_as_
     assert not any("a bot plays seat" in entry[1] for entry in session.log)
     verdict = audit_seat(session)
     assert verdict["ok"], verdict["summary"]
+
+
+@pytest.mark.parametrize("game_id", ["christmas-tree", "dragons-chickens"])
+def test_a_watcher_who_comes_after_the_deal_checks_the_whole_game_so_far(game_id: str) -> None:
+    """A watcher who sits down mid-game is sent every message of the deal so far, in the order
+    every program had them: its program checks them all, and it follows the game to the end
+    (before, it saw a move before any deal and cried cheat)."""
+    table = SimTable(get_game(game_id), 3, no_peek=True, pace=0.3, seed=8)
+    late: list = []
+    table.net.call_later(8.0, lambda: late.append((len(table.host._stream),
+                                                   table._join(3, "Late", player=False, watch=True))))
+    assert table.run(3600)
+    ((said_before, watcher),) = late
+    assert said_before > 10, "the watcher came after the deal and some moves"
+    assert watcher.final is not None and watcher.alarm is None and watcher.halted is None
+    machine = watcher.mental.machine
+    assert machine is not None and machine.audited and machine.replica.moves > 5
+    assert watcher.final.digest == table.sessions[0].final.digest

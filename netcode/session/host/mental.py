@@ -26,7 +26,17 @@ from typing import Any, Protocol, cast
 from netcode.session.host.parts import HostParts
 from netcode.session.host.rules import Rules
 from netcode.session.host.seating import AT_TABLE
-from netcode.session.messages import SEALED, Act, Halt, Keyed, Mental, Order, Relay, Sealed
+from netcode.session.messages import (
+    SEALED,
+    Act,
+    Halt,
+    Keyed,
+    Mental,
+    Order,
+    Relay,
+    Sealed,
+    SeatTaken,
+)
 from netcode.session.voices import Voices
 
 Peer = Hashable
@@ -75,8 +85,10 @@ class MentalDealing(HostParts):
     #: seat -> its program's personal key and its voice (players who sat with them)
     mental_keys: dict[int, bytes]
     mental_voices: dict[int, bytes]
-    #: the message that started the deal (sent again to a player back at the table)
+    #: the message that started the deal, and every one since that went to every program, in
+    #: order (a watcher who comes later is sent them all: its program checks the game so far)
     _keyed: Keyed | None
+    _stream: list[Keyed | Order | Sealed | Relay | SeatTaken]
     #: every seat's voice, and what each has said (checked before anything is passed on)
     _voices: Voices | None
     #: seat -> the id and signature of its move the rules are ordering now
@@ -93,6 +105,7 @@ class MentalDealing(HostParts):
         self.mental_keys = {}
         self.mental_voices = {}
         self._keyed = None
+        self._stream = []
         self._voices = None
         self._move_signatures = {}
         self._halts = set()
@@ -127,6 +140,7 @@ class MentalDealing(HostParts):
         voices = [self.mental_voices.get(s) if keyed.runs[s] == s else None for s in range(len(keyed.names))]
         self._keyed = dataclasses.replace(keyed, voices=voices)
         self._voices = Voices(keyed.table, voices, [str(n) for n in keyed.names])
+        self._stream = [self._keyed]
         for peer in self.guests:  # watchers too: their programs check every proof as well
             self._out.send(peer, self._keyed)
         self._pump_mental()
@@ -147,6 +161,7 @@ class MentalDealing(HostParts):
             self.drops["unvoiced_mental"] += 1  # (its program's own voice must sign it, in order)
             return
         relay = Relay(author, message.data, message.n, message.signature)
+        self._stream.append(relay)
         for other in self.guests:
             if other != peer:
                 self._out.send(other, relay)
@@ -155,6 +170,12 @@ class MentalDealing(HostParts):
         for shared in rules.room_from():  # (a real-time room's shares: each peer's room left with them)
             self._room_share(shared, now, rules.shares_needed)
         self._pump_mental()
+
+    def _catch_up(self, peer: Peer) -> None:
+        """A watcher come after the deal began: every message of the deal so far, in the order
+        every program had them, so its program checks the game from the start as the others did."""
+        for message in self._stream:
+            self._out.send(peer, message)
 
     def _halted(self, peer: Peer, message: Halt) -> None:
         """A player's program stopped the game (it told every other player's machine too): the
@@ -224,6 +245,7 @@ class MentalDealing(HostParts):
                 id, signature = self._move_signatures.pop(message.seat)  # (as its program signed it)
                 sends[i] = dataclasses.replace(message, id=id, signature=signature)
         for message in sends:
+            self._stream.append(message)
             for peer in self.guests:
                 self._out.send(peer, message)
         if entries:

@@ -152,6 +152,8 @@ class Seating(HostParts):
         ))  # fmt: skip
         if self.rules is not None:
             self._send_dealt(peer)
+            if s.no_peek and seat is None:  # (a watcher come after the deal began: all of it so far)
+                self._catch_up(peer)
         if self.live.open and self.live.at is not None:  # in the middle of a real-time round
             self.races.room_sent(peer, now)
             self._out.send(peer, Opens(self.live.race, self.live.at, max(0.0, self.live.at - now)))
