@@ -91,18 +91,22 @@ class SmartBot(Bot):
         mine = self.mine(view)
         if isinstance(first, Flip) or isinstance(first, Stop):
             return self._flip_or_stop(view, legal, mine)
+        # every phase but flipping offers actions of one kind only: the first one's kind
         if isinstance(first, Collect):
-            return max(legal, key=lambda a: self.gain(mine, view.face(self._slot(view, a.slot)) or "acorn/0"))
+            collects = [a for a in legal if isinstance(a, Collect)]
+            return max(collects, key=lambda a: self.gain(mine, view.face(self._slot(view, a.slot)) or "acorn/0"))
         if isinstance(first, (Discard, Give, Pass)):
-            return min(legal, key=lambda a: self._keep_value(mine, view.face(a.card) or "acorn/0"))
+            cards = [a for a in legal if isinstance(a, (Discard, Give, Pass))]
+            return min(cards, key=lambda a: self._keep_value(mine, view.face(a.card) or "acorn/0"))
         if isinstance(first, Peek):
-            unknown = [a for a in legal if self.known(view, self._slot(view, a.slot)) is None]
+            peeks = [a for a in legal if isinstance(a, Peek)]
+            unknown = [a for a in peeks if self.known(view, self._slot(view, a.slot)) is None]
             return self.rng.choice(unknown or list(legal))
         if isinstance(first, Take):
             def worth(a: Take) -> float:
                 face = self.known(view, self._slot(view, a.slot))
                 return self.gain(mine, face) if face else self._expected_gain(view, mine)
-            return max(legal, key=worth)
+            return max((a for a in legal if isinstance(a, Take)), key=worth)
         if isinstance(first, Continue):
             return first
         return self.rng.choice(list(legal))

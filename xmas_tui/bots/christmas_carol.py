@@ -177,8 +177,9 @@ class SmartBot(Bot):
         table = Table(view)
         tiles = view.zone("drawn")
         drawn = tuple(sum(1 for h in tiles if puzzle_of(view.faces[h]) == p) for p in table.puzzles)
-        if isinstance(legal[0], Play):
-            return max(legal, key=lambda play: self._judge_play(table, view, play))
+        if isinstance(legal[0], Play):  # choosing: every legal action is a Play
+            plays = [a for a in legal if isinstance(a, Play)]
+            return max(plays, key=lambda play: self._judge_play(table, view, play))
         if len(legal) == 1:
             return legal[0]
         stop = table.best(drawn)

@@ -390,15 +390,14 @@ player with more Treasure cards.
         return []
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
-        kind = type(action)
         if seat != state.turn and state.phase != "pass":
             return False
-        if state.phase == "flip" and kind is Flip:
+        if state.phase == "flip" and type(action) is Flip:
             slot = action.slot
             return 0 <= slot < TREE_SLOTS and bool(state.cards.zones[SLOT_ZONES[slot]]) and slot not in state.flipped
-        if state.phase == "flip" and kind is Stop:
+        if state.phase == "flip" and type(action) is Stop:
             return self._may_stop(state)
-        if state.phase == "collect" and kind is Collect:
+        if state.phase == "collect" and type(action) is Collect:
             return action.slot in state.flipped and bool(state.cards.zones[SLOT_ZONES[action.slot]])
         return action in self.legal_actions(state, seat)
 
@@ -533,8 +532,8 @@ player with more Treasure cards.
         cards = state.cards
         if event == "collect-two":
             for seat in self._turn_order(state):
-                got = [self._draw_deck(state, collection_zone(seat), EVERYONE, rng, log) for _ in range(2)]
-                got = [h for h in got if h is not None]
+                drawn = [self._draw_deck(state, collection_zone(seat), EVERYONE, rng, log) for _ in range(2)]
+                got = [h for h in drawn if h is not None]
                 if got:
                     names = " and ".join(face_name(cards.face(h)) for h in got)
                     log.append(Event("collect", f"{state.players[seat]} collects {names}.", seat))
@@ -570,8 +569,8 @@ player with more Treasure cards.
             state.star = seat
             mine = cards.zone(collection_zone(seat))
             if event == "collect-three":
-                got = [self._draw_deck(state, collection_zone(seat), EVERYONE, rng, log) for _ in range(3)]
-                got = [h for h in got if h is not None]
+                drawn = [self._draw_deck(state, collection_zone(seat), EVERYONE, rng, log) for _ in range(3)]
+                got = [h for h in drawn if h is not None]
                 if got:
                     names = ", ".join(face_name(cards.face(h)) for h in got)
                     log.append(Event("collect", f"{name} takes the Star and collects {names}.", seat))

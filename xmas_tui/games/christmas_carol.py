@@ -310,12 +310,11 @@ More Challenging Game: play with higher-numbered puzzles (the option
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
         if seat != state.turn or state.phase == "over":
             return False
-        kind = type(action)
-        if kind is Draw:
+        if type(action) is Draw:
             return state.phase == "draw"
-        if kind is Stop:
+        if type(action) is Stop:
             return state.phase == "draw" and bool(state.cards.zone("drawn"))
-        if kind is Play:
+        if type(action) is Play:
             return state.phase == "choose" and self._why_not_play(state, action) == ""
         return False
 
@@ -402,6 +401,7 @@ More Challenging Game: play with higher-numbered puzzles (the option
         ignored = 0
         while len(drawn_puzzle_tiles(cards)) < MAX_DRAW and cards.zone("bag"):
             handle = cards.draw("bag", "drawn", visible=EVERYONE)
+            assert handle is not None  # the loop draws only while the bag holds a tile
             face = cards.face(handle)
             if face in SPECIALS:
                 ignored += 1

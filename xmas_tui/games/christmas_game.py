@@ -27,7 +27,7 @@ only through the card model (``Cards``); dice and shuffles come from ``rng``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -522,16 +522,15 @@ class ChristmasGame(TakingTurns):
         if seat != state.turn:
             return False
         phase = state.phase
-        kind = type(action)
-        if kind is Roll:
+        if type(action) is Roll:
             return phase in ("roll", "jam", "reindeer", "super")
-        if kind is Buy:
+        if type(action) is Buy:
             return phase == "shop" and action.value in state.offer
-        if kind is Decline:
+        if type(action) is Decline:
             return phase == "shop"
-        if kind is Return:
+        if type(action) is Return:
             return phase == "return" and action.value in state.gifts[seat]
-        if kind is Pick:
+        if type(action) is Pick:
             return phase == "pick" and action.seat != seat and 0 <= action.seat < len(state.players)
         return False
 
@@ -765,8 +764,8 @@ class ChristmasGame(TakingTurns):
 
     def _draw(self, state: State, seat: int, deck: str, rng: Rng, log: list[Event]) -> None:
         cards = state.cards
-        for handle in list(cards.zone(CARD_ZONE)):
-            cards.move(handle, discard_zone(card_of(cards.face(handle), state.personal).deck), visible=EVERYONE)
+        for shown in list(cards.zone(CARD_ZONE)):
+            cards.move(shown, discard_zone(card_of(cards.face(shown), state.personal).deck), visible=EVERYONE)
         if not cards.zone(deck_zone(deck)):
             cards.shuffle([discard_zone(deck)], rng, into=deck_zone(deck))
             log.append(Event("shuffle", f"The {DECK_NAMES[deck]} cards ran out: their discards are shuffled into a new deck."))
@@ -838,6 +837,7 @@ class ChristmasGame(TakingTurns):
 
     @staticmethod
     def _next_square(position: int, target: str) -> int:
+        test: Callable[[Square], bool]
         if target.startswith("gift-"):
             value = int(target[5:])
             test = lambda sq: sq.kind == "gift" and sq.value == value  # noqa: E731

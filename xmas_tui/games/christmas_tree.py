@@ -327,19 +327,18 @@ players share the victory.
         if seat != state.turn:
             return False
         phase = state.phase
-        kind = type(action)
-        if kind is Take:
+        if type(action) is Take:
             return phase == "turn" and action.row in self._takeable_rows(state.cards, seat)
         cards = state.cards
-        if kind is Pay:
+        if type(action) is Pay:
             return phase == "pay" and cards.ask(
                 seat, f"holds a {action.item}", lambda: self._hand_counts(cards, seat)[action.item] > 0
             )
-        if kind is Play:
+        if type(action) is Play:
             return phase in ("turn", "play", "final") and cards.ask(
                 seat, f"holds {action.text()}", lambda: is_set(self._hand_counts(cards, seat), action)
             )
-        if kind is Done:
+        if type(action) is Done:
             return phase in ("play", "final")
         return False
 
@@ -546,7 +545,9 @@ players share the victory.
                 state.turn, state.phase = seat, "final"
                 return
         state.phase = "over"
-        winners = self.result(state).winners
+        result = self.result(state)
+        assert result is not None  # the game is over
+        winners = result.winners
         names = " and ".join(state.players[w] for w in winners)
         log.append(Event("over", f"{names} win{'s' if len(winners) == 1 else ''}!"))
 

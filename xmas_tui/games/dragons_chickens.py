@@ -832,7 +832,7 @@ When every pile is empty the game ends: most cards wins, then most chickens.
 
     @staticmethod
     def _in_time_order(codes: Sequence[int]) -> Presses:
-        triples = sorted((tuple(codes[i : i + 3]) for i in range(0, len(codes), 3)), key=lambda t: t[2])
+        triples = sorted(((codes[i], codes[i + 1], codes[i + 2]) for i in range(0, len(codes), 3)), key=lambda t: t[2])
         return Presses.of(*triples)
 
     def heard(self, action: Action) -> list[tuple[int, Any]]:
@@ -866,6 +866,8 @@ When every pile is empty the game ends: most cards wins, then most chickens.
             return "Between rounds: the next room is not open yet."
         if isinstance(action, (Ready, Feed)):
             return "The room is open: press, or let the window close."
+        if not isinstance(action, Presses):  # no action of this game's
+            return "That is not a move in Dragons & Chickens."
         return self._broken(state, action) or "That is not a move in Dragons & Chickens."
 
     def _broken(self, state: State, action: Presses) -> str:

@@ -76,14 +76,20 @@ def plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {(k if isinstance(k, str) else str(k)): plain(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return _plain_fields(value)
     raise TypeError(f"{type(value).__name__} is not plain data")
+
+
+def _plain_fields(record: Any) -> dict[str, Any]:
+    """A dataclass instance's fields as plain data, by name (what ``plain`` makes of it)."""
+    return {f.name: plain(getattr(record, f.name)) for f in dataclasses.fields(record)}
 
 
 def pack(value: Any) -> bytes:
     import msgpack  # (loaded with the first table's digest, not with the lobby that lists the games)
 
-    return msgpack.packb(plain(value), use_bin_type=True)
+    packed: bytes = msgpack.packb(plain(value), use_bin_type=True)  # (msgpack is untyped: packb makes bytes)
+    return packed
 
 
 def unpack(data: bytes) -> Any:
@@ -269,7 +275,7 @@ class Result:
     closed: bool = False
 
     def to_wire(self) -> dict[Any, Any]:
-        return plain(self)
+        return _plain_fields(self)
 
     @classmethod
     def from_wire(cls, raw: Mapping[str, Any]) -> Result:
@@ -588,7 +594,7 @@ class Game(ABC):
         zones, faces = state.cards.view(seat)
         return View(self.id, seat, public, zones, faces)
 
-    def view_faces(self, state: Any, seat: int | None) -> dict[int, str]:
+    def view_faces(self, state: BaseState, seat: int | None) -> dict[int, str]:
         """Only the faces of `view`: all that differs between seats' views of one moment."""
         return state.cards.visible(seat)
 
@@ -604,7 +610,7 @@ class Game(ABC):
     def options_from(self, players: int, **extra: Any) -> dict[str, Any]:
         return {"players": players, **extra}
 
-    def opening_events(self, state: Any) -> list[Event]:
+    def opening_events(self, state: BaseState) -> list[Event]:
         """What the deal itself did, in the public log's words (every table logs it first)."""
         return state.deal_events()
 

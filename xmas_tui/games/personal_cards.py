@@ -148,7 +148,7 @@ def _card(entry: Any) -> tuple[dict[str, Any], list[str]]:
 def _effect(entry: Mapping[str, Any], card: dict[str, Any], field: str, amount_field: str, kinds: Sequence[str]) -> list[str]:
     """Check one effect and its amount (or square) into ``card``; the problems."""
     what = entry.get(field)
-    if what not in kinds:
+    if not isinstance(what, str) or what not in kinds:
         return [f"the {field} is one of {', '.join(kinds)}, not {_shown(what)}"]
     card[field] = what
     measure = EFFECTS[what]
