@@ -35,7 +35,12 @@ from typing import Any
 import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
 
 DOMAIN = b"xmas-tui/fairplay/v1"
 SECRET_BYTES = 32
@@ -208,6 +213,15 @@ class Voice(_Key):
 
     def sign_saying(self, table: str, author: int, n: int, data: bytes) -> bytes:
         return self._private.sign(saying_message(table, author, n, data))
+
+    def kept(self) -> bytes:
+        """Its private half, to keep on this machine (readable by its user alone) so that a
+        program started again can take its seat back."""
+        return self._private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+
+    @classmethod
+    def from_kept(cls, raw: bytes) -> Voice:
+        return cls(Ed25519PrivateKey.from_private_bytes(raw))
 
 
 def move_message(table: str, seat: int, id: int, action: Any) -> bytes:

@@ -136,4 +136,5 @@ def test_every_games_help_says_what_happens_to_a_seat_whose_player_left(game_id:
     """The ruling lives in one place (``OPENINGS_AT_THE_END``) and every game's help shows it."""
     text = get_game(game_id).describe_rules()
     assert "A player who leaves for good (their hold runs out) is played on by a bot on a watcher's program" in text
+    assert "comes back within their hold takes the seat back, even with their program started again" in text
     assert "the game ends with the scores as they stood" in text

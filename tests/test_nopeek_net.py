@@ -326,24 +326,45 @@ def test_a_watcher_that_ran_a_seat_and_left_hands_it_on_to_the_host_program() ->
         assert any("A bot on the host's program plays Elf 2's seat" in entry[1] for entry in session.log)
 
 
-@pytest.mark.parametrize("how", ["restart", "split"])
-def test_a_player_back_with_a_new_program_is_told_why_and_the_game_goes_on(how: str) -> None:
-    """A program started again (or a terminal that lost the host and joined again) holds no
-    part of the deal: it is told so in one line, and the game goes on without it. It used to be
-    seated, and then stopped every screen crying that the host cheated, or hung the table."""
+def test_a_player_back_with_a_new_program_without_its_keys_is_told_why_and_the_game_goes_on() -> None:
+    """A program started again without the keys its seat was dealt with (its seat file gone)
+    holds no part of the deal: it is told so in one line, and the game goes on without it. It
+    used to be seated, and then stopped every screen crying that the host cheated, or hung the
+    table."""
     from xmas_tui.tables.simulation import Drop
 
     table = SimTable(get_game("christmas-tree"), 3, no_peek=True, pace=3, seed=5, hold=20.0)
-    if how == "restart":
-        table.drop(Drop(seat_index=2, at=20.0, back_after=3.0))
-    else:
-        table.split(20.0, [2], heal_after=12.0)
+    table.drop(Drop(seat_index=2, at=20.0, back_after=3.0))
     table.net.run(3600, stop=lambda: all(s.final is not None for s in table.sessions[:2]))
     for session in table.sessions[:2]:
         assert session.final is not None and session.halted is None and session.alarm is None
     assert table.sessions[2].refused == (
-        "Seat 3 is Elf 2's, dealt no-peek by the program that sat down with it: a program started again "
-        "holds no part of that deal, so it cannot take the seat back. Choose another name to watch.")
+        "Seat 3 is Elf 2's, dealt no-peek by the program that sat down with it: this program has not its "
+        "keys, so it holds no part of that deal and cannot take the seat back. Choose another name to watch.")
+
+
+@pytest.mark.parametrize(("game_id", "how"), [("christmas-tree", "restart"), ("christmas-tree", "split"),
+                                              ("chip-n-dale", "restart"), ("dragons-chickens", "restart")])
+def test_a_player_back_with_its_programs_keys_takes_the_seat_back_and_plays_on(game_id: str, how: str) -> None:
+    """A program started again with the keys kept on its machine (or a terminal that lost the
+    host and joined again) takes its seat back: the host sends it the deal so far, its own
+    messages among them, its program takes them as they were and plays on; a choice it had
+    sent as a digest and not revealed is void, and it chooses again. Every screen ends alike."""
+    from xmas_tui.tables.simulation import Drop
+
+    table = SimTable(get_game(game_id), 3, no_peek=True, pace=1, seed=5, hold=30.0)
+    if how == "restart":
+        table.drop(Drop(seat_index=2, at=12.0, back_after=3.0, kept=True))
+    else:
+        table.split(12.0, [2], heal_after=6.0)
+    assert table.run(3600)
+    figures = table.figures()
+    assert figures["digests_equal"] and figures["audits_ok"], figures
+    back = table.sessions[2]
+    assert back.refused is None and back.final is not None and back.alarm is None and back.halted is None
+    assert back.mental.machine.audited
+    assert any(e[1] == "Elf 2 is back." for e in table.host.log)
+    assert not table.host.seats_taken
 
 
 def test_a_player_back_after_their_seat_was_taken_is_told_it_cannot_be_taken_back() -> None:
@@ -408,7 +429,7 @@ def test_a_watcher_who_comes_after_the_deal_checks_the_whole_game_so_far(game_id
     assert table.run(3600)
     ((said_before, watcher),) = late
     assert said_before > 10, "the watcher came after the deal and some moves"
-    assert watcher.final is not None and watcher.alarm is None and watcher.halted is None
+    assert watcher.final is not None and watcher.alarm is None and watcher.halted is None and not watcher.drops
     machine = watcher.mental.machine
     assert machine is not None and machine.audited and machine.replica.moves > 5
     assert watcher.final.digest == table.sessions[0].final.digest

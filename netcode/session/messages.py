@@ -317,6 +317,16 @@ class Relay(Message):
     signature: bytes | None = None
 
 
+@declare("catch-up", COUNT)
+class CatchUp(Message):
+    """A no-peek deal under way: the next ``count`` messages are all of it so far, in the order
+    every program had them, the ones my own program said among them (a watcher come late, or
+    a player back with the program's keys kept): my program takes them as they were, says
+    nothing of its own until the last, and then gives whatever it still owes."""
+
+    count: int
+
+
 @declare("seat-taken", SEAT, whole(0, MAX_PROGRAM), blob(32), maybe(blob(32)), SPAN)
 class SeatTaken(Message):
     """A no-peek seat whose player's program left is played by another program from here on
@@ -464,7 +474,7 @@ class Shout(Message):
 
 
 HOST_TO_SEAT = (Welcome, Refused, AskNonce, NonceTaken, Lobby, Dealt, Members, Handover, Snap, Verdict, Final,
-                Ping, Opens, Shout, Keyed, Order, Sealed, Relay, SeatTaken)
+                Ping, Opens, Shout, Keyed, Order, Sealed, Relay, SeatTaken, CatchUp)
 SEAT_TO_HOST = (Hello, Ballot, Nonce, Act, Here, Bye, Pong, Press, Mental, Halt)
 
 

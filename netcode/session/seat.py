@@ -38,7 +38,7 @@ from typing import Any
 
 from netcode import delta
 from netcode.channel import Delivered, PeerGone
-from netcode.fairplay import Verifier, final_signed, left_out_note
+from netcode.fairplay import Verifier, Voice, final_signed, left_out_note
 from netcode.session.clock import HostClock
 from netcode.session.messages import (
     VERSION,
@@ -47,6 +47,7 @@ from netcode.session.messages import (
     BadMessage,
     Ballot,
     Bye,
+    CatchUp,
     Dealt,
     Final,
     Handover,
@@ -111,13 +112,15 @@ class SeatSession(NoPeekSeat):
 
     def __init__(self, name: str, table_id: bytes, seed_commit: bytes | None = None, *,
                  game: str = "", nonce: bytes | None = None, token: bytes | None = None,
-                 watch: bool = False, contribute: bool = True, mental: MentalProgram | None = None) -> None:
+                 watch: bool = False, contribute: bool = True, mental: MentalProgram | None = None,
+                 voice: Voice | None = None) -> None:
         """``seed_commit``: the host's commitment as announced (checked against the welcome).
         ``nonce`` and ``token``: kept from an earlier sitting at this table, to rejoin it.
         ``contribute``: whether my nonce goes into the seed (not at a game dealt from a
-        seed the player chose). ``mental``: my program, should the table deal no-peek."""
+        seed the player chose). ``mental``: my program, should the table deal no-peek, and
+        ``voice`` its voice (both kept from an earlier sitting, to take a no-peek seat back)."""
         self.name = name
-        self._init_no_peek(mental)
+        self._init_no_peek(mental, voice)
         #: this seat's place among the seats played at its machine (0: the person at the terminal)
         self.index = 0
         self.watch = watch
@@ -352,6 +355,8 @@ class SeatSession(NoPeekSeat):
                 self.room_opens(message.race, at, out, now)
         elif isinstance(message, (Keyed, Order, Sealed, Relay, SeatTaken)):
             self._mental(message, out, now)
+        elif isinstance(message, CatchUp):
+            self.catch_up(message)
 
     def _welcome(self, welcome: Welcome) -> None:
         if self.welcome is not None and welcome.term > self.welcome.term:

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from netcode.fairplay import Voice
 from netcode.session.messages import (
     SEALED,
     Act,
+    CatchUp,
     Halt,
     Keyed,
     Mental,
@@ -61,6 +63,13 @@ class MentalProgram(Protocol):
         for its instant."""
     def release_room(self) -> list[bytes]:
         """The room's instant has come: my shares of it, to send."""
+    def replay(self) -> None:
+        """The deal so far comes next (``CatchUp``), my own messages among them: take them as
+        they were, and say nothing until ``caught_up``."""
+    def caught_up(self) -> list[bytes]:
+        """The deal so far is in: what it still owes, to send."""
+    def in_deal(self) -> bool:
+        """Whether it has taken part in a deal already."""
     def take(self, author: int, data: bytes) -> list[bytes]: ...
     def hand(self, seat: int, program: int, key: bytes) -> list[bytes]:
         """``seat`` is played by ``program`` (key ``key``) from now on (mine, if ``key`` is)."""
@@ -107,6 +116,7 @@ class NoPeekSeat:
         to_act: list[int]
         drops: Counter[str]
         index: int
+        _ids: Iterator[int]
 
         @property
         def seat(self) -> int | None: ...
@@ -119,11 +129,12 @@ class NoPeekSeat:
         def _alarm(self, alarms: list[str], *, keep: bool = False) -> None: ...
         def act(self, action: Any, seat: int | None = None) -> Act: ...
 
-    def _init_no_peek(self, mental: MentalProgram | None) -> None:
+    def _init_no_peek(self, mental: MentalProgram | None, voice: Voice | None = None) -> None:
         self.mental = mental
-        #: my program's voice at a no-peek table (it signs my moves and its messages), and
-        #: every seat's, once the deal begins, with what each has said
-        self.voice = Voice() if mental is not None else None
+        #: my program's voice at a no-peek table (it signs my moves and its messages; kept on
+        #: this machine with the program's key, to take the seat back), and every seat's, once
+        #: the deal begins, with what each has said
+        self.voice = (voice or Voice()) if mental is not None else None
         self.voices: Voices | None = None
         self._sayings = itertools.count()
         #: why my game stopped here at a no-peek table (the host passed on what no seat's program
@@ -147,6 +158,10 @@ class NoPeekSeat:
         #: a real-time game: each room's instant (my clock), by its round's number (``Opens``):
         #: my program's shares of a room wait for it, so no program can open the room sooner
         self._room_opens: dict[int, float] = {}
+        #: the deal so far, coming (``CatchUp``): how many messages of it are still to come, and
+        #: whether my program takes them (else it has them already: they are passed over)
+        self._replay_left = 0
+        self._replay_skip = False
 
     def _mental(self, message: Keyed | Order | Sealed | Relay | SeatTaken, out: Step, now: float) -> None:
         """A message of the no-peek deal: to my program; what it says, to the host to relay."""
@@ -156,17 +171,21 @@ class NoPeekSeat:
             return
         if self.halted is not None:  # (the game stopped here)
             return
+        if self._replay_left and self._replay_skip:  # (the deal so far, which my program has)
+            self._replay_left -= 1
+            return
         if isinstance(message, Keyed):
             self._keyed(message, seat, out)
             if self.halted is not None:
                 return
             said = program.begin(message, seat, self.welcome.game, dict(self.welcome.options))
         elif isinstance(message, SeatTaken):
-            if message.seat == seat:  # (my program is here: it says so to every machine)
+            again = message.program == message.seat  # (its player's program started again: the same seat)
+            if message.seat == seat and not again:  # (my program is here: it says so to every machine)
                 self._halt(f"{self.the_host} handed my seat to its own program while I am here: the game stops "
                            "here", out, cheat=True)
                 return
-            if self.voices is not None:
+            if self.voices is not None and not again:
                 self.voices.hand(message.seat, message.program, message.voice)
             if seat is None and message.voice is not None and self.voice is not None \
                     and message.voice == self.voice.public:  # (a watcher: my program plays it now)
@@ -182,6 +201,8 @@ class NoPeekSeat:
         else:
             said = program.take(message.author, message.data)
         said += self._room_due(now)
+        if self._replay_left:
+            said += self._replayed(message, now)
         for data in said:
             out.send(HOST, self._saying(data, now))
         self._mine_in_view()
@@ -194,6 +215,32 @@ class NoPeekSeat:
         elif self._mental_since is None or said:  # (waiting afresh, or it answered: the clock restarts)
             self._mental_since, self._asked_straight = now, False
         out.seats.append((self.index, Updated()))
+
+    def catch_up(self, message: CatchUp) -> None:
+        """The next ``count`` messages are the deal so far (a watcher come late, or my program
+        started again with its keys kept): my program takes them as they were, my own among
+        them (one already in the deal passes them over)."""
+        program = self.mental
+        if program is None or not self.no_peek or self.halted is not None:
+            self.drops["unasked_mental"] += 1
+            return
+        self._replay_left, self._replay_skip = message.count, program.in_deal()
+        if not self._replay_skip:
+            program.replay()
+
+    def _replayed(self, message: Keyed | Order | Sealed | Relay | SeatTaken, now: float) -> list[bytes]:
+        """One message of the deal so far taken: my own program's messages and moves in it set
+        where my counts go on from; after the last, my program gives what it still owes."""
+        mine = self.seat if self.seat is not None else self.program_id
+        if isinstance(message, Relay) and message.author == mine:
+            self._sayings = itertools.count(message.n + 1)
+            self._said.append((now, Mental(message.data, message.n, message.signature)))
+        elif isinstance(message, (Order, Sealed)) and message.seat == self.seat and message.id:
+            self._ids = itertools.count(message.id + 1)
+        self._replay_left -= 1
+        if self._replay_left or self.mental is None:
+            return []
+        return self.mental.caught_up()
 
     def _keyed(self, keyed: Keyed, seat: int | None, out: Step) -> None:
         """Every seat's voice, from the deal's start; my own must be mine."""

@@ -52,7 +52,7 @@ class Voices:
         """``seat`` was handed to ``program`` (its player's left): the host's own (``voice``
         None: its moves come from the host, unsigned, as a bot's) or a watcher's, whose voice
         signs that seat's moves and its own messages from now on."""
-        if 0 <= seat < len(self.voices):
+        if 0 <= seat < len(self.voices) and self.voices[seat] != voice:
             self.voices[seat] = voice
             self.last_move.pop(seat, None)  # (a new voice counts its moves afresh)
         if voice is not None and program > len(self.voices):

@@ -40,7 +40,7 @@ from netcode.discovery import (
     parse_address,
     probe,
 )
-from netcode.fairplay import Ledger, Signer, new_secret, secret_from_seed
+from netcode.fairplay import Ledger, Signer, Voice, new_secret, secret_from_seed
 from netcode.runners import JoinError, Listeners, PeerRunner
 from netcode.session.host import HostSession, RulesFactory, TableSettings
 from netcode.session.peer import HostFactory, TablePeer
@@ -176,7 +176,7 @@ class NetTable:
                            mental=SeatProgram())
         self.table = SessionTable(get_game(self.game_id), [self.runner.sit(seat)])
         if seat.token is not None:  # (the host's own player can sit down again after a hand-over or a crash)
-            remember_seat(host.ledger.table_id, self.name, seat.token, seat.verifier.nonce)
+            remember_seat(host.ledger.table_id, self.name, seat.token, seat.verifier.nonce, seat)
         return self.table
 
     async def join(self, timeout: float = 4.0) -> SessionTable:
@@ -196,9 +196,10 @@ class NetTable:
         refuse_other_code(info, code, address)
         self.game_id = info.game
         kept = recall_seat(info.table_id, self.name)
+        program, voice = kept_program(kept)
         session = SeatSession(self.name, info.table_id, info.seed_commit or None, game=info.game,
                               nonce=kept.get("nonce"), token=kept.get("token"), watch=watch,
-                              mental=SeatProgram())
+                              mental=program, voice=voice)
         endpoint = Endpoint(code, info.table_id, accept_unknown=False)
         peer = TablePeer.as_seat(session, info.peer, address, endpoint.local_id,
                                  host_for=takeover_host(get_game(info.game), bot, pace=pace), signer=Signer(),
@@ -208,7 +209,7 @@ class NetTable:
         self._runner = runner
         await runner.join(timeout)
         if session.seat is not None and session.token is not None:
-            remember_seat(info.table_id, self.name, session.token, session.verifier.nonce)
+            remember_seat(info.table_id, self.name, session.token, session.verifier.nonce, session)
         assert session.welcome is not None, "a joined table was welcomed"
         self.game_id = session.welcome.game
         self.table = SessionTable(get_game(self.game_id), [runner.link(0)])
@@ -510,23 +511,39 @@ def _seat_file(table_id: bytes, name: str) -> Path:
     return files.app_data_dir() / "seats" / f"{table_id.hex()}-{tag}.json"
 
 
-def remember_seat(table_id: bytes, name: str, token: bytes, nonce: bytes) -> None:
-    """Keep my rejoin token and nonce for this table, readable by me alone."""
+def remember_seat(table_id: bytes, name: str, token: bytes, nonce: bytes, session: SeatSession | None = None) -> None:
+    """Keep my rejoin token and nonce for this table, readable by me alone; and my program's
+    keys (its personal key and its voice: ``session``'s), should the table deal no-peek, so
+    that my program started again takes the seat back and plays on."""
     path = _seat_file(table_id, name)
+    kept = {"token": token.hex(), "nonce": nonce.hex()}
+    if session is not None and isinstance(session.mental, SeatProgram) and session.voice is not None:
+        kept |= {"personal": session.mental.kept().hex(), "voice": session.voice.kept().hex()}
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-            json.dump({"token": token.hex(), "nonce": nonce.hex()}, out)
-        kept = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[KEEP_SEATS:]:
+            json.dump(kept, out)
+        files_kept = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in files_kept[KEEP_SEATS:]:
             old.unlink()
 
 
 def recall_seat(table_id: bytes, name: str) -> dict[str, bytes]:
-    """My rejoin token and nonce for this table, if I sat there before (else empty)."""
+    """My rejoin token and nonce for this table, and my program's keys, if I sat there before
+    (else empty)."""
     try:
         raw = json.loads(_seat_file(table_id, name).read_text(encoding="utf-8"))
-        return {"token": bytes.fromhex(raw["token"]), "nonce": bytes.fromhex(raw["nonce"])}
-    except (OSError, ValueError, KeyError, TypeError):
+        return {key: bytes.fromhex(raw[key]) for key in ("token", "nonce", "personal", "voice") if key in raw}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def kept_program(kept: dict[str, bytes]) -> tuple[SeatProgram, Voice | None]:
+    """My program, with the keys it sat down with where they were kept (else new ones)."""
+    try:
+        if "personal" in kept and "voice" in kept:
+            return SeatProgram.from_kept(kept["personal"]), Voice.from_kept(kept["voice"])
+    except ValueError:
+        pass
+    return SeatProgram(), None

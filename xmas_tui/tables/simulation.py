@@ -33,7 +33,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from netcode.channel import Endpoint
-from netcode.fairplay import Ledger, Signer, digest
+from netcode.fairplay import Ledger, Signer, Voice, digest
 from netcode.session.host import HostSession, TableSettings
 from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatSession
@@ -69,11 +69,12 @@ def signer_for(seed: Any, host: int = 0) -> Signer:
 @dataclass(frozen=True)
 class Drop:
     """A seat's machine goes away at ``at`` (virtual seconds) and comes back ``back_after`` later
-    (None: never)."""
+    (None: never); ``kept``: with its no-peek program's keys, as kept on its disk."""
 
     seat_index: int
     at: float
     back_after: float | None = 5.0
+    kept: bool = False
 
 
 class RoomWatch:
@@ -181,10 +182,14 @@ class SimTable:
         return SeatBot(self.game, self.bot, Rng(_bytes(self.seed, "bot", index)), pace=self.pace)
 
     def _join(self, index: int, name: str, *, player: bool, watch: bool = False, token: bytes | None = None,
-              generation: int = 0) -> SeatSession:
+              generation: int = 0, kept: SeatSession | None = None) -> SeatSession:
+        """``kept``: the session of an earlier sitting whose program's keys were kept (a player
+        back with its program started again)."""
+        program, voice = SeatProgram() if self.no_peek else None, None
+        if self.no_peek and kept is not None and isinstance(kept.mental, SeatProgram) and kept.voice is not None:
+            program, voice = SeatProgram.from_kept(kept.mental.kept()), Voice.from_kept(kept.voice.kept())
         session = SeatSession(name, self.table_id, self.ledger.commitment, game=self.game.id, watch=watch,
-                              nonce=_bytes(self.seed, "nonce", index), token=token,
-                              mental=SeatProgram() if self.no_peek else None)
+                              nonce=_bytes(self.seed, "nonce", index), token=token, mental=program, voice=voice)
         local_id = 1000 * (generation + 1) + index
         endpoint = Endpoint(CODE, self.table_id, local_id, accept_unknown=False)
         host_peer, host_address = self._current_host()
@@ -262,7 +267,7 @@ class SimTable:
             for i in gone:
                 session = self.sessions[i]
                 self._join(i, session.name, player=not session.watch, watch=session.watch, token=session.token,
-                           generation=self._generation)
+                           generation=self._generation, kept=session)  # (its seat file: token and keys)
             if not self.over:
                 self.net.call_later(COME_BACK, come_back)
 
@@ -296,7 +301,8 @@ class SimTable:
         def back() -> None:
             old = self.sessions[drop.seat_index]
             self._generation += 1
-            self._join(drop.seat_index, old.name, player=True, token=old.token, generation=self._generation)
+            self._join(drop.seat_index, old.name, player=True, token=old.token, generation=self._generation,
+                       kept=old if drop.kept else None)
 
         self.net.call_at(drop.at, away)
 

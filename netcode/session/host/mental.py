@@ -29,6 +29,7 @@ from netcode.session.host.seating import AT_TABLE
 from netcode.session.messages import (
     SEALED,
     Act,
+    CatchUp,
     Halt,
     Keyed,
     Mental,
@@ -65,6 +66,10 @@ class MentalRules(Rules, Protocol):
 
     def shares_needed(self, program: int) -> int:
         """How many other programs' shares of a room ``program`` needs to open it."""
+
+    def rehand(self, seat: int) -> bool:
+        """``seat``'s player is back with its program started again: a choice it sent as a digest
+        and never revealed is void (``SeatTaken`` to the same program); False: none to void."""
 
     def hand(self, seat: int, runner: tuple[int, bytes, bytes] | None = None, pace: float = 0.0) -> bool:
         """Play ``seat`` (the program that ran it gone for good) with a bot from now on: on
@@ -171,11 +176,19 @@ class MentalDealing(HostParts):
             self._room_share(shared, now, rules.shares_needed)
         self._pump_mental()
 
-    def _catch_up(self, peer: Peer) -> None:
-        """A watcher come after the deal began: every message of the deal so far, in the order
-        every program had them, so its program checks the game from the start as the others did."""
+    def _catch_up(self, peer: Peer, seat: int | None) -> None:
+        """A watcher come after the deal began, or a player back with its program started again
+        (its keys kept): every message of the deal so far, in the order every program had them,
+        its own among them (``CatchUp`` says how many), so its program takes the game from the
+        start as the others did. A choice the player sent as a digest and never revealed is void
+        (its program knows it no more): every program hears so in order, and it chooses again."""
+        if not self._stream:
+            return
+        self._out.send(peer, CatchUp(len(self._stream)))
         for message in self._stream:
             self._out.send(peer, message)
+        if seat is not None and self._mental_rules().rehand(seat):
+            self._pump_mental()
 
     def _halted(self, peer: Peer, message: Halt) -> None:
         """A player's program stopped the game (it told every other player's machine too): the

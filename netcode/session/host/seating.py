@@ -130,7 +130,7 @@ class Seating(HostParts):
         if self.stepped_down:
             self._out.send(peer, Refused("This machine no longer hosts the table: find it again in the lobby."))
             return
-        seat = None if hello.watch else self._seat_for(name, peer, hello.token, local, now, hello.key)
+        seat = None if hello.watch else self._seat_for(name, peer, hello.token, local, now, hello.key, hello.voice)
         if isinstance(seat, str):
             self._out.send(peer, Refused(seat))
             return
@@ -152,8 +152,8 @@ class Seating(HostParts):
         ))  # fmt: skip
         if self.rules is not None:
             self._send_dealt(peer)
-            if s.no_peek and seat is None:  # (a watcher come after the deal began: all of it so far)
-                self._catch_up(peer)
+            if s.no_peek:  # (a watcher come after the deal began, or a player back: all of it so far)
+                self._catch_up(peer, seat)
         if self.live.open and self.live.at is not None:  # in the middle of a real-time round
             self.races.room_sent(peer, now)
             self._out.send(peer, Opens(self.live.race, self.live.at, max(0.0, self.live.at - now)))
@@ -162,7 +162,7 @@ class Seating(HostParts):
         self._dirty = True
 
     def _seat_for(self, name: str, peer: Peer, token: bytes | None, local: bool, now: float,
-                  key: bytes | None = None) -> int | None | str:
+                  key: bytes | None = None, voice: bytes | None = None) -> int | None | str:
         """The seat a player gets: their own again, else a free one before the deal;
         None: a spectator; a str: why they are refused."""
         folded = name_key(name)
@@ -184,11 +184,12 @@ class Seating(HostParts):
             if i in self.seats_taken:  # (its cards were opened to the host's program: no way back)
                 return (f"Seat {i + 1} went to a bot when {seat.name}'s hold ran out: at a "
                         "no-peek table it cannot be taken back. Choose another name to watch.")
-            if self.settings.no_peek and self.started and i in self.mental_keys and key != self.mental_keys[i]:
-                # (a new program: it holds no part of the deal, so it cannot play on with it)
+            if self.settings.no_peek and self.started and i in self.mental_keys and (
+                    key != self.mental_keys[i] or voice != self.mental_voices.get(i)):
+                # (a new program, its keys not kept: it holds no part of the deal, so it cannot play on with it)
                 return (f"Seat {i + 1} is {seat.name}'s, dealt no-peek by the program that sat down with it: "
-                        "a program started again holds no part of that deal, so it cannot take the seat back. "
-                        "Choose another name to watch.")
+                        "this program has not its keys, so it holds no part of that deal and cannot take the "
+                        "seat back. Choose another name to watch.")
             self._sit(i, name, peer, local)
             if self.started and not seat.changing_hands:
                 self._note(f"{seat.name} is back.", i)

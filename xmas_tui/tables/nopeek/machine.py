@@ -186,6 +186,10 @@ class Machine:
         self.stopped: str | None = None
         self.culprit: int | None = None
         self.audited = False
+        #: taking the deal so far as it was, my own messages among them (a program started
+        #: again with its keys kept): it says nothing until ``caught_up``, and takes its own
+        #: messages as given
+        self.replaying = False
         #: moves made, in order: (seat, action) — what the audit replays
         self.moves: list[tuple[int, Action]] = []
 
@@ -236,7 +240,7 @@ class Machine:
         self._personal_keys = [personal_keys[s] for s in self.holders]
         self._recipients = dict(recipients)
         holder = self.holder
-        if holder is not None:
+        if holder is not None and not self.replaying:  # (replaying: my dealing comes as it was)
             t = keys.threshold(len(self.holders))
             dealing = keys.deal(holder, self.personal, self._personal_keys, t, self._dkg_context, self.rand)
             self._dealings[holder] = dealing
@@ -320,6 +324,13 @@ class Machine:
         (``handed``)."""
         return self._guard(lambda: self._hand(seat, program, key))
 
+    def caught_up(self) -> list[bytes]:
+        """The deal so far is in (``replaying``): from here this program gives what it still
+        owes (a share, an answer, a shuffle its turn had come to) and plays on."""
+        self.replaying = False
+        self._fresh = True
+        return self._guard(lambda: None)
+
     def _queue(self, entry: tuple[Any, ...]) -> None:
         self.queue.append(entry)
 
@@ -338,7 +349,10 @@ class Machine:
         new program's key."""
         n = len(self.players)
         old = self.runs.get(seat)
-        if not 0 <= seat < n or old is None or old == program:
+        if not 0 <= seat < n or old is None:
+            return
+        if old == program:  # (its own program again, started anew: a choice it never revealed is void)
+            self._void(seat)
             return
         if seat == self.seat:
             raise Stopped(f"the host handed {self.name}'s seat to another program while it was here: "
@@ -368,12 +382,21 @@ class Machine:
         if self.replica.state is not None:
             for opening in self.replica.openings():
                 self._open(opening)
+        self._void(seat)
+        self.handed.append((seat, program))
+        self._fresh = True
+
+    def _void(self, seat: int) -> None:
         if seat in self._digests and seat not in self._revealed:
             del self._digests[seat]
             self._early.pop(seat, None)
             self._merges.pop(seat, None)
-        self.handed.append((seat, program))
-        self._fresh = True
+            self._mine.pop(seat, None)
+            self._fresh = True
+
+    def unrevealed(self, seat: int) -> bool:
+        """Whether ``seat``'s simultaneous choice went round as a digest and is not revealed yet."""
+        return seat in self._digests and seat not in self._revealed
 
     def holders_left(self, leaving: int | None = None) -> int:
         """The programs holding a key share still at the table (``leaving``: were that one to go
@@ -438,10 +461,12 @@ class Machine:
             _, key, deck, proof = parts
             cts = deck_from_wire(bytes(deck))
             ledger.take_shuffle(key, self._holder_of(author), cts, ShuffleProof.from_wire(bytes(proof), len(cts)))
+            self._mine_given(author, ("shuffle", key))
             self._fresh = True
         elif kind == "public":
             _, handle, wire = parts
             self._take_public(handle, DecryptionShare.from_wire(bytes(wire)), author)
+            self._mine_given(author, ("open", Opening(handle, None)))
         elif kind == "room":
             _, shares = parts
             if not isinstance(shares, list) or not shares:
@@ -449,30 +474,45 @@ class Machine:
             self.room_from.append(author)
             for handle, wire in shares:
                 self._take_public(handle, DecryptionShare.from_wire(bytes(wire)), author)
+                self._mine_given(author, ("open", Opening(handle, None)))
         elif kind == "private":
             _, handle, seat, wire = parts
             self._take_private(handle, seat, RecipientShare.from_wire(bytes(wire)), author)
+            if self._mine_given(author, ("open", Opening(handle, seat))) and Opening(handle, seat) in self.pending:
+                self.pending.remove(Opening(handle, seat))  # (the recipient's to put together)
         elif kind == "beacon":
             _, round_, wire = parts
             share = BeaconShare.from_wire(bytes(wire))
             self._check_author(share.holder, author)
             self._take_beacon(round_, share)
+            self._mine_given(author, ("beacon", round_))
         elif kind == "claim":
             _, move, ask, seat, question, value = parts
             if self.runs.get(seat) != author:
                 raise Stopped(f"{self._name(author)} answered for a seat it does not play", author)
             self._claims[(move, ask)] = (seat, question, value)
+            self._mine_given(author, ("claim", (move, ask)))
             self._fresh = True
         elif kind == "want":
             _, handle, seat = parts
             if self.runs.get(seat) != author:
                 raise Stopped(f"{self._name(author)} asked for a card of a seat it does not play", author)
             self._open(Opening(handle, seat))
+            self._mine_given(author, ("want", Opening(handle, seat)))
         elif kind == "reveal":
             _, seat, action, salt = parts
+            self._mine_given(author, ("reveal", seat))  # (before: the last reveal of a round clears them)
             self._take_reveal(author, seat, action, bytes(salt))
         else:
             raise ValueError(f"{kind!r} is no message of a no-peek table")
+
+    def _mine_given(self, author: int, given: tuple[Any, ...]) -> bool:
+        """A message of my own program's, taken as the deal so far comes in (``replaying``): what
+        it gave stands as given. True if it was mine."""
+        if author != self.seat:
+            return False
+        self._given.add(given)
+        return True
 
     def _check_author(self, holder: int, author: int) -> None:
         if holder != self._holder_of(author):
@@ -500,6 +540,8 @@ class Machine:
                 self._given.add(("open", opening))
                 if opening.to is not None:
                     self.pending.remove(opening)
+                continue
+            if self.replaying:  # (mine comes as it was, or is given once caught up)
                 continue
             self._given.add(("open", opening))
             made = self._share_for(opening, self._recipients.get(opening.to) if opening.to is not None else None)
@@ -636,6 +678,8 @@ class Machine:
         for seat in sorted(acting & self.seats):
             if ("reveal", seat) not in self._given and seat not in self._revealed:  # (one handed to me
                 # after its own program revealed it stands as revealed)
+                if self.replaying or seat not in self._mine:  # (replaying: it comes as it was; a
+                    continue  # choice made before this program started again is void: the host says so)
                 self._given.add(("reveal", seat))
                 wire, salt = self._mine[seat]
                 self._send("reveal", seat, wire, salt)
@@ -742,7 +786,7 @@ class Machine:
         ledger = self.ledger
         assert ledger is not None
         if isinstance(need, NeedRandom):
-            if ("beacon", need.round) not in self._given and ledger.me is not None:
+            if ("beacon", need.round) not in self._given and ledger.me is not None and not self.replaying:
                 self._given.add(("beacon", need.round))
                 share = ledger.beacon_share(need.round + 1, self.rand)
                 self._send("beacon", need.round, share.to_wire())
@@ -761,12 +805,12 @@ class Machine:
             if not mine:
                 raise Stopped(f"{self.game.title}'s rules read a card hidden from this program", None)
             opening = Opening(need.handle, mine[0])
-            if opening not in self.pending and ("want", opening) not in self._given:
+            if opening not in self.pending and ("want", opening) not in self._given and not self.replaying:
                 self._given.add(("want", opening))
                 self._send("want", need.handle, mine[0])
                 self._open(opening)
-        elif isinstance(need, NeedClaim) and need.seat in self.seats:
-            if ("claim", need.key) not in self._given:
+        elif isinstance(need, NeedClaim) and need.seat in self.seats and need.key not in self._claims:
+            if ("claim", need.key) not in self._given and not self.replaying:
                 self._given.add(("claim", need.key))
                 value = self.replica.claim(need.key)
                 self._send("claim", need.key[0], need.key[1], need.seat, need.question, value)
@@ -792,7 +836,8 @@ class Machine:
                 ledger.reshuffle(key, old, new, book.public)
         holder = self.holder
         for key in sorted(ledger.jobs):
-            if holder is not None and ledger.shuffler(key) == holder and ("shuffle", key) not in self._given:
+            if holder is not None and ledger.shuffler(key) == holder and ("shuffle", key) not in self._given \
+                    and not self.replaying:
                 self._given.add(("shuffle", key))
                 cts, proof = ledger.make_shuffle(key, self.rand)
                 self._send("shuffle", key, deck_to_wire(cts), proof.to_wire())

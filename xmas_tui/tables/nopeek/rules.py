@@ -138,6 +138,20 @@ class NoPeekRules:
         self._relay(machine.hand(seat, program, key))
         return True
 
+    def rehand(self, seat: int) -> bool:
+        """``seat``'s player is back with its program started again (its keys kept): a choice it
+        sent as a digest and never revealed is void, as every program hears in order (a
+        ``SeatTaken`` to the same program); it chooses again. False: nothing to void."""
+        machine = self.machine
+        if not machine.unrevealed(seat):
+            return False
+        program = self.runs[seat]
+        key = machine._recipients[seat]
+        self._sealed.discard(seat)
+        self._sends.append(SeatTaken(seat, program, key.encode(), None, 0.0))
+        self._relay(machine.hand(seat, program, key))
+        return True
+
     @property
     def _state(self) -> Any:
         return self.machine.replica.state

@@ -2,7 +2,8 @@
 
 Owns ``SeatProgram`` (``netcode.session.seat.MentalProgram``): the player's personal key,
 made when the program sits down (its ``Hello`` carries it, in case the table deals
-no-peek), and, once the host says who holds the joint key (``Keyed``), the ``Machine``
+no-peek; ``kept`` and ``from_kept``: kept on this machine, so that a program started again
+takes the seat back and is sent the deal so far to take as it was), and, once the host says who holds the joint key (``Keyed``), the ``Machine``
 that takes part in the deal for this seat. It tells the seat session what only it
 knows: this seat's view with its own cards' faces, this seat's legal moves (none while a move is
 being made), and, for a choice made at the same time as others, the digest to send in
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from netcode.dealing import keys
-from netcode.dealing.group import Point
+from netcode.dealing.group import Point, base
 from netcode.session.host.mental import SEALED
 from netcode.session.messages import Keyed
 from xmas_tui.bots import make_bot
@@ -31,10 +32,35 @@ WATCHING = 1 << 20
 class SeatProgram:
     """A player's program at a no-peek table (see the module's docstring)."""
 
-    def __init__(self) -> None:
-        self.personal = keys.PersonalKey.generate()
+    def __init__(self, personal: keys.PersonalKey | None = None) -> None:
+        self.personal = personal if personal is not None else keys.PersonalKey.generate()
         self.key = self.personal.public.encode()
         self.machine: Machine | None = None
+        self._replaying = False
+
+    def kept(self) -> bytes:
+        """The personal key's secret, to keep on this machine (readable by its user alone)."""
+        return self.personal.secret.to_bytes(32, "little")
+
+    @classmethod
+    def from_kept(cls, raw: bytes) -> SeatProgram:
+        """The program again, with the personal key it sat down with (``kept``)."""
+        secret = int.from_bytes(raw, "little")
+        return cls(keys.PersonalKey(secret, base(secret)))
+
+    def replay(self) -> None:
+        """The deal so far comes next, my own messages among them: take them as they were."""
+        self._replaying = True
+        if self.machine is not None:
+            self.machine.replaying = True
+
+    def caught_up(self) -> list[bytes]:
+        self._replaying = False
+        return self.machine.caught_up() if self.machine is not None else []
+
+    def in_deal(self) -> bool:
+        """Whether this program has taken part in a deal already."""
+        return self.machine is not None
 
     def begin(self, keyed: Keyed, seat: int | None, game: str, options: dict[Any, Any]) -> list[bytes]:
         if self.machine is not None:
@@ -49,6 +75,7 @@ class SeatProgram:
             holders=holders, runs={s: int(keyed.runs[s]) for s in range(n)}, personal=self.personal,
             hold_rooms=True,
         )  # fmt: skip
+        self.machine.replaying = self._replaying
         personal_keys = {s: Point.decode(k) for s, k in zip(holders, keyed.keys, strict=True)}
         if seat in personal_keys and personal_keys[seat] != self.personal.public:
             self.machine.stopped = "The host named another key for this seat: the game stops here."
