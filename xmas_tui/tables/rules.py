@@ -39,6 +39,19 @@ def opening(game: Game, players: Sequence[str], state: Any) -> list[Event]:
     return [Event("start", f"{game.title}: {', '.join(players)}."), *game.opening_events(state)]
 
 
+def live_press(game: Game, state: Any, seat: int, so_far: Any | None, press: Any,
+               earliest_ms: int | None) -> tuple[Any, list[Any]]:
+    """One input of a real-time round, as it is made, on ``state`` (wire forms in and out: what
+    ``seat`` has pressed so far, and the claims raised to ``earliest_ms``); ``RuleError`` in
+    words for one the rules refuse. The host's rules of either kind of table press so."""
+    try:
+        before = game.parse_action(so_far) if so_far is not None else None
+        pressed, clamped = game.press(state, seat, before, game.parse_action(press), earliest_ms)
+    except ActionError as refused:
+        raise RuleError(str(refused)) from None
+    return pressed.to_wire(), [list(c) for c in clamped]
+
+
 class GameRules:
     """One of our engines as the host runs it (see ``netcode.session.host.Rules``)."""
 
@@ -139,12 +152,7 @@ class GameRules:
         return self.game.racing(self.state)
 
     def press(self, seat: int, so_far: Any | None, press: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
-        try:
-            before = self.game.parse_action(so_far) if so_far is not None else None
-            pressed, clamped = self.game.press(self.state, seat, before, self.game.parse_action(press), earliest_ms)
-        except ActionError as refused:
-            raise RuleError(str(refused)) from None
-        return pressed.to_wire(), [list(c) for c in clamped]
+        return live_press(self.game, self.state, seat, so_far, press, earliest_ms)
 
     def merge(self, seat: int, so_far: Any | None, action: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
         """What ``seat`` pressed so far with ``action``; an action refused here is refused in

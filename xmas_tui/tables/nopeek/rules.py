@@ -27,6 +27,7 @@ from xmas_tui.bots import make_bot
 from xmas_tui.games import ActionError, Event, Game, Rng
 from xmas_tui.games.engine import public_digest
 
+from ..rules import live_press
 from .machine import Machine
 
 
@@ -289,12 +290,7 @@ class NoPeekRules:
         ``press`` on the public state)."""
         if not (self.machine.idle and self._state is not None and self.game.racing(self._state)):
             raise RuleError("A press counts only while a real-time round is open.")
-        try:
-            before = self.game.parse_action(so_far) if so_far is not None else None
-            pressed, clamped = self.game.press(self._state, seat, before, self.game.parse_action(press), earliest_ms)
-        except ActionError as refused:
-            raise RuleError(str(refused)) from None
-        return pressed.to_wire(), [list(c) for c in clamped]
+        return live_press(self.game, self._state, seat, so_far, press, earliest_ms)
 
     def merge(self, seat: int, so_far: Any | None, action: Any, earliest_ms: int | None) -> tuple[Any, list[Any]]:
         """A seat's choice closing its real-time round comes as a digest: what was heard of it
