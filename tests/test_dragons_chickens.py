@@ -816,8 +816,8 @@ def test_the_rulings_state_the_network_bound_and_the_bot_levels_as_the_code_has_
     from netcode.session.host import races
     from xmas_tui.games import dragons_chickens as dc
 
-    assert (dc.NETWORK_JITTER_CAP_MS, dc.NETWORK_FRAME_MS, dc.NETWORK_CLOCK_SLACK_MS) == (
-        races.JITTER_CAP_MS, races.FRAME_MS, races.CLOCK_SLACK_MS)
+    assert (dc.NETWORK_JITTER_CAP_MS, dc.NETWORK_FRAME_MS, dc.NETWORK_CLOCK_SLACK_MS, dc.NETWORK_OPEN_MS) == (
+        races.JITTER_CAP_MS, races.FRAME_MS, races.CLOCK_SLACK_MS, races.OPEN_MS)
     for level, skill in (("easy", SKILLS["easy"]), ("sensible", SKILLS["normal"]), ("hard", SKILLS["hard"])):
         assert dc.BOT_REACTIONS[level] == (skill.mean_ms - 2 * skill.spread_ms, skill.mean_ms + 2 * skill.spread_ms)
     assert {s.per_card_ms for s in SKILLS.values()} <= {40, 60, 90} and dc.BOT_PER_CARD == "40-90 ms"

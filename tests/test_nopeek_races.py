@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 
 from netcode.session.messages import Order
+from netcode.simulator.faults import LinkFaults
 from xmas_tui.games import get_game
 from xmas_tui.tables.seatbot import play_seat
 from xmas_tui.tables.simulation import SimTable, simulate_network
@@ -65,7 +66,11 @@ def test_the_host_learns_no_room_before_it_opens() -> None:
 
 
 def test_a_seat_that_says_nothing_is_given_the_silent_action_and_the_game_goes_on() -> None:
-    table = SimTable(DC, 3, no_peek=True, pace=0.3, seed=2, stalled=[2])
+    """The others' digests stand while the silent one is given: they are not asked again (on a
+    link with some delay their reveals come after the silent move; the host used to forget who
+    had sealed at every move, time the sealed seats out too, and every program stopped)."""
+    table = SimTable(DC, 3, no_peek=True, pace=0.3, seed=2, stalled=[2],
+                     faults=LinkFaults(delay=0.01, jitter=0.003))
     assert table.run(3600)
     figures = table.figures()
     assert figures["digests_equal"] and figures["audits_ok"]
@@ -81,12 +86,13 @@ def test_a_host_that_passes_off_a_move_as_the_silent_one_is_named_on_every_scree
     programs hold their shares of its cards until the instant the host names, and send them
     together then. Every share passes through the host, so the host's program is the first that
     could open a room: about one link's way after the instant (2 ms on the simulated LAN), never
-    before. Your presses are heard as they are made, as at any table; your sealed presses go
-    round as a digest first, with the host's bound on your times beside them, and every program
-    merges the two by these rules. A player whose program says nothing in time is given the
-    silent action by the host, and every program checks that it is exactly the silent action (no
-    press, or ready): a host that passed off anything else as silence stops the game on every
-    screen.
+    before. The host allows each terminal a further 25 ms to check the room's shares and open it
+    (a modified program may gain that much more). Your presses are heard as they are made, as at
+    any table; your sealed presses go round as a digest first, with the host's bound on your
+    times beside them, and every program merges the two by these rules. A player whose program
+    says nothing in time is given the silent action by the host, and every program checks that
+    it is exactly the silent action (no press, or ready): a host that passed off anything else
+    as silence stops the game on every screen.
     """
     table = SimTable(DC, 3, no_peek=True, pace=0.3, seed=5)
     host = table.host

@@ -92,6 +92,10 @@ from netcode.channel.events import RttUpdated
 
 #: milliseconds allowed for a client's frame: from the room's instant to its drawing
 FRAME_MS = 15.0
+#: milliseconds more allowed at a no-peek table, where a terminal can draw the room only once
+#: its program has checked the room's shares and opened its cards (a few verified proofs a
+#: card: 5 to 21 ms measured on a busy 2-core machine)
+OPEN_MS = 25.0
 #: the most of a link's spread of round trips the bound allows for (milliseconds)
 JITTER_CAP_MS = 60.0
 #: milliseconds a seat's estimate of the host's clock may be off beyond half its link's spread
@@ -262,17 +266,18 @@ class RaceClock:
     def close_room(self) -> None:
         self.room_at, self.sent = None, {}
 
-    def earliest_ms(self, peer: Peer, arrived: float) -> int | None:
+    def earliest_ms(self, peer: Peer, arrived: float, opening: float = 0.0) -> int | None:
         """The smallest reaction time (ms) the host can believe of a claim from ``peer`` that
         arrived at ``arrived``; None while the host knows no bound (no round open, the room
-        not sent, no round trip measured)."""
+        not sent, no round trip measured). ``opening``: ms more for the seat's program to open
+        the room (``OPEN_MS`` at a no-peek table)."""
         at, sent, link = self.room_at, self.sent.get(peer), self.links.get(peer)
         if at is None or sent is None or link is None or not link.measured:
             return None
         r, j = link.least, link.spread
         clock = CLOCK_SLACK_MS / 1000 + j / 2
         latest = max(at + clock + r / 2 + j, sent + r + j)
-        return max(0, math.floor((arrived - latest) * 1000 - FRAME_MS))
+        return max(0, math.floor((arrived - latest) * 1000 - FRAME_MS - opening))
 
     def allowance_ms(self, peer: Peer) -> float | None:
         """What the bound allows ``peer`` beyond the room's instant and half its smallest round

@@ -25,7 +25,7 @@ from typing import Any
 
 from netcode.session.host.live import LiveRounds
 from netcode.session.host.parts import HostParts
-from netcode.session.host.races import RaceClock
+from netcode.session.host.races import OPEN_MS, RaceClock
 from netcode.session.host.rules import RuleError
 from netcode.session.messages import Message, Opens, Ping, Pong, Press, Shout, Snap, Verdict
 from netcode.session.seats import SeatState
@@ -166,7 +166,8 @@ class Racing(HostParts):
     def _earliest(self, peer: Peer) -> int | None:
         """The bound on a claim of ``peer``'s arriving now (None for a seat on this machine)."""
         guest = self.guests[peer]
-        return None if guest.local else self.races.earliest_ms(peer, self._arrived)
+        opening = OPEN_MS if self.settings.no_peek else 0.0  # (its program opens the room first)
+        return None if guest.local else self.races.earliest_ms(peer, self._arrived, opening)
 
     def _clamped(self, seat: int, peer: Peer, earliest: int | None, clamped: list[Any]) -> None:
         """The public log says which claims were raised to the bound."""

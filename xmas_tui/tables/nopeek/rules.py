@@ -80,8 +80,6 @@ class NoPeekRules:
         self._sends: list[Order | Sealed | Relay | SeatTaken] = []
         self._relay(self.machine.begin(personal_keys, recipients))
         self._logged = 0
-        self._sealed: set[int] = set()
-        self._sealed_at = -1
         #: a real-time round: seat -> what the host heard it press and the bound on the rest,
         #: for the digest it sends next (``merge``, then ``act``)
         self._merging: dict[int, tuple[Any, int | None]] = {}
@@ -134,7 +132,6 @@ class NoPeekRules:
         if runner is None:
             machine.bots[seat] = make_bot(self.game.id, self.bot, seat, Rng(f"no-peek/handed/{seat}/{machine.table}"))
         self.runs[seat] = program
-        self._sealed.discard(seat)
         self._sends.append(SeatTaken(seat, program, key.encode(), voice, pace))
         self._relay(machine.hand(seat, program, key))
         return True
@@ -148,7 +145,6 @@ class NoPeekRules:
             return False
         program = self.runs[seat]
         key = machine._recipients[seat]
-        self._sealed.discard(seat)
         self._sends.append(SeatTaken(seat, program, key.encode(), None, 0.0))
         self._relay(machine.hand(seat, program, key))
         return True
@@ -168,13 +164,9 @@ class NoPeekRules:
     def to_act(self) -> frozenset[int]:
         if not self._ready():
             return frozenset()
-        self._forget_sealed()
-        return self.game.to_act(self._state) - self._sealed
-
-    def _forget_sealed(self) -> None:
-        moves = self.machine.replica.moves
-        if moves != self._sealed_at:
-            self._sealed, self._sealed_at = set(), moves
+        # (a seat whose choice went round as a digest waits for the others: until every digest
+        # is in and revealed, however many moves are made meanwhile, a silent one among them)
+        return frozenset(s for s in self.game.to_act(self._state) if not self.machine.has_chosen(s))
 
     def close(self) -> None:
         self.closed = True
@@ -206,7 +198,6 @@ class NoPeekRules:
             self._sends.append(Order(seat, action))
             self._relay(machine.order(seat, action))
             return []
-        self._sealed.add(seat)
         self._sends.append(Sealed(seat, digest, heard=heard, bound=bound))
         self._relay(machine.sealed(seat, digest, heard, bound))
         return []
