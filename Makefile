@@ -65,9 +65,12 @@ join-bench: $(STAMP)
 start-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.start_bench
 
-# Dragons & Chickens races through the fault proxy: real processes on loopback; about five minutes.
+# Dragons & Chickens races through the fault proxy: real processes on loopback; about five minutes
+# for the ordinary table, then the same at a no-peek table (each room opened by the players'
+# programs at its instant); each prints one JSON line.
 race-bench: $(STAMP)
 	$(BIN)/python -m xmas_tui.tools.race_bench --races 200
+	$(BIN)/python -m xmas_tui.tools.race_bench --races 200 --no-peek
 
 # Keypress to repaint on each board at 80x24, each key the next move of a recorded game, beside a bare
 # Textual app (goal: p99 <= 16 ms).
