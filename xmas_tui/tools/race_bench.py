@@ -428,8 +428,8 @@ async def host_table(players: int, port: int, seats: list[tuple[str, int]], seed
     races = hosted.host.races
     believe = races.earliest_ms
 
-    def earliest_ms(peer, arrived):  # every bound the host sets, with what it was set from
-        result = believe(peer, arrived)
+    def earliest_ms(peer, arrived, opening=0.0):  # every bound the host sets, with what it was set from
+        result = believe(peer, arrived, opening)
         link = races.links.get(peer)
         guest = hosted.host.guests.get(peer)
         if result is not None and link is not None and guest is not None:
