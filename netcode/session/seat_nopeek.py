@@ -203,8 +203,7 @@ class NoPeekSeat:
         said += self._room_due(now)
         if self._replay_left:
             said += self._replayed(message, now)
-        for data in said:
-            out.send(HOST, self._saying(data, now))
+        self._say(said, out, now)
         self._mine_in_view()
         self._bots_wake(now)
         stopped = program.stopped()
@@ -287,6 +286,13 @@ class NoPeekSeat:
             out.seats.append((self.index, Updated()))
         return out
 
+    def _say(self, said: list[bytes], out: Step, now: float) -> bool:
+        """My program's messages to the host, each numbered and signed (``_saying``); whether
+        there were any."""
+        for data in said:
+            out.send(HOST, self._saying(data, now))
+        return bool(said)
+
     def _saying(self, data: bytes, now: float) -> Mental:
         """My program's next message, signed by my voice (and kept, should another machine
         ask for it straight)."""
@@ -367,8 +373,7 @@ class NoPeekSeat:
             return
         self._room_opens = {r: t for r, t in self._room_opens.items() if r >= race - 1}
         self._room_opens[race] = at
-        for data in self._room_due(now):
-            out.send(HOST, self._saying(data, now))
+        self._say(self._room_due(now), out, now)
 
     def room_deadline(self) -> float | None:
         """When my program's held shares of a room go out (None: it holds none)."""
@@ -387,10 +392,7 @@ class NoPeekSeat:
     def release_room(self, now: float) -> Step:
         """Time passes: the room's instant has come, my program's shares of it go to the host."""
         out = Step()
-        said = self._room_due(now)
-        for data in said:
-            out.send(HOST, self._saying(data, now))
-        if said:
+        if self._say(self._room_due(now), out, now):
             out.seats.append((self.index, Updated()))
         return out
 

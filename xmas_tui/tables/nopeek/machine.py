@@ -398,6 +398,10 @@ class Machine:
         """Whether ``seat``'s simultaneous choice went round as a digest and is not revealed yet."""
         return seat in self._digests and seat not in self._revealed
 
+    def recipient(self, seat: int) -> Point:
+        """The key the cards the rules show ``seat`` open to (its program's)."""
+        return self._recipients[seat]
+
     def holders_left(self, leaving: int | None = None) -> int:
         """The programs holding a key share still at the table (``leaving``: were that one to go
         too); fewer than t, and no card can open any more."""

@@ -144,7 +144,7 @@ class NoPeekRules:
         if not machine.unrevealed(seat):
             return False
         program = self.runs[seat]
-        key = machine._recipients[seat]
+        key = machine.recipient(seat)
         self._sends.append(SeatTaken(seat, program, key.encode(), None, 0.0))
         self._relay(machine.hand(seat, program, key))
         return True
