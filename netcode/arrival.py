@@ -30,6 +30,9 @@ except ImportError:  # not on Windows: arrivals are then taken when they are han
 SIOCGSTAMPNS = 0x8907
 #: an arrival older than this (seconds) is not believed (a clock stepped, a stale stamp)
 OLDEST = 1.0
+#: what the ioctl fills: seconds and nanoseconds
+_STAMP = struct.Struct("qq")
+_ROOM = bytes(_STAMP.size)
 
 
 class ArrivalClock:
@@ -48,7 +51,7 @@ class ArrivalClock:
         if self.fileno is None:
             return None
         try:
-            seconds, nanoseconds = struct.unpack("qq", fcntl.ioctl(self.fileno, SIOCGSTAMPNS, bytes(16)))
+            seconds, nanoseconds = _STAMP.unpack(fcntl.ioctl(self.fileno, SIOCGSTAMPNS, _ROOM))
         except OSError:
             return None
         age = time.time() - (seconds + nanoseconds / 1e9)

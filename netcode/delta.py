@@ -17,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+#: the keys a delta may have
+_KEYS = frozenset(("s", "d", "n"))
+
 
 def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, Any]:
     """What turns ``old`` into ``new`` (an empty dict if they are equal).
@@ -34,7 +37,9 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any], memo: dict[Any, Any] | 
         before = old[key]
         if before is value:
             continue
-        if isinstance(before, Mapping) and isinstance(value, Mapping):
+        if (type(before) is dict or isinstance(before, Mapping)) and (  # (a dict asks no ABC)
+            type(value) is dict or isinstance(value, Mapping)
+        ):
             if memo is None:
                 inner = {} if before == value else diff(before, value)
             else:
@@ -67,7 +72,7 @@ def apply(old: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
     """``old`` with ``delta`` applied, as a new dict (``old`` is left as it was).
 
     Raises ``ValueError`` if the delta does not fit ``old``."""
-    if not isinstance(delta, Mapping) or not set(delta) <= {"s", "d", "n"}:
+    if not (type(delta) is dict or isinstance(delta, Mapping)) or not delta.keys() <= _KEYS:
         raise ValueError("not a delta")
     new = dict(old)
     for key in delta.get("d", ()):
@@ -77,7 +82,7 @@ def apply(old: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
     new.update(delta.get("s", {}))
     for key, inner in delta.get("n", {}).items():
         before = new.get(key)
-        if not isinstance(before, Mapping):
+        if not (type(before) is dict or isinstance(before, Mapping)):
             raise ValueError(f"delta changes inside {key!r}, which is not a mapping")
         new[key] = apply(before, inner)
     return new

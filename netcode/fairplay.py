@@ -52,6 +52,19 @@ NONCE_TIMEOUT = 3.0
 
 
 def _part(value: bytes | str | int) -> bytes:
+    # (the usual kinds by their exact type first: a bool is not an int here)
+    if type(value) is bytes:
+        data = b"b" + value
+    elif type(value) is str:
+        data = b"s" + value.encode("utf-8")
+    elif type(value) is int:
+        data = b"i" + str(value).encode()
+    else:
+        return _part_of(value)
+    return len(data).to_bytes(4, "big") + data
+
+
+def _part_of(value: bytes | str | int) -> bytes:
     if isinstance(value, bool):
         raise TypeError("no booleans in a commitment")
     if isinstance(value, int):
@@ -63,12 +76,12 @@ def _part(value: bytes | str | int) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
+_DOMAIN_PART = _part(DOMAIN)
+
+
 def digest(label: str, *parts: bytes | str | int) -> bytes:
     """SHA-256 of the domain, a label and length-prefixed parts (unambiguous)."""
-    h = hashlib.sha256(_part(DOMAIN) + _part(label))
-    for p in parts:
-        h.update(_part(p))
-    return h.digest()
+    return hashlib.sha256(b"".join([_DOMAIN_PART, _part(label), *map(_part, parts)])).digest()
 
 
 def new_secret() -> bytes:
@@ -352,6 +365,7 @@ class Verifier:
                 alarms.append(f"card #{handle}: the host changed its commitment")
             self.commitments.setdefault(handle, bytes(commit))
         salts = {int(handle): bytes(salt) for handle, salt in openings}
+        known = self.openings
         for handle, face in faces.items():
             if handle in salts:
                 salt = salts[handle]
@@ -361,16 +375,18 @@ class Verifier:
                     alarms.append(f"card #{handle} was opened as {face!r} but was never committed")
                 elif card_commitment(self.game, self.table_id, handle, face, salt) != commit:
                     alarms.append(f"card #{handle} was shown as {face!r}, which does not match its commitment")
-                elif handle in self.openings and self.openings[handle][0] != face:
-                    alarms.append(f"card #{handle} was shown as {face!r} after being opened as {self.openings[handle][0]!r}")
-                self.openings.setdefault(handle, (face, salt))
-            elif handle in self.openings:
-                if self.openings[handle][0] != face:
-                    alarms.append(f"card #{handle} was shown as {face!r} after being opened as {self.openings[handle][0]!r}")
-            else:
+                elif handle in known and known[handle][0] != face:
+                    alarms.append(f"card #{handle} was shown as {face!r} after being opened as {known[handle][0]!r}")
+                known.setdefault(handle, (face, salt))
+                continue
+            opened = known.get(handle)  # (the usual case: a face opened before, shown again)
+            if opened is None:
                 alarms.append(f"card #{handle} was shown as {face!r} without an opening")
-        for handle in salts.keys() - faces.keys():
-            alarms.append(f"card #{handle} was opened but its face was not shown")
+            elif opened[0] != face:
+                alarms.append(f"card #{handle} was shown as {face!r} after being opened as {opened[0]!r}")
+        if salts:
+            for handle in salts.keys() - faces.keys():
+                alarms.append(f"card #{handle} was opened but its face was not shown")
         self.alarms.extend(alarms)
         return alarms
 

@@ -39,7 +39,7 @@ from netcode.channel import (
 )
 from netcode.discovery import Announcer, ProbeAnswerer, TableInfo, is_probe
 from netcode.session.host import HostSession
-from netcode.session.messages import Message, Opens, Ping, Shout, Snap
+from netcode.session.messages import Act, Message, Opens, Ping, Shout, Snap
 from netcode.session.peer import TablePeer
 from netcode.session.seat import Ended, HostChanged, HostLost, Seated, SeatSession, TurnedAway
 from netcode.session.step import Step
@@ -80,8 +80,9 @@ class Listeners:
 #: The clock every peer here is fed: monotonic seconds, the same as the channel's.
 _now = time.monotonic
 
-#: the messages that leave the moment they are made (a room, a shout, a ping: their time matters)
-TIMELY = (Snap, Opens, Shout, Ping)
+#: the messages that leave the moment they are made (a room, a shout, a ping, a player's move:
+#: their time matters; a move's is the time until every player sees it)
+TIMELY = (Snap, Opens, Shout, Ping, Act)
 
 
 class JoinError(Exception):

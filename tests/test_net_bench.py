@@ -43,3 +43,5 @@ def test_processes_mode_times_every_action_and_ends_with_one_json_line() -> None
     assert result["blocks"] == 2 and len(result["block_ratios_to_raw_echo"]) == 2
     for key in KEYS - {"mode", "peers", "actions", "snapshot_bytes"}:
         assert math.isfinite(result[key]) and result[key] > 0, key
+    assert 0 <= result["actions_no_opening"] <= result["actions"]  # (their p50 too, if there were any)
+    assert (result["p50_ms_no_opening"] is None) == (result["actions_no_opening"] == 0)

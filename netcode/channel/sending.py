@@ -32,6 +32,7 @@ from netcode.envelope import (
     Sealer,
     encode_payload,
     header_overhead,
+    payload_decoder,
     unit_overhead,
 )
 
@@ -101,6 +102,7 @@ class Sending(ConnectionParts):
         "_ack_eliciting",
         "_sealer",
         "_seq_limit",
+        "_check_decoder",
         "last_sent",
         "packets_sent",
         "bytes_sent",
@@ -126,6 +128,8 @@ class Sending(ConnectionParts):
         self._copies_enabled = config.redundancy > 0
         self._copies_due = False
         self.packets_sent = self.bytes_sent = 0
+        # the receiver's limits, for the check on sending (tuples: see ``payload_decoder``)
+        self._check_decoder = payload_decoder(config.max_message, use_list=False)
 
     def send_reliable(self, payload: Any) -> None:
         """Queue `payload` (plain msgpack data) for in-order exactly-once delivery."""
@@ -139,7 +143,7 @@ class Sending(ConnectionParts):
         if len(data) > cfg.max_message:
             raise ValueError(f"message of {len(data)} bytes exceeds {cfg.max_message}")
         if isinstance(payload, CONTAINERS):
-            check_decodable(data, self._payload_decoder)
+            check_decodable(data, self._check_decoder)
         pending = self._pending
         uid = self._next_unit
         if len(data) <= self._single_unit_max:
@@ -167,7 +171,7 @@ class Sending(ConnectionParts):
         if len(data) + 3 > self._budget:
             raise ValueError(f"unreliable message of {len(data)} bytes does not fit a datagram")
         if isinstance(payload, CONTAINERS):
-            check_decodable(data, self._payload_decoder)
+            check_decodable(data, self._check_decoder)
         if len(self._unreliable) >= self.config.max_unreliable_queue:
             self._unreliable.popleft()
             self._counters["unreliable_shed"] += 1
@@ -376,8 +380,8 @@ CONTAINERS = (dict, list, tuple)
 def check_decodable(data: bytes, decoder: Decoder) -> None:
     """Fail at the sender, not the receiver, on data the receiver would refuse.
 
-    ``decoder`` is the connection's own payload decoder (the receiver's limits);
-    each decode is whole, so sending and receiving can share it."""
+    ``decoder`` has the receiver's limits (the connection's own, kept for this check); each
+    decode is whole, so one decoder serves every check."""
     try:
         decoder.decode(data)
     except ValueError:

@@ -145,12 +145,26 @@ class TablePeer:
             stalls = [t for s in self.seats for t in (s.stall_deadline(), s.room_deadline()) if t is not None]
             due = self.host.next_deadline()
             return min([due, *stalls]) if due is not None else min(stalls, default=None)
-        times = [t for t in (self.election.deadline if self.election else None,
-                             self.candidacy.due() if self.candidacy else None,
-                             *(s.stall_deadline() for s in self.seats),
-                             *(s.room_deadline() for s in self.seats),
-                             *(s.bots_deadline() for s in self.seats)) if t is not None]
-        return min(times) if times else None
+        # (asked every time a datagram comes: written out, in the order the seats' deadlines
+        # were always asked, without a generator per kind)
+        seats = self.seats
+        best = self.election.deadline if self.election else None
+        due = self.candidacy.due() if self.candidacy else None
+        if due is not None and (best is None or due < best):
+            best = due
+        for seat in seats:
+            due = seat.stall_deadline()
+            if due is not None and (best is None or due < best):
+                best = due
+        for seat in seats:
+            due = seat.room_deadline()
+            if due is not None and (best is None or due < best):
+                best = due
+        for seat in seats:
+            due = seat.bots_deadline()
+            if due is not None and (best is None or due < best):
+                best = due
+        return best
 
     # ------------------------------------------------------------ inputs
     def begin(self, now: float) -> Step:

@@ -417,7 +417,7 @@ class SeatSession(NoPeekSeat):
         if self.verifier is not None and not self.no_peek and (
             snap.commits or snap.openings or snap.view is not None or delta.touches(snap.changes or {}, "faces")
         ):  # faces already checked, with nothing new to check them against, need no second look
-            faces = {h: f for h, f in view["faces"]}
+            faces = dict(view["faces"])  # ([handle, face] pairs)
             self._alarm(self.verifier.receive(snap.commits, snap.openings, faces))
         self._host_view = self.view = view
         self.legal = snap.legal

@@ -17,10 +17,12 @@ Must not touch: Textual. It may use asyncio (waiting for a verdict).
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from netcode.session.seats import RosterRow, SeatState
@@ -34,6 +36,14 @@ if TYPE_CHECKING:  # (the sessions and the runner load with a table, not with th
 DEFAULT_PACE = 0.9
 MIN_PACE = 0.05
 MAX_PACE = 4.0
+
+
+@functools.cache
+def _seat_events() -> ModuleType:
+    """The seat's events (loaded with the first table session, not with the lobby's boards)."""
+    from netcode.session import seat_events
+
+    return seat_events
 
 
 class HeardPress(NamedTuple):
@@ -398,15 +408,13 @@ class SessionTable(Table):
             self.links[0].post(self.session.here())
 
     def _heard(self, index: int, events: list[SeatEvent]) -> None:
-        from netcode.session.seat import (
-            Answered,
-            Ended,
-            HandedOver,
-            HostChanged,
-            HostLost,
-            HostSilent,
-        )
+        seat_events = _seat_events()
+        Answered, Ended, HandedOver = seat_events.Answered, seat_events.Ended, seat_events.HandedOver
+        HostChanged, HostLost, HostSilent = seat_events.HostChanged, seat_events.HostLost, seat_events.HostSilent
+        updated = seat_events.Updated
         for event in events:
+            if type(event) is updated:  # (the usual news: a move; nothing below is about it)
+                continue
             if isinstance(event, Answered):
                 verdict = self._pending.get((index, event.id))
                 if verdict is not None and not verdict.done():

@@ -8,6 +8,8 @@ action is timed from the moment its player sends it until the last peer holds
 a snapshot that includes it; the figures are p50, p99, mean and max over all
 actions, and the size of a packed snapshot as the peers received it. A game
 that ends first is followed by another at a new table until N actions are timed.
+The same figures are given for the actions that open no card (``*_no_opening``:
+no peer was sent a face's salt with them, so no face was checked on receipt).
 
 By default every endpoint is a process of its own, as at a real table where
 each player sits at their own terminal: the driver starts a host process
@@ -113,6 +115,7 @@ class PeerRecord:
         self.arrivals: list[tuple[int, float]] = []  # (log length, time), both increasing
         self.sends: dict[int, float] = {}  # target log length -> send time
         self.snapshots: list[Snap] = []  # each snapshot as it crossed the wire (a view delta after the first)
+        self.opened: list[int] = []  # the log lengths whose snapshots opened a card to this peer
         self.actions_seen = 0
         self.refused = 0
         self.last_at = 0.0
@@ -131,13 +134,16 @@ class PeerRecord:
         now = clock()
         self.last_at = now
         received = session.received
-        self.snapshots += [m for m in received if isinstance(m, Snap)]  # sized at the end, off the clock
+        snaps = [m for m in received if isinstance(m, Snap)]
+        self.snapshots += snaps  # sized at the end, off the clock
         received.clear()
         length = len(session.log)
         if not self.arrivals or length > self.arrivals[-1][0]:
             if self.arrivals:
                 self.actions_seen += 1  # every action adds to the log; the deal comes first
             self.arrivals.append((length, now))
+            if any(snap.openings for snap in snaps):
+                self.opened.append(length)
         self.changed.set()
 
     def over(self, actions: int) -> bool:
@@ -150,6 +156,7 @@ class PeerRecord:
             "arrivals": self.arrivals,
             "sends": sorted(self.sends.items()),
             "snapshot_bytes": [len(msgpack.packb(s.to_wire())) for s in self.snapshots],
+            "opened": self.opened,
             "actions_seen": self.actions_seen,
             "refused": self.refused,
         }
@@ -497,6 +504,8 @@ async def table_in_processes(peers: int, actions: int, gap: float, timeout: floa
     finally:
         await ended(children)
     latencies = []
+    openings = []
+    opened = {n for r in reports for n in r["opened"]}
     ends = [([n for n, _ in r["arrivals"]], [t for _, t in r["arrivals"]]) for r in reports]
     for report in reports:
         for target, sent in report["sends"]:
@@ -507,8 +516,10 @@ async def table_in_processes(peers: int, actions: int, gap: float, timeout: floa
                     raise BenchError(f"a peer never saw the action that made the log {target} long")
                 last = max(last, times[at])
             latencies.append(last - sent)
+            openings.append(target in opened)
     return {
         "latencies": latencies,
+        "openings": openings,
         "sizes": [size for r in reports for size in r["snapshot_bytes"]],
         "refused": sum(r["refused"] for r in reports),
         "host_drops": host_stats.get("drops", {}),
@@ -561,6 +572,7 @@ async def tables(play: Callable[[int], Awaitable[dict]], actions: int) -> dict:
         drops.update(game["host_drops"])
     return {
         "latencies": [x for game in games for x in game["latencies"]],
+        "openings": [x for game in games for x in game["openings"]],
         "sizes": [size for game in games for size in game["sizes"]],
         "games": len(games),
         "refused": sum(game["refused"] for game in games),
@@ -594,6 +606,7 @@ async def measure_processes(peers: int, actions: int, gap: float, timeout: float
         ratios.append(round(percentile(part["latencies"], 0.5) / percentile(block_echo, 0.5), 2))
     table = {
         "latencies": [x for part in parts for x in part["latencies"]],
+        "openings": [x for part in parts for x in part["openings"]],
         "sizes": [x for part in parts for x in part["sizes"]],
         "games": sum(part["games"] for part in parts),
         "refused": sum(part["refused"] for part in parts),
@@ -672,6 +685,7 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
             await asyncio.sleep(pause)
 
     latencies: list[float] = []
+    openings: list[bool] = []
     sizes: list[int] = []
     sessions = []
     try:
@@ -703,6 +717,7 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
                 lambda t=target: all(len(s.log) >= t for s in sessions), f"log length {target}", 0
             )
             latencies.append(clock() - started)
+            openings.append(any(m.openings for s in sessions for m in s.received if isinstance(m, Snap)))
             for session in sessions:
                 sizes += [len(msgpack.packb(m.to_wire())) for m in session.received if isinstance(m, Snap)]
                 session.received.clear()
@@ -712,6 +727,7 @@ async def table_one_process(peers: int, actions: int, deadline: float) -> dict:
         await host.close()
     return {
         "latencies": latencies,
+        "openings": openings,
         "sizes": sizes,
         "refused": 0,
         "host_drops": dict(host.runner.endpoint.drops),
@@ -736,6 +752,8 @@ def summarise(
     if not all(math.isfinite(x) and x > 0 for x in latencies):
         raise BenchError("a latency came out non-positive: the processes do not share one clock")
     p50 = percentile(latencies, 0.5)
+    plain = [x for x, opened in zip(latencies, table["openings"], strict=True) if not opened]
+    p50_plain = percentile(plain, 0.5) if plain else None
     return {
         "peers": peers,
         "actions": len(latencies),
@@ -754,6 +772,11 @@ def summarise(
         "raw_fan_out_p99_ms": ms(percentile(fan_out, 0.99)),
         "p50_ratio_to_raw_echo": round(p50 / percentile(echo, 0.5), 2),
         "p50_ratio_to_raw_fan_out": round(p50 / percentile(fan_out, 0.5), 2),
+        "actions_no_opening": len(plain),
+        "p50_ms_no_opening": ms(p50_plain) if p50_plain is not None else None,
+        "p50_ratio_to_raw_fan_out_no_opening": (
+            round(p50_plain / percentile(fan_out, 0.5), 2) if p50_plain is not None else None
+        ),
         "gap_ms": ms(gap) if gap is not None else None,
         "cpus": os.cpu_count(),
         "host_drops": table["host_drops"],
@@ -779,6 +802,9 @@ def print_human(f: dict) -> None:
           f"(table p50 is {f['p50_ratio_to_raw_echo']}x)")  # fmt: skip
     print(f"  raw fan-out of {f['snapshot_bytes']} B: p50 {f['raw_fan_out_p50_ms']} ms  p99 {f['raw_fan_out_p99_ms']} ms  "
           f"(table p50 is {f['p50_ratio_to_raw_fan_out']}x)")  # fmt: skip
+    if f["p50_ms_no_opening"] is not None:
+        print(f"  the {f['actions_no_opening']} actions that open no card: p50 {f['p50_ms_no_opening']} ms "
+              f"({f['p50_ratio_to_raw_fan_out_no_opening']}x the raw fan-out)")  # fmt: skip
     if f.get("blocks", 1) > 1:
         each = ", ".join(f"{r}x" for r in f["block_ratios_to_raw_echo"])
         print(f"  in {f['blocks']} alternating turns, table p50 / raw echo p50: {each}")

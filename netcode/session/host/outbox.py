@@ -49,6 +49,22 @@ Peer = Hashable
 UNHELD = (Ping, Dealt, Members, Lobby, Handover, NonceTaken, Welcome, Refused)
 
 
+class _Moment:
+    """What the snapshots of one moment share, each part made once for every peer: the roster,
+    who acts, the result, the clocks; the views' shared parts, diffed once (``memo``: see
+    ``delta.diff``); the new commitments and actions from each place a peer's last snapshot
+    left off (the same for nearly all of them), and the salt of each face opened."""
+
+    __slots__ = ("rules", "roster", "to_act", "result", "clocks", "memo", "commits", "actions", "salts")
+
+    def __init__(self, rules: Rules, roster: list[Any], to_act: list[Any], result: Any, clocks: list[Any]) -> None:
+        self.rules, self.roster, self.to_act, self.result, self.clocks = rules, roster, to_act, result, clocks
+        self.memo: dict[Any, Any] = {}
+        self.commits: dict[int, list[Any]] = {}
+        self.actions: dict[int, list[Any]] = {}
+        self.salts: dict[int, bytes] = {}
+
+
 class Outbox(HostParts):
     """What a ``HostSession`` sends."""
 
@@ -129,9 +145,9 @@ class Outbox(HostParts):
         to_act = sorted(rules.to_act()) if result is None else []
         clocks = [[i, round(max(0.0, seat.act_by - now), 3)] for i, seat in enumerate(self.seats)
                   if seat.act_by is not None]
-        memo: dict[Any, Any] = {}  # the views of one moment share parts: each is diffed once
+        moment = _Moment(rules, roster, to_act, result, clocks)
         for peer, guest in self.guests.items():
-            self._out.send(peer, self._snap_for(guest, rules, roster, to_act, result, clocks, memo))
+            self._out.send(peer, self._snap_for(guest, moment))
         if result is None:
             return
         if not self.finished:
@@ -151,39 +167,51 @@ class Outbox(HostParts):
                 self._out.send(peer, final)
                 guest.final_sent = True
 
-    def _snap_for(self, guest: Guest, rules: Rules, roster: list[Any], to_act: list[Any], result: Any,
-                  clocks: list[Any], memo: dict[Any, Any]) -> Snap:
+    def _snap_for(self, guest: Guest, moment: _Moment) -> Snap:
         seat = guest.seat
+        rules, result = moment.rules, moment.result
         view = rules.view(seat)
         whole = changes = None
         if guest.view_sent is None:
             whole = view
         else:  # what changed since the last snapshot: usually a few zones and faces
-            changes = delta.diff(guest.view_sent, view, memo)
+            changes = delta.diff(guest.view_sent, view, moment.memo)
         guest.view_sent = view
+        roster = moment.roster
         sent_roster = None
         if roster != guest.roster_sent:
             sent_roster = guest.roster_sent = roster
         log = self.log[guest.log_sent :]
         log_at, guest.log_sent = guest.log_sent, len(self.log)
         commitments = self.ledger.commitments
-        commits = [[h, c] for h, c in commitments[guest.commits_sent :]]
+        commits = moment.commits.get(guest.commits_sent)
+        if commits is None:
+            commits = moment.commits[guest.commits_sent] = [[h, c] for h, c in commitments[guest.commits_sent :]]
         guest.commits_sent = len(commitments)
         openings: list[Any] = []
-        if not self.settings.no_peek:  # (a no-peek deal's faces are proved by their shares)
-            fresh = [h for h, _ in view["faces"] if h not in guest.opened]
-            openings = [[h, self.ledger.salt(h)] for h in fresh]
-            guest.opened.update(fresh)
+        # (a no-peek deal's faces are proved by their shares; faces as they were in the last
+        # snapshot were all opened to this peer then)
+        if not self.settings.no_peek and (changes is None or delta.touches(changes, "faces")):
+            opened, salts = guest.opened, moment.salts
+            fresh = [h for h, _ in view["faces"] if h not in opened]
+            for h in fresh:
+                salt = salts.get(h)
+                if salt is None:
+                    salt = salts[h] = self.ledger.salt(h)
+                openings.append([h, salt])
+            opened.update(fresh)
         recorded = self.recorded
         actions_at = guest.actions_sent
-        actions = [[s, a] for s, a in self.ledger.actions[actions_at:recorded]]
+        actions = moment.actions.get(actions_at)
+        if actions is None:
+            actions = moment.actions[actions_at] = [[s, a] for s, a in self.ledger.actions[actions_at:recorded]]
         guest.actions_sent = recorded
         signed = None
         if guest.signed_sent != recorded:
             signed, guest.signed_sent = self.signature(), recorded
         return Snap(
-            seat, rules.legal(seat) if seat is not None and result is None else [], to_act, log_at, log,
-            result, whole, changes, sent_roster, commits, openings, clocks, actions_at, actions, signed,
+            seat, rules.legal(seat) if seat is not None and result is None else [], moment.to_act, log_at, log,
+            result, whole, changes, sent_roster, commits, openings, moment.clocks, actions_at, actions, signed,
         )  # fmt: skip
 
     def forget_sent(self, peer: Peer) -> None:
