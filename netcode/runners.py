@@ -13,7 +13,8 @@ this machine, where the kernel tells it: see ``ArrivalClock``); then it does wha
 step says, in one way for every role: connections opened, messages sent (a timely one,
 whose time matters, at once, and the host told when it left; the others with the
 flush at the end of the loop's turn), joins accepted, the table announced while this
-machine hosts, and the events handed to the listeners. Every decision is the peer's.
+machine hosts, and the events handed to the listeners; slow work (a no-peek deal's
+proofs) done on a worker thread and its result handed back. Every decision is the peer's.
 
 Must not touch: games, the UI, table logic (``netcode.session`` has it).
 """
@@ -21,6 +22,7 @@ Must not touch: games, the UI, table logic (``netcode.session`` has it).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import time
 from collections.abc import Callable
@@ -42,7 +44,7 @@ from netcode.session.host import HostSession
 from netcode.session.messages import Act, Message, Opens, Ping, Shout, Snap
 from netcode.session.peer import TablePeer
 from netcode.session.seat import Ended, HostChanged, HostLost, Seated, SeatSession, TurnedAway
-from netcode.session.step import Step
+from netcode.session.step import Step, Work
 
 
 class Listeners:
@@ -115,6 +117,7 @@ class PeerRunner:
         """``info`` makes the table's announcement (announced to ``discovery`` while this machine
         hosts, and the answer to a probe); without it the table is not announced."""
         self.peer = peer
+        peer.offload = True  # (its slow work on a worker thread: see ``_work``)
         self.endpoint = endpoint
         self.bind = bind
         self.info = info
@@ -138,6 +141,7 @@ class PeerRunner:
         self._answer: asyncio.Future[Any] | None = None
         self._first_action_noted = False
         self._arrival = ArrivalClock(None)
+        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ------------------------------------------------------------ facts
     @property
@@ -256,6 +260,8 @@ class PeerRunner:
 
     # ------------------------------------------------------------ doing what a step says
     def _apply(self, step: Step) -> None:
+        for work in step.work:
+            self._work(work)
         aio, endpoint = self.aio, self.endpoint
         if aio is not None and endpoint is not None and not self.closed:
             if step.accept:
@@ -282,6 +288,21 @@ class PeerRunner:
             listeners = self.seat_listeners.get(index)
             if listeners:
                 listeners(events)
+
+    def _work(self, work: Work) -> None:
+        """Slow work a step handed out (a shuffle's proof, made or checked): done on a worker
+        thread, one piece after another, while this loop goes on answering the channel (a
+        loop stopped for the channel's silence timeout looks gone to every peer: one proof
+        took that long on a shared, loaded machine); its result goes back to the peer here."""
+        loop = asyncio.get_running_loop()
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="xmas-tui-work")
+
+        def done(future: asyncio.Future[Any]) -> None:
+            if not self.closed and not future.cancelled():
+                self._apply(self.peer.worked(work, future.result(), _now()))
+
+        loop.run_in_executor(self._worker, work).add_done_callback(done)
 
     def _send(self, aio: AioEndpoint, peer: int, message: Message) -> None:
         """A timely message (a room, a shout, a ping: the peer starts on it while we make the
@@ -381,6 +402,8 @@ class PeerRunner:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = self._timer_at = None
+        if self._worker is not None:
+            self._worker.shutdown(wait=False, cancel_futures=True)
 
     async def close(self) -> None:
         """Stop the timer and the announcements; say goodbye to every peer (a host, or a player

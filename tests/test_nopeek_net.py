@@ -120,7 +120,7 @@ def _xmas(*args: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env=env)
 
 
-@pytest.mark.parametrize("game_id", TURN_GAMES)  # (Dragons & Chickens: test_nopeek_races, real peers on loopback)
+@pytest.mark.parametrize("game_id", [*TURN_GAMES, "dragons-chickens"])
 def test_real_processes_deal_no_peek(game_id: str, tmp_path) -> None:
     port = free_port()
     host = _xmas("host", game_id, "--headless", "--players", "2", "--code", "ELFS-2345", "--port", str(port),

@@ -20,8 +20,9 @@ Must not touch: sockets, clocks, games, the sessions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from . import beacon, opening
 from .cards import Faces, encode, initial_deck
@@ -145,30 +146,55 @@ class DealLedger:
 
     def make_shuffle(self, key: int, rand: Rand | None = None) -> tuple[list[Ciphertext], ShuffleProof]:
         """This holder's shuffle of job ``key`` (its turn), with its proof; taken here too."""
+        cts, proof = self.shuffle_maker(key, rand)()
+        self.made_shuffle(key, cts)
+        return cts, proof
+
+    def shuffle_maker(self, key: int, rand: Rand | None = None) -> Callable[[], tuple[list[Ciphertext], ShuffleProof]]:
+        """The slow part of ``make_shuffle``, to run now or elsewhere: it reads nothing of this
+        ledger once made (the deck as it stands now), so the ledger may be left waiting for
+        it (``made_shuffle`` takes the deck it made)."""
         if self.me is None or self.shuffler(key) != self.me.index:
             raise ValueError("it is not this program's turn to shuffle")
+        return partial(shuffle, self.joint.public, list(self.jobs[key].current),
+                       self._shuffle_context(key, self.me.index), rand)
+
+    def made_shuffle(self, key: int, cts: Sequence[Ciphertext]) -> None:
+        """My shuffle of job ``key`` (``shuffle_maker``'s deck), taken."""
         job = self.jobs[key]
-        cts, proof = shuffle(
-            self.joint.public, job.current, self._shuffle_context(key, self.me.index), rand
-        )
-        job.steps.append((self.me.index, cts))
+        assert self.me is not None and self.shuffler(key) == self.me.index, "a shuffle made out of turn"
+        job.steps.append((self.me.index, list(cts)))
         self._finish(job)
-        return cts, proof
 
     def take_shuffle(
         self, key: int, holder: int, cts: Sequence[Ciphertext], proof: ShuffleProof
     ) -> None:
         """Another holder's shuffle: checked, then the deck it makes; ``Blame`` if wrong."""
+        self.took_shuffle(key, holder, cts, self.shuffle_check(key, holder, cts, proof)())
+
+    def shuffle_check(
+        self, key: int, holder: int, cts: Sequence[Ciphertext], proof: ShuffleProof
+    ) -> Callable[[], bool]:
+        """The slow part of ``take_shuffle``: whether the proof holds, to run now or elsewhere
+        (like ``shuffle_maker``, it reads nothing of this ledger once made); ``Blame`` at once
+        for a shuffle nobody is making or made out of turn."""
         job = self.jobs.get(key)
         if job is None:
             raise Blame(holder, f"it shuffled cards {key}… that nobody is shuffling")
         if self.shuffler(key) != holder:
             raise Blame(holder, "it shuffled out of turn")
+        if len(cts) != len(job.source):
+            return partial(bool, False)
+        return partial(verify_shuffle, self.joint.public, list(job.current), list(cts), proof,
+                       self._shuffle_context(key, holder))
+
+    def took_shuffle(self, key: int, holder: int, cts: Sequence[Ciphertext], holds: bool) -> None:
+        """Another holder's shuffle, its proof checked (``holds``: ``shuffle_check``'s answer):
+        the deck it makes; ``Blame`` if the proof failed."""
         self.checked["shuffle"] += 1
-        if len(cts) != len(job.source) or not verify_shuffle(
-            self.joint.public, job.current, cts, proof, self._shuffle_context(key, holder)
-        ):
+        if not holds:
             raise Blame(holder, "its shuffle proof failed")
+        job = self.jobs[key]
         job.steps.append((holder, list(cts)))
         self._finish(job)
 

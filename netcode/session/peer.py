@@ -46,7 +46,7 @@ from netcode.session.messages import (
     decode,
 )
 from netcode.session.seat import HandedOver, HostSilent, SeatSession
-from netcode.session.step import HOST, Step
+from netcode.session.step import HOST, Step, Work
 from netcode.session.takeover import HostFactory, resumed_host
 
 Peer = Hashable
@@ -94,6 +94,7 @@ class TablePeer:
         #: ``Missing``), and the messages it sent one straight: ``(peer, n)``
         self._accepting = False
         self._answered: set[tuple[Peer, int]] = set()
+        self._offload = False
 
     @classmethod
     def as_host(cls, host: HostSession, *, local_id: int | None = None, host_for: HostFactory | None = None,
@@ -115,6 +116,20 @@ class TablePeer:
         return peer
 
     # ------------------------------------------------------------ facts
+    @property
+    def offload(self) -> bool:
+        """Whether this machine's sessions hand their slow work out in their steps
+        (``Step.work``) for the runner to do off its loop, rather than do it as they go."""
+        return self._offload
+
+    @offload.setter
+    def offload(self, value: bool) -> None:
+        self._offload = value
+        for session in self.seats:
+            session.offload = value
+        if self.host is not None:
+            self.host.offload = value
+
     @property
     def session(self) -> SeatSession:
         """My own seat's session (the person at this terminal)."""
@@ -179,7 +194,7 @@ class TablePeer:
         """Seat ``session`` at the table this machine hosts; its index here is its place in
         ``seats`` (the first one seated is the person at this terminal)."""
         assert self.host is not None, "only a host seats players at its own machine"
-        session.index = len(self.seats)
+        session.index, session.offload = len(self.seats), self._offload
         self.seats.append(session)
         return self._sit_at_host(session.index, now)
 
@@ -235,9 +250,9 @@ class TablePeer:
         if self.host is not None:
             step = self._route(self.host.tick(now), now)
             for session in self.seats:  # (my own players' programs at a no-peek deal)
-                step.seats.extend(session.stalled(now).seats)
-                released = session.release_room(now)
-                step.seats.extend(released.seats)
+                stalled, released = session.stalled(now), session.release_room(now)
+                step.seats += stalled.seats + released.seats
+                step.work += stalled.work + released.work
                 for _, message in released.sends:
                     step.extend(self.post(message, now, session.index))
             return step
@@ -256,6 +271,26 @@ class TablePeer:
                 self._vote(now, step)
         return step
 
+    def worked(self, work: Work, result: Any, now: float) -> Step:
+        """The result of slow work a step handed out (``Step.work``): to the session whose
+        program asked for it, which goes on from there."""
+        step = Step()
+        host = self.host
+        if host is not None and (done := host.worked(work, result, now)) is not None:
+            return self._route(done, now)
+        for session in self.seats:
+            answer = session.worked(work, result, now)
+            if answer is None:
+                continue
+            if host is None:
+                self._follow(answer, step, now)
+                return step
+            step.seats, step.work = answer.seats, answer.work
+            for _, message in answer.sends:
+                step.extend(self.post(message, now, session.index))
+            return step
+        return step
+
     def sent(self, peer: Peer, message: Message, now: float) -> None:
         """A message for a remote peer actually left at ``now`` (``HostSession.sent``)."""
         if self.host is not None:
@@ -269,6 +304,7 @@ class TablePeer:
     # ------------------------------------------------------------ hosting
     def _become_host(self, host: HostSession) -> None:
         self.host = host
+        host.offload = self._offload
         if host.heard is None:
             host.heard = self.heard
         self.host_peer = None
@@ -293,6 +329,7 @@ class TablePeer:
         while queue:
             out = queue.popleft()
             step.table += out.table
+            step.work += out.work
             for peer, message in out.sends:
                 if not isinstance(peer, LocalPeer):
                     step.sends.append((peer, message))
@@ -300,6 +337,7 @@ class TablePeer:
                 index = int(peer.removeprefix("local-"))
                 answer = self.seats[index].receive(message.to_wire(), now)
                 step.seats += answer.seats
+                step.work += answer.work
                 for _, reply in answer.sends:
                     queue.append(host.receive(peer, reply.to_wire(), now, local=True))
         if any(isinstance(event, SteppedDown) for event in step.table):
@@ -327,6 +365,7 @@ class TablePeer:
     def _follow(self, seat_step: Step, step: Step, now: float) -> None:
         """My seat's step while I follow a host elsewhere: its messages go to that host; a
         hand-over starts an election at once, if one can be held."""
+        step.work += seat_step.work
         for _, message in seat_step.sends:
             if self.host_peer is not None:
                 step.send(self.host_peer, message)

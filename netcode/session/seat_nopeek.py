@@ -38,7 +38,7 @@ from netcode.session.messages import (
     Welcome,
 )
 from netcode.session.seat_events import Updated
-from netcode.session.step import HOST, Step
+from netcode.session.step import HOST, Step, Work
 from netcode.session.voices import Voices
 
 
@@ -49,6 +49,8 @@ class MentalProgram(Protocol):
 
     #: its personal key (sent in ``Hello``)
     key: bytes
+    #: whether it hands its slow proofs out (``work``) rather than do them as it goes
+    offload: bool
 
     def begin(self, keyed: Keyed, seat: int | None, game: str, options: dict[Any, Any]) -> list[bytes]:
         """The deal begins (``seat`` None: a watcher's program, which only checks)."""
@@ -91,6 +93,10 @@ class MentalProgram(Protocol):
         """Whether it waits for another program's message."""
     def waiting_for(self) -> list[str]:
         """Whose programs it waits for, by name."""
+    def work(self) -> list[Work]:
+        """The slow work it has handed out since last asked (``offload``)."""
+    def worked(self, work: Work, result: Any) -> list[bytes] | None:
+        """``work``'s result, if it is this program's: what it says then (else None)."""
 
 
 #: seconds my program may wait for another's message of a no-peek deal before my screen
@@ -131,6 +137,9 @@ class NoPeekSeat:
 
     def _init_no_peek(self, mental: MentalProgram | None, voice: Voice | None = None) -> None:
         self.mental = mental
+        #: my program hands its slow proofs out in the steps (``Step.work``), for whoever runs
+        #: this session to do off its loop (the asyncio runner sets it)
+        self.offload = False
         #: my program's voice at a no-peek table (it signs my moves and its messages; kept on
         #: this machine with the program's key, to take the seat back), and every seat's, once
         #: the deal begins, with what each has said
@@ -174,6 +183,7 @@ class NoPeekSeat:
         if self._replay_left and self._replay_skip:  # (the deal so far, which my program has)
             self._replay_left -= 1
             return
+        program.offload = self.offload
         if isinstance(message, Keyed):
             self._keyed(message, seat, out)
             if self.halted is not None:
@@ -203,6 +213,22 @@ class NoPeekSeat:
         said += self._room_due(now)
         if self._replay_left:
             said += self._replayed(message, now)
+        self._said_then(said, out, now)
+
+    def worked(self, work: Work, result: Any, now: float) -> Step | None:
+        """The result of slow work my program handed out (``Step.work``), if it is its own."""
+        program = self.mental
+        said = program.worked(work, result) if program is not None and self.halted is None else None
+        if said is None:
+            return None
+        out = Step()
+        self._said_then(said + self._room_due(now), out, now)
+        return out
+
+    def _said_then(self, said: list[bytes], out: Step, now: float) -> None:
+        """What my program said (to the host, to relay), and what follows from where it is now."""
+        program = self.mental
+        assert program is not None
         self._say(said, out, now)
         self._mine_in_view()
         self._bots_wake(now)
@@ -287,8 +313,10 @@ class NoPeekSeat:
         return out
 
     def _say(self, said: list[bytes], out: Step, now: float) -> bool:
-        """My program's messages to the host, each numbered and signed (``_saying``); whether
-        there were any."""
+        """My program's messages to the host, each numbered and signed (``_saying``), and the
+        slow work it handed out meanwhile (``Step.work``); whether there were any messages."""
+        if self.mental is not None:
+            out.work += self.mental.work()
         for data in said:
             out.send(HOST, self._saying(data, now))
         return bool(said)

@@ -7,8 +7,10 @@ a watcher, an elected host) on one channel endpoint, with the sans-IO surface
 events to the peer with the virtual time, does what each step says exactly as
 ``netcode.runners.PeerRunner`` does it (connections, sends, joins accepted, events to
 whoever plays each seat), and lets the players of the seats played here (anything with
-``heard``, ``due`` and ``move``, such as a seat bot) act when they are due. Nothing
-sleeps and nothing reads a clock: a seed replays a whole table exactly.
+``heard``, ``due`` and ``move``, such as a seat bot) act when they are due. The slow work a
+step hands out (``Step.work``) is done as the asyncio runner's worker thread does it, one
+piece after another, each taking ``work_time`` virtual seconds, while the channel and the
+peer go on. Nothing sleeps and nothing reads a clock: a seed replays a whole table exactly.
 
 Must not touch: sockets, real clocks, asyncio, games.
 """
@@ -22,7 +24,7 @@ from netcode.channel import Endpoint, PeerClosed, SendQueueFull
 from netcode.session.messages import Message
 from netcode.session.peer import TablePeer
 from netcode.session.seat import SeatEvent, SeatSession
-from netcode.session.step import Step
+from netcode.session.step import Step, Work
 
 _INF = float("inf")
 
@@ -45,9 +47,14 @@ def _earliest(*times: float | None) -> float | None:
 class SimPeer:
     """A table peer on one endpoint in the simulated network; its seats played by ``players``."""
 
-    def __init__(self, endpoint: Endpoint, peer: TablePeer, now: float) -> None:
+    def __init__(self, endpoint: Endpoint, peer: TablePeer, now: float, *, work_time: float = 0.0) -> None:
         self.endpoint = endpoint
         self.peer = peer
+        peer.offload = True
+        #: how long (virtual seconds) each piece of slow work takes, and the pieces under way,
+        #: in order, with when each is done
+        self.work_time = work_time
+        self._working: list[tuple[float, Work]] = []
         #: who plays each seat played here, by its index
         self.players: dict[int, Player] = {}
         #: called with every step's table events (while this machine hosts)
@@ -92,11 +99,15 @@ class SimPeer:
 
     def next_timer(self) -> float | None:
         return _earliest(self.endpoint.next_timer(), self.peer.next_deadline(),
+                         self._working[0][0] if self._working else None,
                          *(player.due() for player in self.players.values()))
 
     def handle_timer(self, now: float) -> None:
         self.endpoint.handle_timer(now)
         self._drain(now)
+        while self._working and self._working[0][0] <= now:
+            _, work = self._working.pop(0)
+            self.apply(self.peer.worked(work, work(), now), now)
         deadline = self.peer.next_deadline()
         if deadline is not None and deadline <= now:
             self.apply(self.peer.tick(now), now)
@@ -113,6 +124,9 @@ class SimPeer:
 
     # ------------------------------------------------------------ doing what a step says
     def apply(self, step: Step, now: float) -> None:
+        for work in step.work:  # (one after another, as on one worker thread)
+            start = self._working[-1][0] if self._working else now
+            self._working.append((start + self.work_time, work))
         endpoint = self.endpoint
         if step.accept:
             endpoint.accept_unknown = True

@@ -102,6 +102,7 @@ async def play_seat(table: SessionTable, bot: SeatBot, *, wait: float = 120.0) -
                 message = bot.move(session)
                 if message is not None:
                     link.post(message)
+                await asyncio.sleep(0)  # (the loop goes on between moves: a refused one is not tried in a spin)
                 continue
             changed.clear()
             timeout = 0.5 if due is None else max(0.0, due - time.monotonic())

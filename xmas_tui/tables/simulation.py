@@ -138,9 +138,11 @@ class SimTable:
     def __init__(self, game: Game, players: int, *, spectators: int = 0, faults: LinkFaults | None = None,
                  pace: float = 1.0, seed: int = 1, bot: str = "smart", options: dict | None = None,
                  hold: float = 10.0, turn_time: float | None = None, stalled: Sequence[int] = (),
-                 no_peek: bool = False) -> None:
+                 no_peek: bool = False, work_time: float = 0.0) -> None:
         """``stalled``: indices of joined seats (1 …) whose player never moves. ``no_peek``: the
-        players' programs deal and open the cards (``xmas_tui.tables.nopeek``)."""
+        players' programs deal and open the cards (``xmas_tui.tables.nopeek``); ``work_time``:
+        the virtual seconds each of their proofs takes, made or checked (``SimPeer``)."""
+        self.work_time = work_time
         self.game, self.seed, self.bot, self.pace = game, seed, bot, pace
         self.table_id = _bytes(seed, "table")[:8]
         self.net = SimNetwork(seed, faults)
@@ -153,7 +155,7 @@ class SimTable:
         self.hold, self.turn_time, self.options = hold, turn_time, options
         endpoint = Endpoint(CODE, self.table_id, HOST_PEER, max_peers=64)
         first = TablePeer.as_host(self.host, local_id=HOST_PEER, heard=endpoint.last_heard)
-        self.host_peer = SimPeer(endpoint, first, self.net.now)
+        self.host_peer = SimPeer(endpoint, first, self.net.now, work_time=work_time)
         self.host_node = self.net.add("host", self.host_peer)
         me = SeatSession("Host", self.table_id, self.ledger.commitment, game=game.id, nonce=_bytes(seed, "nonce", 0),
                          mental=SeatProgram() if no_peek else None)
@@ -197,7 +199,7 @@ class SimTable:
                                  host_for=takeover_host(self.game, self.bot, self.hold),
                                  signer=signer_for(self.seed, 1 + index), heard=endpoint.last_heard)
         self.peers[index] = peer
-        sim = SimPeer(endpoint, peer, self.net.now)
+        sim = SimPeer(endpoint, peer, self.net.now, work_time=self.work_time)
         if player:
             sim.play(0, self._bot(index))
         self.nodes[index] = self.net.add(self._address(index, generation), sim)

@@ -38,6 +38,7 @@ from netcode.session.messages import (
     Sealed,
     SeatTaken,
 )
+from netcode.session.step import Step, Work
 from netcode.session.voices import Voices
 
 Peer = Hashable
@@ -48,8 +49,17 @@ __all__ = ["SEALED", "MentalDealing", "MentalRules", "deal_id"]
 class MentalRules(Rules, Protocol):
     """The host's own program at a no-peek table, behind the ``Rules`` protocol, and more."""
 
+    #: whether it hands its slow proofs out (``work``) rather than do them as it goes
+    offload: bool
+
     def keyed(self) -> Keyed:
         """The message that starts the deal (the host's program has begun its part)."""
+
+    def work(self) -> list[Work]:
+        """The slow work it has handed out since last asked (``offload``)."""
+
+    def worked(self, work: Work, result: Any) -> bool:
+        """``work``'s result, if it is this program's (True: it was)."""
 
     def take(self, author: int, data: bytes) -> None:
         """Another program's message, relayed."""
@@ -105,8 +115,12 @@ class MentalDealing(HostParts):
     seats_taken: set[int]
     seat_runners: dict[int, Peer]
     programs: dict[Peer, int]
+    #: the host's program hands its slow proofs out in the steps (``Step.work``), for whoever
+    #: runs this session to do off its loop (the asyncio runner sets it)
+    offload: bool
 
     def _init_mental(self) -> None:
+        self.offload = False
         self.mental_keys = {}
         self.mental_voices = {}
         self._keyed = None
@@ -171,10 +185,23 @@ class MentalDealing(HostParts):
             if other != peer:
                 self._out.send(other, relay)
         rules = self._mental_rules()
+        rules.offload = self.offload
         rules.take(author, message.data)
+        self._rooms_then(rules, now)
+
+    def _rooms_then(self, rules: MentalRules, now: float) -> None:
         for shared in rules.room_from():  # (a real-time room's shares: each peer's room left with them)
             self._room_share(shared, now, rules.shares_needed)
         self._pump_mental()
+
+    def worked(self, work: Work, result: Any, now: float) -> Step | None:
+        """The result of slow work the host's program handed out (``Step.work``), if it is its
+        own: it goes on from there."""
+        rules = self.rules
+        if not self.no_peek or rules is None or not self._mental_rules().worked(work, result):
+            return None
+        self._rooms_then(self._mental_rules(), now)
+        return self._settle(now)
 
     def _catch_up(self, peer: Peer, seat: int | None) -> None:
         """A watcher come after the deal began, or a player back with its program started again
@@ -252,6 +279,7 @@ class MentalDealing(HostParts):
     def _pump_mental(self) -> None:
         """Send what the host's program has to say, and log the moves it has made."""
         rules = self._mental_rules()
+        self._out.work += rules.work()
         sends, entries = rules.drain()
         for i, message in enumerate(sends):
             if isinstance(message, (Order, Sealed)) and message.seat in self._move_signatures:

@@ -11,7 +11,9 @@ What it does, each time something comes in:
 
 * the joint key: its dealing (``begin``), then everyone's checked and its share opened;
 * the shuffles: a deck or a reshuffle its replica made is shuffled by every key holder
-  in turn; on its turn it shuffles and proves, and it checks every other proof;
+  in turn; on its turn it shuffles and proves, and it checks every other proof (with
+  ``offload``, the caller does each proof, made or checked, off its loop: ``work``, then
+  ``worked``; meanwhile what comes in waits its turn);
 * a move's needs: its beacon share for a number drawn, its decryption share for a face
   the rules show everyone, its own answer for an ask about a seat it plays, and, where
   its own answer reads a card the move has just shown that seat, a ``want`` for it;
@@ -42,19 +44,21 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import msgpack
 
 from netcode.dealing import keys
 from netcode.dealing.beacon import BeaconShare
-from netcode.dealing.elgamal import deck_from_wire, deck_to_wire
+from netcode.dealing.elgamal import Ciphertext, deck_from_wire, deck_to_wire
 from netcode.dealing.group import Point, Rand
 from netcode.dealing.ledger import DealLedger, Holder
 from netcode.dealing.opening import DecryptionShare, RecipientShare
 from netcode.dealing.proofs import Blame
 from netcode.dealing.shuffle import ShuffleProof
+from netcode.session.step import Work
 from xmas_tui.bots import Bot
 from xmas_tui.games import Action, ActionError, Event, Game
 from xmas_tui.games.cards import EVERYONE, ClaimBroken
@@ -192,6 +196,15 @@ class Machine:
         self.replaying = False
         #: moves made, in order: (seat, action) — what the audit replays
         self.moves: list[tuple[int, Action]] = []
+        #: hand each shuffle's proof, made or checked, to the caller to do (``work``, then
+        #: ``worked``: off the event loop) rather than do it here and now; until it comes
+        #: back, whatever comes in waits its turn (``_later``)
+        self.offload = False
+        self._work: tuple[Work, Callable[[Any], None], int | None] | None = None
+        self._work_out: list[Work] = []
+        self._later: deque[tuple[Callable[[], None], int | None]] = deque()
+        #: what came in while a proof was under way elsewhere, and so waited its turn
+        self.held_back = 0
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -230,8 +243,10 @@ class Machine:
 
     @property
     def idle(self) -> bool:
-        """No move under way or waiting, and nothing of mine still opening."""
-        return self.current is None and not self.queue and not self._my_openings and self.ledger is not None
+        """No move under way or waiting, nothing of mine still opening, and no proof under way
+        elsewhere (what came in meanwhile, a move among it, is still to be taken)."""
+        return self.current is None and not self.queue and not self._my_openings and self.ledger is not None \
+            and self._work is None
 
     # ------------------------------------------------------------------ the key
     def begin(self, personal_keys: Mapping[int, Point], recipients: Mapping[int, Point]) -> list[bytes]:
@@ -311,8 +326,9 @@ class Machine:
 
     @property
     def holding(self) -> bool:
-        """Whether my shares of a room wait for its instant."""
-        return bool(self._held)
+        """Whether my shares of a room wait for its instant (not while a proof of mine is under
+        way elsewhere: their release would wait behind it; they go once it is done)."""
+        return bool(self._held) and self._work is None
 
     def _move_key(self) -> int:
         return self.replica.moves if self.replica.state is not None else -1
@@ -327,9 +343,11 @@ class Machine:
     def caught_up(self) -> list[bytes]:
         """The deal so far is in (``replaying``): from here this program gives what it still
         owes (a share, an answer, a shuffle its turn had come to) and plays on."""
-        self.replaying = False
-        self._fresh = True
-        return self._guard(lambda: None)
+        def run() -> None:
+            self.replaying = False
+            self._fresh = True
+
+        return self._guard(run)
 
     def _queue(self, entry: tuple[Any, ...]) -> None:
         self.queue.append(entry)
@@ -411,11 +429,11 @@ class Machine:
     def take(self, author: int, data: bytes) -> list[bytes]:
         """Another program's message, relayed by the host; what this machine sends back."""
         self.received.append(data)
-        if author in self.gone:  # (sent before it left, passed on after: not waited for, not taken)
-            self.ignored += 1
-            return self.drain()
 
         def run() -> None:
+            if author in self.gone:  # (sent before it left, passed on after: not waited for, not taken)
+                self.ignored += 1
+                return
             if len(data) > MAX_MESSAGE:
                 raise ValueError("it is too long")
             try:
@@ -428,8 +446,12 @@ class Machine:
 
         return self._guard(run, author)
 
-    def _guard(self, run: Any, author: int | None = None) -> list[bytes]:
+    def _guard(self, run: Callable[[], None], author: int | None = None) -> list[bytes]:
         if self.stopped is not None:
+            return []
+        if self._work is not None:  # (a proof under way elsewhere: this waits its turn)
+            self._later.append((run, author))
+            self.held_back += 1
             return []
         try:
             run()
@@ -452,6 +474,46 @@ class Machine:
     def _stop(self, line: str, culprit: int | None) -> None:
         self.stopped, self.culprit = line, culprit
 
+    # ------------------------------------------------------------------ slow work
+    def _work_on(self, run: Callable[[], Any], then: Callable[[Any], None], author: int | None) -> None:
+        """``run`` (a shuffle's proof made or checked), then ``then`` with its result: here and
+        now, or, with ``offload``, once the caller hands the result back (``worked``)."""
+        if not self.offload:
+            then(run())
+            return
+        work = Work(run, self)
+        self._work = (work, then, author)
+        self._work_out.append(work)
+
+    def work(self) -> list[Work]:
+        """The slow work this machine has handed out since last asked (``offload``)."""
+        out, self._work_out = self._work_out, []
+        return out
+
+    def owns(self, work: Work) -> bool:
+        """Whether ``work`` is the one this machine waits for."""
+        return self._work is not None and self._work[0] is work
+
+    def worked(self, work: Work, result: Any) -> list[bytes]:
+        """``work``'s result (or the exception it raised): the machine goes on from there, then
+        takes what came in meanwhile, in order, until it hands out work again."""
+        if not self.owns(work):
+            return []
+        assert self._work is not None
+        _, then, author = self._work
+        self._work = None
+
+        def run() -> None:
+            if isinstance(result, Exception):
+                raise result
+            then(result)
+
+        out = self._guard(run, author)
+        while self._later and self._work is None and self.stopped is None:
+            queued, who = self._later.popleft()
+            out += self._guard(queued, who)
+        return out
+
     def _dispatch(self, author: int, parts: list[Any]) -> None:
         kind = parts[0]
         if kind == "dealing":
@@ -463,10 +525,9 @@ class Machine:
             raise ValueError(f"a {kind!r} before the key was made")
         if kind == "shuffle":
             _, key, deck, proof = parts
-            cts = deck_from_wire(bytes(deck))
-            ledger.take_shuffle(key, self._holder_of(author), cts, ShuffleProof.from_wire(bytes(proof), len(cts)))
-            self._mine_given(author, ("shuffle", key))
-            self._fresh = True
+            cts, holder = deck_from_wire(bytes(deck)), self._holder_of(author)
+            check = ledger.shuffle_check(key, holder, cts, ShuffleProof.from_wire(bytes(proof), len(cts)))
+            self._work_on(check, partial(self._took_shuffle, author, key, holder, cts), author)
         elif kind == "public":
             _, handle, wire = parts
             self._take_public(handle, DecryptionShare.from_wire(bytes(wire)), author)
@@ -509,6 +570,12 @@ class Machine:
             self._take_reveal(author, seat, action, bytes(salt))
         else:
             raise ValueError(f"{kind!r} is no message of a no-peek table")
+
+    def _took_shuffle(self, author: int, key: int, holder: int, cts: list[Ciphertext], holds: bool) -> None:
+        assert self.ledger is not None
+        self.ledger.took_shuffle(key, holder, cts, holds)
+        self._mine_given(author, ("shuffle", key))
+        self._fresh = True
 
     def _mine_given(self, author: int, given: tuple[Any, ...]) -> bool:
         """A message of my own program's, taken as the deal so far comes in (``replaying``): what
@@ -701,8 +768,10 @@ class Machine:
         ledger = self.ledger
         if ledger is None:
             return
-        while self.stopped is None:
+        while self.stopped is None and self._work is None:
             self._jobs()
+            if self._work is not None:  # (a shuffle of mine under way: the rest once it is made)
+                return
             self._give_shares()
             if self.current is None:
                 if self._ending:
@@ -840,12 +909,19 @@ class Machine:
                 ledger.reshuffle(key, old, new, book.public)
         holder = self.holder
         for key in sorted(ledger.jobs):
+            if self._work is not None:  # (one at a time: the next once it is done)
+                return
             if holder is not None and ledger.shuffler(key) == holder and ("shuffle", key) not in self._given \
                     and not self.replaying:
                 self._given.add(("shuffle", key))
-                cts, proof = ledger.make_shuffle(key, self.rand)
-                self._send("shuffle", key, deck_to_wire(cts), proof.to_wire())
-                self._fresh = True
+                self._work_on(ledger.shuffle_maker(key, self.rand), partial(self._made_shuffle, key), None)
+
+    def _made_shuffle(self, key: int, made: tuple[list[Ciphertext], ShuffleProof]) -> None:
+        assert self.ledger is not None
+        cts, proof = made
+        self.ledger.made_shuffle(key, cts)
+        self._send("shuffle", key, deck_to_wire(cts), proof.to_wire())
+        self._fresh = True
 
     def _end_if_opened(self) -> None:
         if self.audited or any(o.to is None for o in self.pending):

@@ -23,6 +23,7 @@ from netcode.dealing.group import Point
 from netcode.session.host import RuleError
 from netcode.session.host.mental import SEALED
 from netcode.session.messages import Keyed, Order, Relay, Sealed, SeatTaken
+from netcode.session.step import Work
 from xmas_tui.bots import make_bot
 from xmas_tui.games import ActionError, Event, Game, Rng
 from xmas_tui.games.engine import public_digest
@@ -96,6 +97,24 @@ class NoPeekRules:
 
     def take(self, author: int, data: bytes) -> None:
         self._relay(self.machine.take(author, data))
+
+    @property
+    def offload(self) -> bool:
+        return self.machine.offload
+
+    @offload.setter
+    def offload(self, value: bool) -> None:
+        self.machine.offload = value
+
+    def work(self) -> list[Work]:
+        return self.machine.work()
+
+    def worked(self, work: Work, result: Any) -> bool:
+        """``work``'s result, if it is my machine's (True: it was)."""
+        if not self.machine.owns(work):
+            return False
+        self._relay(self.machine.worked(work, result))
+        return True
 
     def drain(self) -> tuple[list[Order | Sealed | Relay | SeatTaken], list[Any]]:
         sends, self._sends = self._sends, []

@@ -20,6 +20,7 @@ from netcode.dealing import keys
 from netcode.dealing.group import Point, base
 from netcode.session.host.mental import SEALED
 from netcode.session.messages import Keyed
+from netcode.session.step import Work
 from xmas_tui.bots import make_bot
 from xmas_tui.games import Rng, get_game
 
@@ -37,6 +38,7 @@ class SeatProgram:
         self.key = self.personal.public.encode()
         self.machine: Machine | None = None
         self._replaying = False
+        self._offload = False
 
     def kept(self) -> bytes:
         """The personal key's secret, to keep on this machine (readable by its user alone)."""
@@ -75,13 +77,33 @@ class SeatProgram:
             holders=holders, runs={s: int(keyed.runs[s]) for s in range(n)}, personal=self.personal,
             hold_rooms=True,
         )  # fmt: skip
-        self.machine.replaying = self._replaying
+        self.machine.replaying, self.machine.offload = self._replaying, self._offload
         personal_keys = {s: Point.decode(k) for s, k in zip(holders, keyed.keys, strict=True)}
         if seat in personal_keys and personal_keys[seat] != self.personal.public:
             self.machine.stopped = "The host named another key for this seat: the game stops here."
             return []
         recipients = {s: Point.decode(keyed.recipients[s]) for s in range(n)}
         return self.machine.begin(personal_keys, recipients)
+
+    @property
+    def offload(self) -> bool:
+        """Whether its machine hands its proofs to the caller to do off the loop
+        (``Machine.offload``)."""
+        return self._offload
+
+    @offload.setter
+    def offload(self, value: bool) -> None:
+        self._offload = value
+        if self.machine is not None:
+            self.machine.offload = value
+
+    def work(self) -> list[Work]:
+        return self.machine.work() if self.machine is not None else []
+
+    def worked(self, work: Work, result: Any) -> list[bytes] | None:
+        """``work``'s result, if it is my machine's (what it says then), else None."""
+        machine = self.machine
+        return machine.worked(work, result) if machine is not None and machine.owns(work) else None
 
     def _machine(self) -> Machine:
         if self.machine is None:
