@@ -11,9 +11,10 @@ Owns: ``TablePeer``, a machine at a table, and its roles:
 * **seat**: it follows a host at another machine with its one seat's session (a
   **watcher** is a seat with no seat, only the public view);
 * **electing**: its host went silent, and it takes part in choosing the next one
-  (``netcode.session.election``): it sends its ballot to the candidate of the term, or,
-  when it is the candidate, counts the ballots and takes the table over, becoming its
-  host (a host whose ``term`` is above 1 was elected).
+  (``netcode.session.election``; the peer's part of it is ``netcode.session.electing``):
+  it sends its ballot to the candidate of the term, or, when it is the candidate, counts
+  the ballots and takes the table over, becoming its host (a host whose ``term`` is
+  above 1 was elected).
 
 Whatever its role, it is driven alike: channel events (``on_channel``), a seat's
 messages (``post``), the host's commands (``command``), ``tick(now)`` at
@@ -32,7 +33,8 @@ from typing import Any
 
 from netcode.channel import Delivered, HandshakeCompleted, PeerGone, RttUpdated
 from netcode.fairplay import Signer
-from netcode.session.election import EARLY_BALLOT, Candidacy, Election, Member, take_over
+from netcode.session.electing import Electing
+from netcode.session.election import Candidacy, Election, Member
 from netcode.session.host import HostSession, SteppedDown
 from netcode.session.messages import (
     BadMessage,
@@ -45,9 +47,9 @@ from netcode.session.messages import (
     Welcome,
     decode,
 )
-from netcode.session.seat import HandedOver, HostSilent, SeatSession
+from netcode.session.seat import HandedOver, SeatSession
 from netcode.session.step import HOST, Step, Work
-from netcode.session.takeover import HostFactory, resumed_host
+from netcode.session.takeover import HostFactory
 
 Peer = Hashable
 #: reasons a connection to the host ends that call for a new host (the others: it closed the table)
@@ -58,7 +60,7 @@ class LocalPeer(str):
     """How a host names a seat played at its own machine (never a channel's peer id)."""
 
 
-class TablePeer:
+class TablePeer(Electing):
     """My machine at a table: the seats played here, and whichever role it plays."""
 
     def __init__(self, *, local_id: int | None = None, host_for: HostFactory | None = None,
@@ -399,15 +401,6 @@ class TablePeer:
                 step.connects.append((member.peer, member.address))
                 step.send(member.peer, halt)
 
-    def _can_elect(self) -> bool:
-        """Whether a new host could take over: the deal shared the secret among two or more
-        players at other machines, and the game is not over."""
-        session = self.session
-        deal = session.deal
-        return (self.host_for is not None and self.local_id is not None and deal is not None and deal.holders >= 2
-                and session.share_commitments is not None
-                and session.final is None and len(self.members()) >= 2)
-
     def members(self) -> list[Member]:
         return [Member.from_wire(raw) for raw in self.session.members]
 
@@ -456,94 +449,6 @@ class TablePeer:
             self._follow(self.session.receive(raw, now), step, now)
             return
         self.session.drops["not_my_host"] += 1
-
-    # ------------------------------------------------------------ electing
-    def _elect(self, now: float, step: Step, why: str | None = None) -> None:
-        session = self.session
-        holders = session.deal.holders if session.deal is not None else None
-        self.election = Election(self.members(), session.host_seat, session.term, now, holders)
-        self.host_peer = None
-        host = session.welcome.host if session.welcome is not None else "The host"
-        step.seats.append((0, HostSilent(why or f"{host}'s machine went silent: the players are choosing a new host…")))
-        self._vote(now, step)
-        early, self.early = self.early, {}
-        for peer, (ballot, when) in early.items():  # those who noticed first
-            if now - when <= EARLY_BALLOT:
-                self._stranger(peer, ballot.to_wire(), now, step)
-
-    def _vote(self, now: float, step: Step) -> None:
-        election = self.election
-        assert election is not None
-        candidate = election.candidate
-        if candidate is None:
-            self._give_up(step, now)
-            return
-        if candidate.peer == self.local_id:
-            self._stand(now, step)
-            return
-        if self.voted.get(election.term) is None:  # one ballot a term
-            self.voted[election.term] = candidate.peer
-            step.connects.append((candidate.peer, candidate.address))
-            step.send(candidate.peer, self.session.ballot(election.term))
-
-    def _stand(self, now: float, step: Step) -> None:
-        election = self.election
-        assert election is not None and election.candidate is not None and self.local_id is not None
-        self.voted[election.term] = self.local_id
-        self.candidacy = Candidacy(election, election.candidate, self.session.ballot(election.term), now,
-                                   self.session.share_commitments)
-        step.accept = True
-
-    def _count(self, peer: Peer, ballot: Ballot, now: float, step: Step) -> None:
-        """A ballot for my candidacy: counted, or, with a forged share, refused, and its
-        sender named to every player who voted for me."""
-        candidacy = self.candidacy
-        assert candidacy is not None
-        forged = dict(candidacy.forged)
-        candidacy.add(peer, ballot, now)
-        for seat, name in candidacy.forged.items():
-            if seat not in forged:
-                self.forgers[seat] = name
-                for voter in candidacy.ballots:
-                    if voter is not None:
-                        step.send(voter, Forged(candidacy.term, seat, name))
-        if candidacy.ready(now):
-            self._take_over(now, step)
-
-    def _give_up(self, step: Step, now: float) -> None:
-        """No new host can be chosen: the table stops here, naming a forger if there was one."""
-        self.election = self.candidacy = None
-        if self.forgers:
-            names = " and ".join(sorted(set(self.forgers.values())))
-            why = (f"The game cannot go on: {names}'s program sent a forged share of the host's secret, "
-                   "so too few good shares are left to choose a new host.")
-            self._follow(self.session.host_lost("forged", why), step, now)
-            return
-        self._follow(self.session.host_lost("silent"), step, now)
-
-    # ------------------------------------------------------------ taking over
-    def _take_over(self, now: float, step: Step) -> None:
-        candidacy, session = self.candidacy, self.session
-        assert candidacy is not None and session.welcome is not None and session.deal is not None
-        verifier = session.verifier
-        plan = take_over(candidacy, verifier.table_id, verifier.seed_commit or b"", session.keys)
-        if plan is None:  # not yet a majority of good ballots: wait for another, or for the deadline
-            candidacy.tried = True
-            return
-        assert self.host_for is not None
-        self._become_host(resumed_host(session, plan, candidacy.term, now, self.host_for, self.signer,
-                                       self.forgers))
-        self.election = self.candidacy = None
-        self.failovers += 1
-        step.extend(self._sit_at_host(0, now))  # my own seat, back with its rejoin token
-        host = self.host
-        assert host is not None
-        for peer, ballot in [*plan.voters.items(), *plan.watchers.items()]:
-            if peer is not None:
-                step.extend(self._route(host.receive(peer, ballot.to_wire(), now), now))
-        step.extend(self.command(host.reshare, now))
-        step.accept = True
-        step.hosting = True
 
 
 __all__ = ["HOST", "HostFactory", "LocalPeer", "TablePeer"]
