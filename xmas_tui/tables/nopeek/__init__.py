@@ -8,6 +8,9 @@ Owns nothing itself; its modules, in the order a table uses them:
   when (``OPENINGS``);
 * ``machine``: one program at the table, driven only by what its host orders and relays
   (the joint key, the shuffles, the openings, the draws, the answers, the end's audit);
+  its parts: ``openings`` (every share it gives and takes), ``choices`` (simultaneous
+  choices), ``handing`` (a seat handed on), ``wire`` (its messages' form, ``Stopped``);
+* ``seat`` and ``rules``: a player's program and the host's, as their sessions drive them;
 * ``table``: a whole table in one process, for tests and the simulator.
 
 Must not touch: sockets, clocks, asyncio, the UI.

@@ -31,6 +31,10 @@ nothing (``refused`` counts it). A wrong message (a proof that fails, a digest t
 not match, one that does not parse, an answer for a seat its author does not play) stops
 the machine with one line naming its author (``stopped``, ``culprit``).
 
+Its jobs apart from the loop live beside it, each a mixin of ``Machine``: the shares it
+gives and takes (``openings.py``), the simultaneous choices (``choices.py``) and a seat
+handed on (``handing.py``); the messages' wire form and ``Stopped`` are ``wire.py``'s.
+
 Wire form of a message (msgpack list): ``["dealing", wire]``, ``["shuffle", key, deck,
 proof]``, ``["public", handle, share]``, ``["private", handle, seat, share]``, ``["beacon",
 round, share]``, ``["claim", move, ask, seat, question, value]``, ``["want", handle, seat]``, ``["reveal",
@@ -41,8 +45,6 @@ Must not touch: sockets, clocks, asyncio, the UI.
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -63,39 +65,16 @@ from xmas_tui.bots import Bot
 from xmas_tui.games import Action, ActionError, Event, Game
 from xmas_tui.games.cards import EVERYONE, ClaimBroken
 
+from .choices import Choices
+from .handing import Handing
+from .openings import Openings
 from .replica import NeedClaim, NeedFace, NeedRandom, Opening, Replica
+from .wire import MAX_MESSAGE, Stopped, blame_line, commit_digest, pack
 
-#: the largest message a program may send (a shuffle proof of a 4,096-card deck fits)
-MAX_MESSAGE = 1 << 20
-
-
-def pack(*parts: Any) -> bytes:
-    return msgpack.packb(list(parts), use_bin_type=True)
+__all__ = ["MAX_MESSAGE", "Machine", "Stopped", "blame_line", "commit_digest", "pack"]
 
 
-def commit_digest(action_wire: Any, salt: bytes) -> bytes:
-    """The digest a simultaneous choice goes round as before it is revealed."""
-    return hashlib.sha256(b"xmas-tui/no-peek/choice\x00" + pack(action_wire, salt)).digest()
-
-
-def blame_line(name: str, reason: str) -> str:
-    """``Blame``'s reason ("its shuffle proof failed") said of a player by name."""
-    if reason.startswith("its "):
-        return f"{name}'s {reason[4:]}"
-    if reason.startswith("it "):
-        return f"{name} {reason[3:]}"
-    return f"{name}: {reason}"
-
-
-class Stopped(Exception):
-    """A wrong message: the line every screen shows, and whose it was."""
-
-    def __init__(self, line: str, culprit: int | None) -> None:
-        super().__init__(line)
-        self.culprit = culprit
-
-
-class Machine:
+class Machine(Openings, Choices, Handing):
     """One program at a no-peek table (see the module's docstring)."""
 
     def __init__(
@@ -333,13 +312,6 @@ class Machine:
     def _move_key(self) -> int:
         return self.replica.moves if self.replica.state is not None else -1
 
-    def hand(self, seat: int, program: int, key: Point) -> list[bytes]:
-        """The host hands ``seat`` (the program that ran it gone) to ``program`` (its own: one
-        past the last seat; or a watcher's, a later id), whose personal key is ``key``: that
-        program plays it from now on, and the cards the rules show that seat open to it
-        (``handed``)."""
-        return self._guard(lambda: self._hand(seat, program, key))
-
     def caught_up(self) -> list[bytes]:
         """The deal so far is in (``replaying``): from here this program gives what it still
         owes (a share, an answer, a shuffle its turn had come to) and plays on."""
@@ -351,79 +323,6 @@ class Machine:
 
     def _queue(self, entry: tuple[Any, ...]) -> None:
         self.queue.append(entry)
-
-    def commit(self, seat: int, action: Action) -> bytes:
-        """My seat's simultaneous choice: kept here, its digest for the host to order."""
-        salt = os.urandom(16) if self.rand is None else self.rand().to_bytes(64, "little")[:16]
-        wire = action.to_wire()
-        self._mine[seat] = (wire, salt)
-        return commit_digest(wire, salt)
-
-    def _hand(self, seat: int, program: int, key: Point) -> None:
-        """Where the host's order stands among the messages (the same place on every program):
-        the seat's program is gone, its messages after this are not waited for and not taken,
-        the shuffles pass its key share over, its choice not yet revealed is void (its new
-        program chooses again), and every card the rules show that seat opens again, to the
-        new program's key."""
-        n = len(self.players)
-        old = self.runs.get(seat)
-        if not 0 <= seat < n or old is None:
-            return
-        if old == program:  # (its own program again, started anew: a choice it never revealed is void)
-            self._void(seat)
-            return
-        if seat == self.seat:
-            raise Stopped(f"the host handed {self.name}'s seat to another program while it was here: "
-                          "the game stops here", n)
-        self.runs[seat] = program
-        if old == self.seat:  # (a seat my program ran goes elsewhere)
-            self.seats = self.seats - {seat}
-            self.replica.book.owners = self.seats
-            self.bots.pop(seat, None)
-        if old not in self.runs.values() and old != n:  # (the host's own program stays: it orders)
-            self.gone.add(old)
-            if old in self.holders and self.ledger is not None:
-                self.ledger.leave(self.holders.index(old) + 1)
-        ledger = self.ledger
-        if ledger is not None and self.holders_left() < ledger.joint.t:
-            raise Stopped(f"the host handed {self._name(seat)}'s seat on with fewer than {ledger.joint.t} "
-                          "programs left to open a card: the game stops here", n)
-        self._former.setdefault(seat, []).append(self._recipients[seat])
-        self._recipients[seat] = key
-        if program == self.seat:
-            self.seats = self.seats | {seat}
-            self.replica.book.owners = self.seats
-        # every card shown to the seat opens again, to its new program
-        self.replica.forget_shown(seat)
-        self._given = {g for g in self._given if not (g[0] == "open" and g[1].to == seat)}
-        self.pending = [o for o in self.pending if o.to != seat]
-        if self.replica.state is not None:
-            for opening in self.replica.openings():
-                self._open(opening)
-        self._void(seat)
-        self.handed.append((seat, program))
-        self._fresh = True
-
-    def _void(self, seat: int) -> None:
-        if seat in self._digests and seat not in self._revealed:
-            del self._digests[seat]
-            self._early.pop(seat, None)
-            self._merges.pop(seat, None)
-            self._mine.pop(seat, None)
-            self._fresh = True
-
-    def unrevealed(self, seat: int) -> bool:
-        """Whether ``seat``'s simultaneous choice went round as a digest and is not revealed yet."""
-        return seat in self._digests and seat not in self._revealed
-
-    def recipient(self, seat: int) -> Point:
-        """The key the cards the rules show ``seat`` open to (its program's)."""
-        return self._recipients[seat]
-
-    def holders_left(self, leaving: int | None = None) -> int:
-        """The programs holding a key share still at the table (``leaving``: were that one to go
-        too); fewer than t, and no card can open any more."""
-        return sum(1 for h in self.holders if h not in self.gone and h != leaving)
 
     # ------------------------------------------------------------------ messages
     def take(self, author: int, data: bytes) -> list[bytes]:
@@ -589,180 +488,6 @@ class Machine:
         if holder != self._holder_of(author):
             raise Stopped(f"{self._name(author)} sent a share in another holder's name", author)
 
-    # ------------------------------------------------------------------ openings
-    def _open(self, opening: Opening) -> None:
-        """Queue an opening (every machine does, at the same point) and give my share."""
-        if opening in self.pending:
-            return
-        self.pending.append(opening)
-        self.replica.queued(opening)
-
-    def _give_shares(self) -> None:
-        ledger = self.ledger
-        assert ledger is not None
-        for opening in list(self.pending):
-            if not ledger.has(opening.handle) or ("open", opening) in self._given:
-                continue
-            if opening.to is not None and opening.to in self.seats:
-                self._given.add(("open", opening))  # my own plain share serves there
-                self._private_if_complete(opening.handle, opening.to)
-                continue
-            if ledger.me is None:  # no share to give: another seat's card is no business of mine
-                self._given.add(("open", opening))
-                if opening.to is not None:
-                    self.pending.remove(opening)
-                continue
-            if self.replaying:  # (mine comes as it was, or is given once caught up)
-                continue
-            self._given.add(("open", opening))
-            made = self._share_for(opening, self._recipients.get(opening.to) if opening.to is not None else None)
-            if made is None:
-                continue
-            if made[1] is not None and self._holds_room():
-                self._held.append([opening.handle, made[1].to_wire()])
-            else:
-                self.outbox.append(made[0])
-            if made[1] is not None:
-                self._take_public(opening.handle, made[1], self.seat)
-            else:
-                self.pending.remove(opening)  # the recipient's to put together
-
-    def _share_for(self, opening: Opening, recipient: Point | None) -> tuple[bytes, DecryptionShare | None] | None:
-        """My share for ``opening`` (its message, and the share itself if it opens the card to
-        everyone), if my rules open it now; else None, and the refusal counted."""
-        handle, to = opening.handle, opening.to
-        if self.ledger is None or not self.replica.may_open(handle, to):
-            self.refused.append(f"card {handle} to {'everyone' if to is None else self._name(to)}")
-            return None
-        if to is None:
-            share = self.ledger.public_share(handle, self.rand)
-            return pack("public", handle, share.to_wire()), share
-        assert recipient is not None
-        return pack("private", handle, to, self.ledger.recipient_share(handle, recipient, self.rand).to_wire()), None
-
-    def _holds_room(self) -> bool:
-        """Whether a share to everyone made now waits for its room's instant."""
-        return self.hold_rooms and not self._ending and self.current is not None and \
-            self._released != self._move_key()
-
-    def public_share(self, handle: int) -> bytes | None:
-        """My share opening ``handle`` to everyone, if my rules open it now (else None)."""
-        made = self._share_for(Opening(handle, None), None)
-        return made[0] if made is not None else None
-
-    def private_share(self, handle: int, seat: int, recipient: Point) -> bytes | None:
-        """My share opening ``handle`` to ``seat``, if my rules show it that seat now."""
-        made = self._share_for(Opening(handle, seat), recipient)
-        return made[0] if made is not None else None
-
-    def _take_public(self, handle: int, share: DecryptionShare, author: int) -> None:
-        assert self.ledger is not None
-        self._check_author(share.holder, author)
-        if handle in self.replica.book.public:
-            return
-        face = self.ledger.take_public_share(handle, share)
-        if face is not None:
-            opening = Opening(handle, None)
-            self.replica.opened(opening, face)
-            if opening in self.pending:
-                self.pending.remove(opening)
-            self._fresh = True
-
-    def _take_beacon(self, round_: int, share: BeaconShare) -> None:
-        """A share of public draw ``round_`` (beacon value ``round_ + 1``: the set-up's is -1),
-        checked; the draw once enough are in."""
-        assert self.ledger is not None
-        value = self.ledger.take_beacon_share(round_ + 1, share)
-        if value is not None:
-            self.replica.draws[round_] = value
-            self._fresh = True
-
-    def _take_private(self, handle: int, seat: int, share: RecipientShare, author: int) -> None:
-        assert self.ledger is not None
-        self._check_author(share.holder, author)
-        try:
-            self.ledger.check_recipient_share(handle, share, self._recipients[seat])
-        except Blame:
-            if not self._made_before_handover(handle, seat, share):
-                raise
-            return
-        if seat not in self.seats:
-            return
-        shares = self._private.setdefault(handle, [])
-        if all(s.holder != share.holder for s in shares):
-            shares.append(share)
-        self._private_if_complete(handle, seat)
-
-    def _made_before_handover(self, handle: int, seat: int, share: RecipientShare) -> bool:
-        """Whether a share for ``seat`` that fails against its program's key holds for a key it
-        had before it was handed on (made before its author heard of the hand-over)."""
-        assert self.ledger is not None
-        for key in self._former.get(seat, []):
-            try:
-                self.ledger.check_recipient_share(handle, share, key)
-            except Blame:
-                continue
-            return True
-        return False
-
-    def _private_if_complete(self, handle: int, seat: int) -> None:
-        ledger = self.ledger
-        assert ledger is not None
-        opening = Opening(handle, seat)
-        if opening not in self.pending or not ledger.has(handle):
-            return
-        shares = [s for s in self._private.get(handle, []) if ledger.me is None or s.holder != ledger.me.index]
-        if len(shares) + (ledger.me is not None) < ledger.joint.t:
-            return
-        face = ledger.open_private(handle, shares, self.personal)
-        self._private.pop(handle, None)
-        self.replica.opened(opening, face)
-        self.pending.remove(opening)
-        self._fresh = True
-
-    # ------------------------------------------------------------------ choices
-    def _take_reveal(self, author: int, seat: int, action: Any, salt: bytes) -> None:
-        if self.runs.get(seat) != author:
-            raise Stopped(f"{self._name(author)} revealed a choice of a seat it does not play", author)
-        digest = self._digests.get(seat)
-        if digest is None:
-            self._early[seat] = (author, action, salt)  # its digest is still on its way here
-            return
-        if commit_digest(action, salt) != digest:
-            raise Stopped(f"{self._name(seat)}'s choice does not match the digest it sent first", author)
-        self._revealed[seat] = action
-        self._reveal_if_complete()
-
-    def _sealed(self, seat: int, digest: bytes, heard: Any, bound: int | None) -> None:
-        self._digests[seat] = digest
-        if heard is not None or bound is not None:
-            self._merges[seat] = (heard, bound)
-        early = self._early.pop(seat, None)
-        if early is not None:
-            self._take_reveal(early[0], seat, early[1], early[2])
-        self._reveal_if_complete()
-
-    def _reveal_if_complete(self) -> None:
-        acting = self.game.to_act(self.replica.state)
-        if not acting or not acting <= set(self._digests):
-            return
-        for seat in sorted(acting & self.seats):
-            if ("reveal", seat) not in self._given and seat not in self._revealed:  # (one handed to me
-                # after its own program revealed it stands as revealed)
-                if self.replaying or seat not in self._mine:  # (replaying: it comes as it was; a
-                    continue  # choice made before this program started again is void: the host says so)
-                self._given.add(("reveal", seat))
-                wire, salt = self._mine[seat]
-                self._send("reveal", seat, wire, salt)
-                self._revealed[seat] = wire
-        if acting <= set(self._revealed):
-            moves = [("move", seat, self._revealed[seat], self._merges.pop(seat, None)) for seat in sorted(acting)]
-            self._digests, self._revealed, self._merges = {}, {}, {}
-            for seat in acting:
-                self._mine.pop(seat, None)
-            self._given = {g for g in self._given if g[0] != "reveal"}
-            self.queue.extendleft(reversed(moves))
-
     # ------------------------------------------------------------------ the loop
     def _advance(self) -> None:
         ledger = self.ledger
@@ -829,29 +554,6 @@ class Machine:
             for handle in replica.hidden():
                 if self.ledger is not None and self.ledger.has(handle):
                     self._open(Opening(handle, None))
-
-    def _check_silent(self, seat: int, action: Action) -> None:
-        """The host gave ``seat`` the rules' silent action (it said nothing in time): it must be
-        just that, in a real-time game; a choice the seat had sent first is void."""
-        state = self.replica.state
-        if not self.timed or state is None or action != self.game.silent_action(state, seat):
-            raise Stopped(f"the host passed on a move in {self._name(seat)}'s name that is not the silent one "
-                          "the rules give a player who says nothing: the game stops here", len(self.players))
-        for kept in (self._mine, self._digests, self._early, self._merges, self._revealed):
-            kept.pop(seat, None)
-
-    def _merged(self, seat: int, action: Action, heard: Any, bound: int | None) -> tuple[Action, list[Event]]:
-        """A real-time round's choice, merged with what the host heard the seat press as it
-        went (the game's pure ``merge``), no time below the host's ``bound``; the log says
-        which claims were raised."""
-        before = self.game.parse_action(heard) if heard is not None else None
-        merged, clamps = self.game.merge(self.replica.state, seat, before, action, bound)
-        if not clamps:
-            return merged, []
-        line = (f"{self._name(seat)}'s claimed time was below what the host can believe: counted from "
-                f"{bound} ms.")
-        return merged, [Event("table", line, seat, {"clamped": seat, "bound_ms": bound,
-                                                    "claims": [list(c) for c in clamps]})]
 
     def _meet(self, need: Any) -> None:
         """Give what this machine can towards the need that stopped the move."""
@@ -966,10 +668,6 @@ class Machine:
                 s.holder for s in self._private.get(mine[0].handle, [])}
         return [self._name(seat) for i, seat in enumerate(self.holders)
                 if i + 1 not in have and seat != self.seat and seat not in self.gone]
-
-    def has_chosen(self, seat: int) -> bool:
-        """Whether ``seat`` has sent its simultaneous choice (as a digest) and waits."""
-        return seat in self._mine or seat in self._digests
 
     def legal(self, seat: int) -> list[Any]:
         """``seat``'s legal moves now (wire forms): none while a move is being made or this
